@@ -1,0 +1,75 @@
+// One build for every entry point, as vscode-eslint and the esbuild sample do.
+//   node esbuild.mjs               development build (sourcemaps)
+//   node esbuild.mjs --production  minified, for packaging
+//   node esbuild.mjs --watch
+//   node esbuild.mjs --if-missing  build only when dist/ is absent (npm start on a fresh clone)
+import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const args = new Set(process.argv.slice(2));
+const production = args.has('--production');
+const root = path.dirname(new URL(import.meta.url).pathname);
+const dist = path.join(root, 'dist');
+
+if (args.has('--if-missing') && fs.existsSync(path.join(dist, 'cli.js'))) process.exit(0);
+
+/** Node-side bundles: [entry, output file]. */
+const nodeEntries = [
+  ['src/mcp/stdio.ts', 'cli.js'],
+  ['src/engine/pyodide/host.ts', 'pyodide-host.js'],
+  ['src/engine/pyodide/worker.ts', 'pyodide-worker.js'],
+];
+
+/** Files copied verbatim next to the bundles: [from, to] relative to the root and dist/. */
+const pyodideFiles = ['pyodide.asm.js', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json', 'pyodide.js', 'package.json'];
+const copies = [
+  ['src/engine/python/driver.py', 'python/driver.py'],
+  ['src/engine/python/cell.py', 'python/cell.py'],
+  ...pyodideFiles.map((f) => [`node_modules/pyodide/${f}`, `pyodide/${f}`]),
+];
+
+function copyAssets() {
+  for (const [from, to] of copies) {
+    const target = path.join(dist, to);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.copyFileSync(path.join(root, from), target);
+  }
+}
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: !production,
+  logLevel: 'warning',
+  absWorkingDir: root,
+  // Python sources shared with the Pyodide worker are embedded as text.
+  loader: { '.py': 'text' },
+};
+
+const contexts = [
+  ...nodeEntries.map(([entry, out]) =>
+    esbuild.context({
+      ...common,
+      entryPoints: [entry],
+      outfile: path.join(dist, out),
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      // Pyodide is loaded at run time from dist/pyodide, never bundled; vscode is provided by the host.
+      external: ['vscode', 'pyodide', './pyodide/pyodide.js'],
+      banner: out === 'cli.js' ? { js: '#!/usr/bin/env node' } : undefined,
+    }),
+  ),
+];
+
+const built = await Promise.all(contexts);
+if (args.has('--watch')) {
+  copyAssets();
+  await Promise.all(built.map((c) => c.watch()));
+} else {
+  await Promise.all(built.map((c) => c.rebuild()));
+  await Promise.all(built.map((c) => c.dispose()));
+  copyAssets();
+  if (fs.existsSync(path.join(dist, 'cli.js'))) fs.chmodSync(path.join(dist, 'cli.js'), 0o755);
+}

@@ -1,0 +1,27 @@
+// Flat config, as vscode-eslint does: recommended JS + typescript-eslint rules for every TS file.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test-host/**', '.vscode-test/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-restricted-imports': 'off',
+      eqeqeq: ['error', 'smart'],
+    },
+  },
+  {
+    // The pure core must run in the stdio CLI and plain node tests.
+    files: ['src/engine/**/*.ts', 'src/mcp/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'engine/ and mcp/ never import vscode' }] }] },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly', setTimeout: 'readonly', URL: 'readonly' } },
+  },
+);

@@ -1,0 +1,140 @@
+// The contracts every part of the engine shares. No `vscode` import anywhere under engine/.
+
+export type BackendKind = 'pyodide' | 'python';
+export const BACKEND_KINDS: readonly BackendKind[] = ['pyodide', 'python'];
+
+export type ErrorType =
+  | 'SyntaxError'
+  | 'RuntimeError'
+  | 'TIMEOUT'
+  | 'CANCELLED'
+  | 'POLICY_VIOLATION'
+  | 'BACKEND_CRASHED'
+  | 'INVALID_ARGUMENT';
+
+export interface PolicyViolation {
+  rule: string;
+  detail: string;
+}
+
+export interface Diagnostics {
+  error_type: ErrorType;
+  message: string;
+  traceback?: string;
+  timeout_s?: number;
+  truncated?: boolean;
+  session_reset?: boolean;
+  policy?: PolicyViolation;
+  hints?: string[];
+}
+
+/** Something the code showed besides text: an image, HTML, a file's text. `data` is base64 for binary mimes. */
+export interface Display {
+  mime: string;
+  data: string;
+  title?: string;
+}
+
+/** The result contract of DESIGN.md section 3. */
+export interface RunResult {
+  success: boolean;
+  stdout: string;
+  stderr: string;
+  duration_ms: number;
+  diagnostics: Diagnostics | null;
+  backend: BackendKind;
+  session: string;
+  run_id: string;
+  truncated?: boolean;
+  displays?: Display[];
+}
+
+export type RunOrigin = 'mcp' | 'command' | 'explorer' | 'cli' | 'test';
+
+export type RunEvent =
+  | { type: 'started'; runId: string; session: string; backend: BackendKind; code: string; origin: RunOrigin; startedAt: number }
+  | { type: 'stdout' | 'stderr'; runId: string; text: string }
+  | { type: 'display'; runId: string; display: Display }
+  | { type: 'finished'; runId: string; result: RunResult };
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+/** A call from Python into the host (the code-mode tool bridge builds on it). Rejections become Python exceptions. */
+export type HostCallHandler = (method: string, params: unknown) => Promise<unknown>;
+
+// ---- what a backend implements -------------------------------------------------------------
+
+export interface BackendRunRequest {
+  runId: string;
+  code: string;
+  /** Bytes of stdout (and separately stderr) worth sending; sources may drop the middle beyond it. */
+  outputCapBytes: number;
+}
+
+/** Where a backend writes a run's output as it is produced. */
+export interface BackendSink {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  display(display: Display): void;
+}
+
+export type BackendOutcome =
+  | { status: 'ok'; sessionReset?: boolean }
+  | {
+      status: 'error';
+      errorType: 'SyntaxError' | 'RuntimeError';
+      /** Python exception class name, e.g. ZeroDivisionError. */
+      excName: string;
+      message: string;
+      traceback: string;
+      /** The instance was recycled after this error (e.g. MemoryError in Pyodide). */
+      sessionReset?: boolean;
+    }
+  /** The code stopped on KeyboardInterrupt after interrupt(). */
+  | { status: 'interrupted' }
+  /** The interpreter died or was killed during the run; a fresh one starts on next use. */
+  | { status: 'crashed'; message: string };
+
+export type BackendState = 'not-loaded' | 'loading' | 'ready' | 'busy' | 'dead';
+
+export interface BackendInfo {
+  kind: BackendKind;
+  state: BackendState;
+  pythonVersion?: string;
+  /** Interpreter path (python) or Pyodide version (pyodide). */
+  executable?: string;
+  pyodideVersion?: string;
+  pid?: number;
+}
+
+/** One interpreter instance serving one named session. The engine never runs two requests on it at once. */
+export interface BackendSession {
+  readonly kind: BackendKind;
+  readonly state: BackendState;
+  /** Starts the interpreter if needed; resolves when it can run code. */
+  start(): Promise<void>;
+  run(request: BackendRunRequest, sink: BackendSink): Promise<BackendOutcome>;
+  /** Asks the running code to stop (KeyboardInterrupt). No-op when idle. */
+  interrupt(): void;
+  /** Kills the interpreter (whole process group) and clears state; a pending run resolves as `crashed`. */
+  restart(): Promise<void>;
+  info(): BackendInfo;
+  dispose(): Promise<void>;
+}
+
+export interface BackendSessionOptions {
+  session: string;
+  hostCall: HostCallHandler;
+  log: Logger;
+}
+
+export interface BackendFactory {
+  readonly kind: BackendKind;
+  create(options: BackendSessionOptions): BackendSession;
+}
