@@ -1,0 +1,38 @@
+import { defaultPolicy, type PolicyConfig } from './policy';
+import { BACKEND_KINDS, type BackendKind } from './types';
+
+export interface EngineConfig {
+  defaultBackend: BackendKind;
+  /** Seconds a run may take unless the caller says otherwise. */
+  timeoutS: number;
+  /** Per stream (stdout, stderr), head and tail kept. */
+  outputCapBytes: number;
+  /** After an interrupt, how long the code has to stop before its interpreter is killed and respawned. */
+  interruptGraceMs: number;
+  policy: PolicyConfig;
+}
+
+export const defaultEngineConfig: EngineConfig = {
+  defaultBackend: 'pyodide',
+  timeoutS: 30,
+  outputCapBytes: 64 * 1024,
+  interruptGraceMs: 1500,
+  policy: defaultPolicy,
+};
+
+export const MAX_TIMEOUT_S = 3600;
+
+/** Session names appear in logs, file names and the UI: keep them short and plain. */
+export const SESSION_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export function isBackendKind(value: unknown): value is BackendKind {
+  return typeof value === 'string' && (BACKEND_KINDS as readonly string[]).includes(value);
+}
+
+/** Why `timeoutS` is unusable, or undefined when it is fine. */
+export function timeoutProblem(timeoutS: unknown): string | undefined {
+  if (typeof timeoutS !== 'number' || !Number.isFinite(timeoutS) || timeoutS <= 0 || timeoutS > MAX_TIMEOUT_S) {
+    return `timeout_s must be a number of seconds greater than 0 and at most ${MAX_TIMEOUT_S}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,383 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { defaultEngineConfig, isBackendKind, SESSION_NAME, timeoutProblem, type EngineConfig } from './config';
+import { CappedOutput } from './output';
+import { checkPolicy } from './policy';
+import { shapeResult } from './result';
+import {
+  silentLogger,
+  type BackendFactory,
+  type BackendInfo,
+  type BackendKind,
+  type BackendOutcome,
+  type BackendSession,
+  type Diagnostics,
+  type Display,
+  type HostCallHandler,
+  type Logger,
+  type RunEvent,
+  type RunOrigin,
+  type RunResult,
+} from './types';
+
+export interface RunOptions {
+  code: string;
+  backend?: BackendKind;
+  session?: string;
+  timeoutS?: number;
+  /** Start from a fresh interpreter. */
+  reset?: boolean;
+  /** Aborting interrupts the run (or drops it while queued); the result says CANCELLED. */
+  signal?: AbortSignal;
+  origin?: RunOrigin;
+  /** Events of this run only, in addition to the engine-wide listeners. */
+  onEvent?: (event: RunEvent) => void;
+}
+
+export interface SessionDescription {
+  name: string;
+  backend: BackendKind;
+  info: BackendInfo;
+  runningRunId?: string;
+}
+
+export interface EngineOptions {
+  backends: BackendFactory[];
+  config?: Partial<EngineConfig>;
+  log?: Logger;
+}
+
+type Listener<T> = (value: T) => void;
+
+interface ActiveRun {
+  runId: string;
+  interruptedBy?: 'timeout' | 'cancel' | 'user';
+  restarted: boolean;
+}
+
+class Session {
+  /** Runs of one session are queued, never interleaved. */
+  queue: Promise<unknown> = Promise.resolve();
+  active?: ActiveRun;
+  constructor(
+    readonly name: string,
+    readonly backend: BackendSession,
+  ) {}
+}
+
+/**
+ * Runs Python for every front door: sessions, queueing, time limits, cancellation, policy, output caps, result
+ * shaping and run events. Backends only execute; every decision about a run is made here.
+ */
+export class Engine {
+  private readonly factories = new Map<BackendKind, BackendFactory>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly runListeners = new Set<Listener<RunEvent>>();
+  private readonly stateListeners = new Set<Listener<void>>();
+  private readonly disabled = new Map<BackendKind, string>();
+  private hostCall: HostCallHandler = async (method) => {
+    throw new Error(`no host function "${method}" is available here`);
+  };
+  private runCounter = 0;
+  private readonly runPrefix = randomBytes(3).toString('hex');
+  readonly log: Logger;
+  config: EngineConfig;
+
+  constructor(options: EngineOptions) {
+    for (const factory of options.backends) this.factories.set(factory.kind, factory);
+    this.config = { ...defaultEngineConfig, ...options.config };
+    this.log = options.log ?? silentLogger;
+  }
+
+  get backendKinds(): BackendKind[] {
+    return [...this.factories.keys()];
+  }
+
+  onRunEvent(listener: Listener<RunEvent>): { dispose(): void } {
+    this.runListeners.add(listener);
+    return { dispose: () => this.runListeners.delete(listener) };
+  }
+
+  /** Fires when a session starts, finishes a run, resets or goes away. */
+  onStateChange(listener: Listener<void>): { dispose(): void } {
+    this.stateListeners.add(listener);
+    return { dispose: () => this.stateListeners.delete(listener) };
+  }
+
+  /** Where Python's `_code_mode_host.call()` lands (the code-mode tool bridge). */
+  setHostCallHandler(handler: HostCallHandler): void {
+    this.hostCall = handler;
+  }
+
+  /** Turns a backend off (e.g. workspace Python in an untrusted workspace); runs on it are refused with `reason`. */
+  async setBackendEnabled(kind: BackendKind, enabled: boolean, reason = ''): Promise<void> {
+    if (enabled) {
+      this.disabled.delete(kind);
+    } else {
+      this.disabled.set(kind, reason || `the ${kind} backend is disabled`);
+      await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s)));
+    }
+    this.emitState();
+  }
+
+  disabledReason(kind: BackendKind): string | undefined {
+    return this.disabled.get(kind);
+  }
+
+  describeSessions(): SessionDescription[] {
+    return [...this.sessions.values()].map((s) => ({
+      name: s.name,
+      backend: s.backend.kind,
+      info: s.backend.info(),
+      runningRunId: s.active?.runId,
+    }));
+  }
+
+  async run(options: RunOptions): Promise<RunResult> {
+    const runId = `${this.runPrefix}-${++this.runCounter}`;
+    const backend = options.backend ?? this.config.defaultBackend;
+    const sessionName = options.session ?? 'default';
+    const timeoutS = options.timeoutS ?? this.config.timeoutS;
+    const emit = (event: RunEvent) => this.emitRun(event, options.onEvent);
+    const refuse = (diagnostics: Diagnostics): RunResult => {
+      const result = shapeResult({ runId, backend: isBackendKind(backend) ? backend : this.config.defaultBackend, session: sessionName, durationMs: 0, diagnostics });
+      emit({ type: 'finished', runId, result });
+      return result;
+    };
+
+    const invalid = this.invalidArgument(options.code, backend, sessionName, timeoutS);
+    if (invalid) return refuse({ error_type: 'INVALID_ARGUMENT', message: invalid });
+    const disabledReason = this.disabled.get(backend);
+    if (disabledReason) return refuse({ error_type: 'INVALID_ARGUMENT', message: disabledReason });
+    const violation = checkPolicy(options.code, this.config.policy);
+    if (violation) {
+      return refuse({ error_type: 'POLICY_VIOLATION', message: `${violation.rule}: ${violation.detail}`, policy: violation });
+    }
+
+    const session = this.session(backend, sessionName);
+    const turn = session.queue.then(() => this.execute(session, runId, options, timeoutS, emit));
+    session.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Interrupts whatever runs in the session now (the person's "interrupt" command). */
+  interrupt(sessionName = 'default', backend?: BackendKind): boolean {
+    let interrupted = false;
+    for (const session of this.sessions.values()) {
+      if (session.name !== sessionName || (backend && session.backend.kind !== backend) || !session.active) continue;
+      session.active.interruptedBy ??= 'user';
+      session.backend.interrupt();
+      interrupted = true;
+    }
+    return interrupted;
+  }
+
+  /** Fresh interpreter for the session; its globals are gone. */
+  async resetSession(sessionName = 'default', backend?: BackendKind): Promise<void> {
+    const matching = [...this.sessions.values()].filter((s) => s.name === sessionName && (!backend || s.backend.kind === backend));
+    await Promise.all(matching.map((s) => this.dropSession(s)));
+    this.emitState();
+  }
+
+  /** Starts the default session's interpreter ahead of the first run. */
+  async warmUp(backend: BackendKind = this.config.defaultBackend, sessionName = 'default'): Promise<void> {
+    if (this.disabled.has(backend)) return;
+    await this.session(backend, sessionName).backend.start();
+    this.emitState();
+  }
+
+  backendInfo(kind: BackendKind, sessionName = 'default'): BackendInfo {
+    const session = this.sessions.get(sessionKey(kind, sessionName));
+    return session ? session.backend.info() : { kind, state: 'not-loaded' };
+  }
+
+  async dispose(): Promise<void> {
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.backend.dispose().catch(() => undefined)));
+    this.runListeners.clear();
+    this.stateListeners.clear();
+  }
+
+  private invalidArgument(code: unknown, backend: unknown, session: unknown, timeoutS: unknown): string | undefined {
+    if (typeof code !== 'string') return 'code must be a string of Python source';
+    if (!isBackendKind(backend)) return `backend must be one of: ${[...this.factories.keys()].join(', ')}`;
+    if (!this.factories.has(backend)) return `the ${backend} backend is not available here`;
+    if (typeof session !== 'string' || !SESSION_NAME.test(session)) {
+      return 'session must be 1-64 characters of letters, digits, "_", "-" or "."';
+    }
+    return timeoutProblem(timeoutS);
+  }
+
+  private session(backend: BackendKind, name: string): Session {
+    const key = sessionKey(backend, name);
+    let session = this.sessions.get(key);
+    if (!session) {
+      const factory = this.factories.get(backend);
+      if (!factory) throw new Error(`no ${backend} backend`);
+      const instance = factory.create({
+        session: name,
+        log: this.log,
+        hostCall: (method, params) => this.hostCall(method, params),
+      });
+      session = new Session(name, instance);
+      this.sessions.set(key, session);
+    }
+    return session;
+  }
+
+  private async dropSession(session: Session): Promise<void> {
+    this.sessions.delete(sessionKey(session.backend.kind, session.name));
+    if (session.active) {
+      session.active.interruptedBy ??= 'user';
+      session.active.restarted = true;
+    }
+    await session.backend.dispose().catch((error: unknown) => this.log.warn(`dispose failed: ${String(error)}`));
+  }
+
+  private async execute(
+    session: Session,
+    runId: string,
+    options: RunOptions,
+    timeoutS: number,
+    emit: (event: RunEvent) => void,
+  ): Promise<RunResult> {
+    const backend = session.backend.kind;
+    const stdout = new CappedOutput(this.config.outputCapBytes);
+    const stderr = new CappedOutput(this.config.outputCapBytes);
+    const displays: Display[] = [];
+    const started = performance.now();
+    const active: ActiveRun = { runId, restarted: false };
+    const finish = (outcome: BackendOutcome | undefined, startError?: string): RunResult => {
+      const result = shapeResult({
+        runId,
+        backend,
+        session: session.name,
+        durationMs: performance.now() - started,
+        stdout,
+        stderr,
+        displays,
+        diagnostics: diagnose(outcome, active, timeoutS, startError),
+      });
+      emit({ type: 'finished', runId, result });
+      this.emitState();
+      return result;
+    };
+
+    emit({ type: 'started', runId, session: session.name, backend, code: options.code, origin: options.origin ?? 'test', startedAt: Date.now() });
+    if (options.signal?.aborted) {
+      active.interruptedBy = 'cancel';
+      return finish({ status: 'interrupted' });
+    }
+    try {
+      if (options.reset) await session.backend.restart();
+      if (session.backend.state !== 'ready') {
+        await session.backend.start();
+        this.emitState();
+      }
+    } catch (error) {
+      return finish(undefined, error instanceof Error ? error.message : String(error));
+    }
+
+    session.active = active;
+    const stop = (reason: 'timeout' | 'cancel') => {
+      if (session.active !== active) return;
+      active.interruptedBy ??= reason;
+      session.backend.interrupt();
+      graceTimer = setTimeout(() => {
+        if (session.active !== active) return;
+        this.log.warn(`run ${runId} did not stop within ${this.config.interruptGraceMs} ms; restarting the ${backend} session "${session.name}"`);
+        active.restarted = true;
+        session.backend.restart().catch((error: unknown) => this.log.error(`restart failed: ${String(error)}`));
+      }, this.config.interruptGraceMs);
+    };
+    let graceTimer: NodeJS.Timeout | undefined;
+    const timeoutTimer = setTimeout(() => stop('timeout'), timeoutS * 1000);
+    const onAbort = () => stop('cancel');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    let outcome: BackendOutcome;
+    try {
+      outcome = await session.backend.run(
+        { runId, code: options.code, outputCapBytes: this.config.outputCapBytes },
+        {
+          stdout: (text) => {
+            const live = stdout.append(text);
+            if (live) emit({ type: 'stdout', runId, text: live });
+          },
+          stderr: (text) => {
+            const live = stderr.append(text);
+            if (live) emit({ type: 'stderr', runId, text: live });
+          },
+          display: (display) => {
+            displays.push(display);
+            emit({ type: 'display', runId, display });
+          },
+        },
+      );
+    } catch (error) {
+      outcome = { status: 'crashed', message: error instanceof Error ? error.message : String(error) };
+    } finally {
+      clearTimeout(timeoutTimer);
+      clearTimeout(graceTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      session.active = undefined;
+    }
+    return finish(outcome);
+  }
+
+  private emitRun(event: RunEvent, own?: Listener<RunEvent>): void {
+    for (const listener of [...this.runListeners, ...(own ? [own] : [])]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.log.error(`run event listener failed: ${String(error)}`);
+      }
+    }
+  }
+
+  private emitState(): void {
+    for (const listener of this.stateListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.log.error(`state listener failed: ${String(error)}`);
+      }
+    }
+  }
+}
+
+function sessionKey(backend: BackendKind, name: string): string {
+  return `${backend}:${name}`;
+}
+
+/** What went wrong, in the terms of the MCP contract; null when nothing did. */
+function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun, timeoutS: number, startError?: string): Diagnostics | null {
+  if (startError !== undefined || !outcome) {
+    return { error_type: 'BACKEND_CRASHED', message: `the interpreter could not start: ${startError ?? 'unknown error'}`, session_reset: true };
+  }
+  const stoppedByUs = active.interruptedBy === 'timeout' || active.interruptedBy === 'cancel' || active.interruptedBy === 'user';
+  if (stoppedByUs && (outcome.status === 'interrupted' || outcome.status === 'crashed')) {
+    const reset = active.restarted || outcome.status === 'crashed';
+    const resetNote = reset ? ' The interpreter did not stop in time and was restarted: the session state was reset.' : ' The session state is kept.';
+    if (active.interruptedBy === 'timeout') {
+      return { error_type: 'TIMEOUT', message: `the run exceeded ${timeoutS} s and was stopped.${resetNote}`, timeout_s: timeoutS, session_reset: reset };
+    }
+    return { error_type: 'CANCELLED', message: `the run was cancelled.${resetNote}`, session_reset: reset };
+  }
+  switch (outcome.status) {
+    case 'ok':
+      return null;
+    case 'interrupted':
+      return { error_type: 'RuntimeError', message: 'KeyboardInterrupt', session_reset: false };
+    case 'crashed':
+      return { error_type: 'BACKEND_CRASHED', message: `the interpreter stopped unexpectedly: ${outcome.message}. A fresh one starts with the next run: the session state was reset.`, session_reset: true };
+    case 'error':
+      return {
+        error_type: outcome.errorType,
+        message: outcome.message,
+        traceback: outcome.traceback,
+        ...(outcome.sessionReset ? { session_reset: true } : {}),
+      };
+  }
+}

@@ -1,0 +1,36 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { EngineConfig } from './config';
+import { Engine } from './engine';
+import { createPyodideBackend } from './pyodide/backend';
+import { createPythonBackend } from './python/backend';
+import type { Logger } from './types';
+
+export interface EngineSetup {
+  config?: Partial<EngineConfig>;
+  /** Workspace-Python interpreter; else CODE_MODE_PYTHON, else python3/python on PATH. */
+  pythonPath?: string;
+  /** Where caches (the Pyodide snapshot) and stores live. */
+  storageDir?: string;
+  pyodideHeapLimitMb?: number;
+  log?: Logger;
+}
+
+/** The per-user folder for caches and stores when the caller names none (the CLI). */
+export function defaultStorageDir(): string {
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(base, 'code-mode-python');
+}
+
+/** An engine with both backends, as the CLI and the extension use it. */
+export function createEngine(setup: EngineSetup = {}): Engine {
+  const storageDir = setup.storageDir ?? defaultStorageDir();
+  return new Engine({
+    config: setup.config,
+    log: setup.log,
+    backends: [
+      createPyodideBackend({ cacheDir: path.join(storageDir, 'pyodide-cache'), heapLimitMb: setup.pyodideHeapLimitMb, log: setup.log }),
+      createPythonBackend({ pythonPath: setup.pythonPath, log: setup.log }),
+    ],
+  });
+}

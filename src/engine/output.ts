@@ -1,0 +1,102 @@
+/**
+ * Keeps a bounded copy of one output stream: the first half of the cap and the last half, with a marker in
+ * between saying how much was dropped. Memory stays bounded however much the code prints.
+ */
+export class CappedOutput {
+  private readonly halfBytes: number;
+  private head = '';
+  private headBytes = 0;
+  private headFull = false;
+  private tail: string[] = [];
+  private tailBytes = 0;
+  private totalBytes = 0;
+
+  constructor(capBytes: number) {
+    this.halfBytes = Math.max(1, Math.floor(capBytes / 2));
+  }
+
+  /** Records `text`; returns the part of it that still fits the head, i.e. what is worth streaming live. */
+  append(text: string): string {
+    if (!text) return '';
+    const bytes = Buffer.byteLength(text);
+    this.totalBytes += bytes;
+    if (!this.headFull) {
+      if (this.headBytes + bytes <= this.halfBytes) {
+        this.head += text;
+        this.headBytes += bytes;
+        return text;
+      }
+      const fits = sliceToBytes(text, this.halfBytes - this.headBytes);
+      this.head += fits;
+      this.headBytes += Buffer.byteLength(fits);
+      this.headFull = true;
+      this.pushTail(text.slice(fits.length));
+      return fits;
+    }
+    this.pushTail(text);
+    return '';
+  }
+
+  get truncated(): boolean {
+    return this.totalBytes > this.headBytes + this.tailBytes;
+  }
+
+  get byteLength(): number {
+    return this.totalBytes;
+  }
+
+  text(): string {
+    const tailText = this.tail.join('');
+    if (!this.truncated) return this.head + tailText;
+    const dropped = this.totalBytes - this.headBytes - this.tailBytes;
+    return `${this.head}\n… [${dropped} bytes of output truncated] …\n${tailText}`;
+  }
+
+  private pushTail(text: string): void {
+    if (!text) return;
+    this.tail.push(text);
+    this.tailBytes += Buffer.byteLength(text);
+    while (this.tailBytes > this.halfBytes) {
+      const first = this.tail[0];
+      const firstBytes = Buffer.byteLength(first);
+      const excess = this.tailBytes - this.halfBytes;
+      if (firstBytes <= excess) {
+        this.tail.shift();
+        this.tailBytes -= firstBytes;
+      } else {
+        const kept = sliceFromEndToBytes(first, firstBytes - excess);
+        this.tail[0] = kept;
+        this.tailBytes -= firstBytes - Buffer.byteLength(kept);
+      }
+    }
+  }
+}
+
+/** The longest prefix of `text` whose UTF-8 encoding fits in `maxBytes`, never splitting a character. */
+export function sliceToBytes(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return '';
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const ch of text) {
+    const size = Buffer.byteLength(ch);
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += ch.length;
+  }
+  return text.slice(0, end);
+}
+
+/** The longest suffix of `text` whose UTF-8 encoding fits in `maxBytes`, never splitting a character. */
+export function sliceFromEndToBytes(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return '';
+  const total = Buffer.byteLength(text);
+  if (total <= maxBytes) return text;
+  // Fast path for the common case: drop whole code units from the front until it fits.
+  let start = Math.max(0, text.length - maxBytes);
+  while (start < text.length && Buffer.byteLength(text.slice(start)) > maxBytes) start++;
+  // Do not start in the middle of a surrogate pair.
+  const code = text.charCodeAt(start);
+  if (code >= 0xdc00 && code <= 0xdfff) start++;
+  return text.slice(start);
+}

@@ -1,0 +1,47 @@
+import type { CappedOutput } from './output';
+import type { BackendKind, Diagnostics, Display, RunResult } from './types';
+
+export interface ResultParts {
+  runId: string;
+  backend: BackendKind;
+  session: string;
+  durationMs: number;
+  diagnostics: Diagnostics | null;
+  stdout?: CappedOutput;
+  stderr?: CappedOutput;
+  displays?: Display[];
+}
+
+/** The run result of DESIGN.md section 3, with `truncated` said both at the top and in the diagnostics. */
+export function shapeResult(parts: ResultParts): RunResult {
+  const truncated = Boolean(parts.stdout?.truncated || parts.stderr?.truncated);
+  const diagnostics = parts.diagnostics && truncated ? { ...parts.diagnostics, truncated: true } : parts.diagnostics;
+  return {
+    success: diagnostics === null,
+    stdout: parts.stdout?.text() ?? '',
+    stderr: parts.stderr?.text() ?? '',
+    duration_ms: Math.round(parts.durationMs * 100) / 100,
+    diagnostics,
+    backend: parts.backend,
+    session: parts.session,
+    run_id: parts.runId,
+    ...(truncated ? { truncated: true } : {}),
+    ...(parts.displays && parts.displays.length > 0 ? { displays: parts.displays } : {}),
+  };
+}
+
+/** A short plain-text rendering of a result, for MCP text content, logs and the output channel. */
+export function renderResultText(result: RunResult): string {
+  const lines: string[] = [];
+  if (result.stdout) lines.push(result.stdout.replace(/\n$/, ''));
+  if (result.stderr) lines.push(`[stderr]\n${result.stderr.replace(/\n$/, '')}`);
+  const d = result.diagnostics;
+  if (d) {
+    lines.push(`[${d.error_type}] ${d.message}`);
+    if (d.traceback && d.traceback.trim() !== d.message) lines.push(d.traceback.replace(/\n$/, ''));
+    if (d.hints?.length) lines.push(...d.hints.map((h) => `hint: ${h}`));
+  }
+  if (result.truncated) lines.push('[output truncated: head and tail kept]');
+  lines.push(`[${result.success ? 'ok' : 'failed'} in ${result.duration_ms} ms on ${result.backend}, session "${result.session}"]`);
+  return lines.join('\n');
+}

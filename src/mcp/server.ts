@@ -1,0 +1,89 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { MAX_TIMEOUT_S, SESSION_NAME } from '../engine/config';
+import type { Engine } from '../engine/engine';
+import { renderResultText } from '../engine/result';
+import { BACKEND_KINDS, type RunEvent, type RunOrigin, type RunResult } from '../engine/types';
+import { PRODUCT_VERSION } from '../version';
+
+export interface McpServerOptions {
+  /** Tagged on runs this server starts, so front doors can tell agents' runs apart. */
+  origin?: RunOrigin;
+}
+
+const runPythonInput = {
+  code: z.string().describe('Python source to run. Globals persist between calls in the same session.'),
+  backend: z
+    .enum(BACKEND_KINDS as [string, ...string[]])
+    .optional()
+    .describe('"pyodide" (WebAssembly, isolated, the default) or "python" (the workspace interpreter, with its installed packages).'),
+  timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional().describe('Seconds before the run is stopped (default 30).'),
+  session: z.string().regex(SESSION_NAME).optional().describe('Named session whose globals persist (default "default").'),
+  reset: z.boolean().optional().describe('Start from a fresh interpreter, dropping the session globals.'),
+};
+
+/** The MCP surface of the engine (DESIGN.md section 3). Built per connection; the engine is shared. */
+export function createMcpServer(engine: Engine, options: McpServerOptions = {}): McpServer {
+  const server = new McpServer(
+    { name: 'code-mode-python', version: PRODUCT_VERSION },
+    { instructions: 'Run Python with run_python. Prefer one run that does several steps over many small calls.' },
+  );
+
+  server.registerTool(
+    'run_python',
+    {
+      title: 'Run Python',
+      description:
+        'Run Python code in a persistent session and get {success, stdout, stderr, duration_ms, diagnostics}. ' +
+        'Print what you need to see. On failure diagnostics.error_type is SyntaxError, RuntimeError, TIMEOUT, CANCELLED, ' +
+        'POLICY_VIOLATION, BACKEND_CRASHED or INVALID_ARGUMENT.',
+      inputSchema: runPythonInput,
+      annotations: { openWorldHint: false },
+    },
+    async (args, extra): Promise<CallToolResult> => {
+      const progressToken = extra._meta?.progressToken;
+      let progress = 0;
+      const onEvent =
+        progressToken === undefined
+          ? undefined
+          : (event: RunEvent) => {
+              if (event.type !== 'stdout' && event.type !== 'stderr') return;
+              progress += 1;
+              extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken, progress, message: event.type === 'stderr' ? `[stderr] ${event.text}` : event.text },
+                })
+                .catch(() => undefined);
+            };
+      const result = await engine.run({
+        code: args.code,
+        backend: args.backend as RunResult['backend'] | undefined,
+        timeoutS: args.timeout_s,
+        session: args.session,
+        reset: args.reset,
+        signal: extra.signal,
+        origin: options.origin ?? 'mcp',
+        onEvent,
+      });
+      return toolResult(result);
+    },
+  );
+
+  return server;
+}
+
+/** Structured content for programs, a short text for models, images as image content. */
+export function toolResult(result: RunResult): CallToolResult {
+  const content: CallToolResult['content'] = [{ type: 'text', text: renderResultText(result) }];
+  for (const display of result.displays ?? []) {
+    if (display.mime.startsWith('image/')) content.push({ type: 'image', data: display.data, mimeType: display.mime });
+    else content.push({ type: 'text', text: display.data });
+  }
+  return {
+    content,
+    structuredContent: result as unknown as Record<string, unknown>,
+    isError: !result.success,
+  };
+}

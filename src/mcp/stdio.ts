@@ -1,0 +1,91 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { parseArgs } from 'node:util';
+import { isBackendKind, timeoutProblem } from '../engine/config';
+import { createEngine, defaultStorageDir } from '../engine/index';
+import type { Logger } from '../engine/types';
+import { PRODUCT_VERSION } from '../version';
+import { createMcpServer } from './server';
+
+const HELP = `code-mode-mcp ${PRODUCT_VERSION} — the Code Mode for Python MCP server over stdio
+
+Usage: code-mode-mcp [options]
+
+  --backend <pyodide|python>  default backend for run_python (default: pyodide)
+  --python <path>             interpreter for the python backend
+                              (default: $CODE_MODE_PYTHON, then python3/python on PATH)
+  --timeout <seconds>         default run time limit (default: 30)
+  --storage <dir>             caches and stores (default: ${defaultStorageDir()})
+  --heap-mb <n>               Pyodide WebAssembly heap cap in MB (default: 1024)
+  --warm                      start the default backend before the first call
+  -h, --help                  show this help
+
+Logs go to stderr; stdout carries only MCP messages.`;
+
+/** The CLI's entire state comes from argv; anything wrong exits with a message and status 2. */
+function parseCli(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      backend: { type: 'string' },
+      python: { type: 'string' },
+      timeout: { type: 'string' },
+      storage: { type: 'string' },
+      'heap-mb': { type: 'string' },
+      warm: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  const backend = values.backend ?? 'pyodide';
+  if (!isBackendKind(backend)) throw new Error(`--backend must be "pyodide" or "python", not "${backend}"`);
+  const timeoutS = values.timeout === undefined ? undefined : Number(values.timeout);
+  const timeoutError = timeoutS === undefined ? undefined : timeoutProblem(timeoutS);
+  if (timeoutError) throw new Error(`--timeout: ${timeoutError}`);
+  const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
+  if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64)) throw new Error('--heap-mb must be a whole number of at least 64');
+  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false };
+}
+
+const stderrLogger: Logger = {
+  info: (m) => process.stderr.write(`[code-mode] ${m}\n`),
+  warn: (m) => process.stderr.write(`[code-mode] warning: ${m}\n`),
+  error: (m) => process.stderr.write(`[code-mode] error: ${m}\n`),
+};
+
+async function main(): Promise<void> {
+  let cli: ReturnType<typeof parseCli>;
+  try {
+    cli = parseCli(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`code-mode-mcp: ${error instanceof Error ? error.message : String(error)}\n\n${HELP}\n`);
+    process.exit(2);
+  }
+  if (cli.help) {
+    process.stdout.write(`${HELP}\n`);
+    return;
+  }
+  const engine = createEngine({
+    config: { defaultBackend: cli.backend, ...(cli.timeoutS !== undefined ? { timeoutS: cli.timeoutS } : {}) },
+    pythonPath: cli.python,
+    storageDir: cli.storage,
+    pyodideHeapLimitMb: cli.heapMb,
+    log: stderrLogger,
+  });
+  const server = createMcpServer(engine, { origin: 'cli' });
+  const shutdown = async () => {
+    await server.close().catch(() => undefined);
+    await engine.dispose();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  process.stdin.on('end', shutdown);
+  await server.connect(new StdioServerTransport());
+  stderrLogger.info(`serving MCP over stdio (default backend: ${cli.backend})`);
+  if (cli.warm) engine.warmUp().catch((error: unknown) => stderrLogger.warn(`warm-up failed: ${String(error)}`));
+}
+
+main().catch((error: unknown) => {
+  stderrLogger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});
