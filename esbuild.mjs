@@ -3,6 +3,7 @@
 //   node esbuild.mjs --production  minified, for packaging
 //   node esbuild.mjs --watch
 //   node esbuild.mjs --if-missing  build only when dist/ is absent (npm start on a fresh clone)
+//   node esbuild.mjs --tests       also bundle the real-VS-Code suite (test/vscode) to out/test/vscode
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,6 +17,7 @@ if (args.has('--if-missing') && fs.existsSync(path.join(dist, 'cli.js'))) proces
 
 /** Node-side bundles: [entry, output file]. */
 const nodeEntries = [
+  ['src/extension.ts', 'extension.js'],
   ['src/mcp/stdio.ts', 'cli.js'],
   ['src/engine/pyodide/host.ts', 'pyodide-host.js'],
   ['src/engine/pyodide/worker.ts', 'pyodide-worker.js'],
@@ -61,7 +63,37 @@ const contexts = [
       banner: out === 'cli.js' ? { js: '#!/usr/bin/env node' } : undefined,
     }),
   ),
+  // The results webview's script runs in the webview (a browser), loaded by a <script nonce> tag.
+  esbuild.context({
+    ...common,
+    entryPoints: ['src/webview/main.ts'],
+    outfile: path.join(dist, 'webview.js'),
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  }),
 ];
+
+// Real-VS-Code integration suite: the mocha run() entry and every suite/*.test.ts, loaded by the
+// extension host from out/test/vscode (scripts/vscode-host/run.mjs). vscode and mocha stay external.
+if (args.has('--tests')) {
+  const testOut = path.join(root, 'out', 'test', 'vscode');
+  const suiteDir = path.join(root, 'test', 'vscode', 'suite');
+  const suites = fs.existsSync(suiteDir) ? fs.readdirSync(suiteDir).filter((f) => f.endsWith('.test.ts')).map((f) => `test/vscode/suite/${f}`) : [];
+  if (!args.has('--watch')) fs.rmSync(testOut, { recursive: true, force: true }); // no stale suites
+  contexts.push(
+    esbuild.context({
+      ...common,
+      entryPoints: ['test/vscode/index.ts', ...suites],
+      outbase: 'test/vscode',
+      outdir: testOut,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['vscode', 'mocha'],
+    }),
+  );
+}
 
 const built = await Promise.all(contexts);
 if (args.has('--watch')) {

@@ -104,6 +104,13 @@ export class Engine {
     return { dispose: () => this.stateListeners.delete(listener) };
   }
 
+  /** Swaps a backend (e.g. another interpreter was selected); its sessions restart on next use. */
+  async setBackendFactory(factory: BackendFactory): Promise<void> {
+    this.factories.set(factory.kind, factory);
+    await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === factory.kind).map((s) => this.dropSession(s)));
+    this.emitState();
+  }
+
   /** Where Python's `_code_mode_host.call()` lands (the code-mode tool bridge). */
   setHostCallHandler(handler: HostCallHandler): void {
     this.hostCall = handler;
@@ -182,7 +189,9 @@ export class Engine {
   /** Starts the default session's interpreter ahead of the first run. */
   async warmUp(backend: BackendKind = this.config.defaultBackend, sessionName = 'default'): Promise<void> {
     if (this.disabled.has(backend)) return;
-    await this.session(backend, sessionName).backend.start();
+    const starting = this.session(backend, sessionName).backend.start();
+    this.emitState();
+    await starting;
     this.emitState();
   }
 
@@ -272,7 +281,9 @@ export class Engine {
     try {
       if (options.reset) await session.backend.restart();
       if (session.backend.state !== 'ready') {
-        await session.backend.start();
+        const starting = session.backend.start();
+        this.emitState();
+        await starting;
         this.emitState();
       }
     } catch (error) {

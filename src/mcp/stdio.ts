@@ -16,6 +16,7 @@ Usage: code-mode-mcp [options]
   --timeout <seconds>         default run time limit (default: 30)
   --storage <dir>             caches and stores (default: ${defaultStorageDir()})
   --heap-mb <n>               Pyodide WebAssembly heap cap in MB (default: 1024)
+  --pyodide-only              refuse the python backend (e.g. for an untrusted workspace)
   --warm                      start the default backend before the first call
   -h, --help                  show this help
 
@@ -32,6 +33,7 @@ function parseCli(argv: string[]) {
       storage: { type: 'string' },
       'heap-mb': { type: 'string' },
       warm: { type: 'boolean' },
+      'pyodide-only': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -41,9 +43,11 @@ function parseCli(argv: string[]) {
   const timeoutS = values.timeout === undefined ? undefined : Number(values.timeout);
   const timeoutError = timeoutS === undefined ? undefined : timeoutProblem(timeoutS);
   if (timeoutError) throw new Error(`--timeout: ${timeoutError}`);
+  const pyodideOnly = values['pyodide-only'] ?? false;
+  if (pyodideOnly && backend === 'python') throw new Error('--pyodide-only cannot be combined with --backend python');
   const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
   if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64)) throw new Error('--heap-mb must be a whole number of at least 64');
-  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false };
+  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly };
 }
 
 const stderrLogger: Logger = {
@@ -71,6 +75,7 @@ async function main(): Promise<void> {
     pyodideHeapLimitMb: cli.heapMb,
     log: stderrLogger,
   });
+  if (cli.pyodideOnly) await engine.setBackendEnabled('python', false, 'the python backend is disabled for this server (--pyodide-only)');
   const server = createMcpServer(engine, { origin: 'cli' });
   const shutdown = async () => {
     await server.close().catch(() => undefined);

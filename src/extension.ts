@@ -1,0 +1,113 @@
+// The one composition root: wires commands, views and providers; every disposable goes into
+// context.subscriptions. Nothing heavy happens here: the engine, interpreters and the MCP endpoint start on
+// first use.
+import * as vscode from 'vscode';
+import { RunHistory } from './engine/history';
+import { LocalMcpClient } from './mcp/localClient';
+import { registerCommands } from './vscode/commands';
+import { EngineHost } from './vscode/engineHost';
+import { InterpreterTracker } from './vscode/interpreter';
+import { CodeModeMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
+import { RESULTS_VIEW_ID, ResultsView } from './vscode/resultsView';
+import { RunOutputWriter } from './vscode/runOutput';
+import { onSettingsChange } from './vscode/settings';
+import { EXPLORER_VIEW_ID, ToolExplorer, type ExplorerNode } from './vscode/toolExplorer';
+
+export interface CodeModeApi {
+  /** For tests and other extensions: the engine host (engine created on first use) and run history. */
+  host: EngineHost;
+  history: RunHistory;
+  results: ResultsView;
+  explorer: ToolExplorer;
+  activationMs: number;
+}
+
+export function activate(context: vscode.ExtensionContext): CodeModeApi {
+  const started = performance.now();
+  const log = vscode.window.createOutputChannel('Code Mode for Python', { log: true });
+  const runsChannel = vscode.window.createOutputChannel('Code Mode: Runs');
+  const interpreter = new InterpreterTracker(() => vscode.workspace.getConfiguration('codeMode').get<string>('pythonPath', '').trim(), log);
+  const host = new EngineHost(context.globalStorageUri.fsPath, log, interpreter);
+  const history = new RunHistory();
+  const output = new RunOutputWriter(runsChannel);
+
+  let localClient: Promise<LocalMcpClient> | undefined;
+  const tools = () => (localClient ??= host.getEngine().then((engine) => LocalMcpClient.connect(engine, { origin: 'explorer' })));
+
+  const results = new ResultsView(
+    context.extensionUri,
+    history,
+    {
+      rerun: async (runId) => {
+        const record = history.get(runId);
+        if (!record) return undefined;
+        const engine = await host.getEngine();
+        return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command' });
+      },
+      interrupt: async (runId) => {
+        const record = history.get(runId);
+        if (!record || !host.isCreated) return false;
+        return (await host.getEngine()).interrupt(record.run.session, record.run.backend);
+      },
+      invokeTool: async (_server, name, args) => {
+        const result = await (await tools()).callTool(name, args);
+        return { ok: !result.isError, content: result.content };
+      },
+    },
+    log,
+  );
+  const explorer = new ToolExplorer(host, history, tools);
+  const mcpProvider = new CodeModeMcpProvider(host, context.extensionPath);
+
+  context.subscriptions.push(
+    log,
+    runsChannel,
+    interpreter,
+    host,
+    output,
+    results,
+    explorer,
+    mcpProvider,
+    { dispose: () => void localClient?.then((c) => c.close()) },
+    host.onRunEvent((event) => {
+      history.handle(event);
+      output.handle(event);
+      results.handle(event);
+      if (event.type === 'started' || event.type === 'finished') explorer.refresh();
+    }),
+    host.onStateChange(() => explorer.refresh()),
+    interpreter.onDidChange((choice) => {
+      void host.interpreterChanged(choice);
+      explorer.refresh();
+      mcpProvider.refresh();
+    }),
+    onSettingsChange((event) => {
+      void host.settingsChanged(event).then(() => explorer.refresh());
+      if (event.affectsConfiguration('codeMode.mcp') || event.affectsConfiguration('codeMode.defaultBackend') || event.affectsConfiguration('codeMode.timeoutSeconds')) {
+        mcpProvider.refresh();
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      void host.trustChanged(true).then(() => explorer.refresh());
+      mcpProvider.refresh();
+    }),
+    vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
+    vscode.window.registerTreeDataProvider(EXPLORER_VIEW_ID, explorer),
+    vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
+    ...registerCommands({ host, runsChannel, results }),
+    vscode.commands.registerCommand('codeMode.explorer.refresh', () => explorer.refresh()),
+    vscode.commands.registerCommand('codeMode.explorer.openRun', (runId: string) => results.reveal(runId)),
+    vscode.commands.registerCommand('codeMode.explorer.invokeTool', (node?: ExplorerNode) => {
+      if (node?.kind !== 'tool') return;
+      results.showToolForm({ name: node.tool.name, description: node.tool.description ?? '', inputSchema: node.tool.inputSchema as Record<string, unknown> });
+    }),
+  );
+
+  const activationMs = performance.now() - started;
+  log.info(`activated in ${activationMs.toFixed(1)} ms`);
+  return { host, history, results, explorer, activationMs };
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions.
+}

@@ -1,0 +1,53 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { PRODUCT_VERSION } from '../version';
+import type { EngineHost } from './engineHost';
+
+export const MCP_PROVIDER_ID = 'codeMode.mcp';
+const LABEL = 'Code Mode for Python';
+
+/**
+ * Gives Copilot agent mode the Code Mode server with zero set-up. By default the server runs inside the
+ * extension host over loopback HTTP (agent runs share the output channel, results and history); the
+ * `codeMode.mcp.transport: stdio` setting launches the bundled CLI instead, on the extension host's own Node.
+ */
+export class CodeModeMcpProvider implements vscode.McpServerDefinitionProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeMcpServerDefinitions = this.changed.event;
+
+  constructor(
+    private readonly host: EngineHost,
+    private readonly extensionPath: string,
+  ) {}
+
+  /** Settings that change what the server is (transport, backend, trust) make VS Code ask again. */
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  provideMcpServerDefinitions(): vscode.McpServerDefinition[] {
+    const settings = this.host.currentSettings;
+    const version = `${PRODUCT_VERSION}-${settings.mcpTransport}-${settings.engine.defaultBackend}-${vscode.workspace.isTrusted ? 't' : 'u'}`;
+    if (settings.mcpTransport === 'stdio') {
+      const args = [path.join(this.extensionPath, 'dist', 'cli.js'), '--backend', settings.engine.defaultBackend, '--timeout', String(settings.engine.timeoutS)];
+      if (!vscode.workspace.isTrusted) args.push('--pyodide-only');
+      else if (this.host.interpreterInUse?.path) args.push('--python', this.host.interpreterInUse.path);
+      // In the desktop extension host process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it plain Node.
+      return [new vscode.McpStdioServerDefinition(LABEL, process.execPath, args, { ELECTRON_RUN_AS_NODE: '1' }, version)];
+    }
+    // The real port and token are only known once the server starts, in resolveMcpServerDefinition.
+    return [new vscode.McpHttpServerDefinition(LABEL, vscode.Uri.parse('http://127.0.0.1/mcp'), {}, version)];
+  }
+
+  async resolveMcpServerDefinition(server: vscode.McpServerDefinition): Promise<vscode.McpServerDefinition> {
+    if (!(server instanceof vscode.McpHttpServerDefinition)) return server;
+    const endpoint = await this.host.getLoopbackEndpoint();
+    server.uri = vscode.Uri.parse(endpoint.url);
+    server.headers = { Authorization: `Bearer ${endpoint.token}` };
+    return server;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,141 @@
+import * as vscode from 'vscode';
+import type { RunHistory } from '../engine/history';
+import type { RunEvent } from '../engine/types';
+import { messageForRunEvent, parsePageMessage, type HostToPageMessage, type PageToHostMessage, type ToolFormSpec } from '../webview/protocol';
+import { makeNonce, renderResultsHtml } from './resultsHtml';
+
+export const RESULTS_VIEW_ID = 'codeMode.results';
+const PANEL_TYPE = 'codeMode.resultsPanel';
+
+export interface ResultsActions {
+  rerun(runId: string): Promise<unknown>;
+  interrupt(runId: string): Promise<unknown>;
+  invokeTool(server: string | undefined, name: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: unknown }>;
+}
+
+/**
+ * The results webview, as an editor panel and as a sidebar view at once: both show the same history and
+ * receive every run event live. The page is untrusted (it renders program output): everything it sends is
+ * validated by parsePageMessage before the host acts on it.
+ */
+export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private readonly ready = new Set<vscode.Webview>();
+  /** Reveal and form requests made before any page loaded; run events need no queue (history covers them). */
+  private queued: HostToPageMessage[] = [];
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly history: RunHistory,
+    private readonly actions: ResultsActions,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** Forwards a run event to every open page. */
+  handle(event: RunEvent): void {
+    this.post(messageForRunEvent(event));
+  }
+
+  /** Opens (or focuses) the panel, optionally scrolled to one run. */
+  reveal(runId?: string): void {
+    if (!this.panel) {
+      this.panel = vscode.window.createWebviewPanel(PANEL_TYPE, 'Code Mode Results', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.webviewOptions());
+      this.panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
+      this.attach(this.panel.webview);
+      this.panel.onDidDispose(() => {
+        if (this.panel) this.ready.delete(this.panel.webview);
+        this.panel = undefined;
+      });
+    } else {
+      this.panel.reveal(undefined, true);
+    }
+    if (runId) this.postOrQueue({ type: 'reveal', runId });
+  }
+
+  /** Shows a form for one tool in the panel; the page posts invokeTool when the person submits it. */
+  showToolForm(tool: ToolFormSpec): void {
+    this.reveal();
+    this.postOrQueue({ type: 'toolForm', tool });
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    view.webview.options = this.webviewOptions();
+    this.attach(view.webview);
+    view.onDidDispose(() => this.ready.delete(view.webview));
+  }
+
+  /** Which pages are open and have loaded (for tests and the explorer). */
+  get openPages(): number {
+    return this.ready.size;
+  }
+
+  private webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+    return {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+  }
+
+  private attach(webview: vscode.Webview): void {
+    webview.html = renderResultsHtml({
+      cspSource: webview.cspSource,
+      nonce: makeNonce(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'results.css')).toString(),
+      title: 'Code Mode Results',
+    });
+    this.disposables.push(
+      webview.onDidReceiveMessage((raw: unknown) => {
+        const message = parsePageMessage(raw);
+        if (!message) {
+          this.log.warn('results page sent a malformed message; ignored');
+          return;
+        }
+        this.onPageMessage(webview, message).catch((error: unknown) => this.log.error(`results page action failed: ${String(error)}`));
+      }),
+    );
+  }
+
+  private async onPageMessage(webview: vscode.Webview, message: PageToHostMessage): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        this.ready.add(webview);
+        await webview.postMessage({ type: 'history', runs: this.history.all() } satisfies HostToPageMessage);
+        for (const queued of this.queued.splice(0)) await webview.postMessage(queued);
+        return;
+      case 'clear':
+        this.history.clear();
+        this.post({ type: 'clear' });
+        return;
+      case 'rerun':
+        await this.actions.rerun(message.runId);
+        return;
+      case 'interrupt':
+        await this.actions.interrupt(message.runId);
+        return;
+      case 'invokeTool': {
+        const reply = await this.actions
+          .invokeTool(message.server, message.name, message.args)
+          .catch((error: unknown) => ({ ok: false, content: error instanceof Error ? error.message : String(error) }));
+        await webview.postMessage({ type: 'toolResult', requestId: message.requestId, ...reply } satisfies HostToPageMessage);
+        return;
+      }
+    }
+  }
+
+  private postOrQueue(message: HostToPageMessage): void {
+    if (this.ready.size > 0) this.post(message);
+    else this.queued = [...this.queued.slice(-9), message];
+  }
+
+  private post(message: HostToPageMessage): void {
+    for (const webview of this.ready) void webview.postMessage(message);
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,48 @@
+import * as vscode from 'vscode';
+import type { EngineConfig } from '../engine/config';
+import type { BackendKind } from '../engine/types';
+
+export type McpTransport = 'http' | 'stdio';
+
+export interface ExtensionSettings {
+  engine: EngineConfig;
+  pythonPath: string;
+  heapLimitMb: number;
+  mcpTransport: McpTransport;
+}
+
+const SECTION = 'codeMode';
+
+/** The settings as one validated snapshot; VS Code's schema already bounds the numbers. */
+export function readSettings(base: EngineConfig): ExtensionSettings {
+  const c = vscode.workspace.getConfiguration(SECTION);
+  const strings = (key: string) => c.get<string[]>(key, []).filter((s) => typeof s === 'string' && s.trim() !== '');
+  return {
+    engine: {
+      ...base,
+      defaultBackend: c.get<BackendKind>('defaultBackend', 'pyodide') === 'python' ? 'python' : 'pyodide',
+      timeoutS: c.get<number>('timeoutSeconds', 30),
+      outputCapBytes: Math.round(c.get<number>('outputCapKB', 64) * 1024),
+      policy: {
+        maxCodeBytes: Math.round(c.get<number>('guardrails.maxCodeKB', 256) * 1024),
+        maxCodeLines: c.get<number>('guardrails.maxCodeLines', 0),
+        allowImports: strings('guardrails.allowImports'),
+        denyImports: strings('guardrails.denyImports'),
+        deniedTokens: strings('guardrails.deniedTokens'),
+      },
+    },
+    pythonPath: c.get<string>('pythonPath', '').trim(),
+    heapLimitMb: c.get<number>('pyodide.heapLimitMB', 1024),
+    mcpTransport: c.get<McpTransport>('mcp.transport', 'http') === 'stdio' ? 'stdio' : 'http',
+  };
+}
+
+export function onSettingsChange(listener: (event: vscode.ConfigurationChangeEvent) => void): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((event) => {
+    if (event.affectsConfiguration(SECTION)) listener(event);
+  });
+}
+
+export async function updateSetting(key: string, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration(SECTION).update(key, value, vscode.ConfigurationTarget.Global);
+}

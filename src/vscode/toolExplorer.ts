@@ -1,0 +1,146 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import * as vscode from 'vscode';
+import type { RunHistory, RunRecord } from '../engine/history';
+import type { BackendInfo, BackendKind } from '../engine/types';
+import { UNTRUSTED_REASON, type EngineHost } from './engineHost';
+
+export const EXPLORER_VIEW_ID = 'codeMode.explorer';
+
+type Section = 'backends' | 'tools' | 'servers' | 'runs';
+
+export type ExplorerNode =
+  | { kind: 'section'; section: Section }
+  | { kind: 'backend'; backend: BackendKind; info: BackendInfo; disabledReason?: string }
+  | { kind: 'tool'; tool: Tool }
+  | { kind: 'message'; text: string; tooltip?: string }
+  | { kind: 'run'; record: RunRecord };
+
+const SECTION_LABELS: Record<Section, string> = { backends: 'Backends', tools: 'Tools', servers: 'External Servers', runs: 'Recent Runs' };
+
+const STATE_LABELS: Record<BackendInfo['state'], string> = {
+  'not-loaded': 'not loaded',
+  loading: 'loading',
+  ready: 'ready',
+  busy: 'busy',
+  dead: 'stopped',
+};
+
+export interface ToolSource {
+  listTools(): Promise<Tool[]>;
+}
+
+/**
+ * The sidebar: backends with their state and interpreter, the MCP tools agents see, external servers, and
+ * recent runs. Reading it never starts an interpreter.
+ */
+export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<ExplorerNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private refreshTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly host: EngineHost,
+    private readonly history: RunHistory,
+    private readonly tools: () => Promise<ToolSource>,
+  ) {}
+
+  /** Coalesces bursts (a streaming run changes history many times a second). */
+  refresh(): void {
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.changed.fire(undefined);
+    }, 100);
+  }
+
+  getTreeItem(node: ExplorerNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'section': {
+        const item = new vscode.TreeItem(SECTION_LABELS[node.section], vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `section:${node.section}`;
+        item.contextValue = `section-${node.section}`;
+        return item;
+      }
+      case 'backend': {
+        const item = new vscode.TreeItem(node.backend === 'pyodide' ? 'Pyodide (WebAssembly)' : 'Workspace Python');
+        item.id = `backend:${node.backend}`;
+        item.description = node.disabledReason ? 'disabled' : STATE_LABELS[node.info.state];
+        const details = [
+          node.info.pythonVersion && `Python ${node.info.pythonVersion}`,
+          node.info.pyodideVersion && `Pyodide ${node.info.pyodideVersion}`,
+          node.info.executable && `Interpreter: ${node.info.executable}`,
+          node.disabledReason,
+        ].filter(Boolean);
+        item.tooltip = details.join('\n') || 'Starts on first use.';
+        item.iconPath = new vscode.ThemeIcon(node.disabledReason ? 'circle-slash' : node.info.state === 'busy' ? 'sync~spin' : node.info.state === 'ready' ? 'pass' : 'circle-outline');
+        item.contextValue = 'backend';
+        return item;
+      }
+      case 'tool': {
+        const item = new vscode.TreeItem(node.tool.name);
+        item.id = `tool:${node.tool.name}`;
+        item.description = node.tool.title ?? '';
+        item.tooltip = node.tool.description;
+        item.iconPath = new vscode.ThemeIcon('tools');
+        item.contextValue = 'tool';
+        item.command = { command: 'codeMode.explorer.invokeTool', title: 'Invoke Tool…', arguments: [node] };
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.text);
+        item.tooltip = node.tooltip;
+        item.iconPath = new vscode.ThemeIcon('info');
+        return item;
+      }
+      case 'run': {
+        const { run, result } = node.record;
+        const firstLine = run.code.split('\n').find((l) => l.trim()) ?? '';
+        const item = new vscode.TreeItem(firstLine.trim().slice(0, 60) || '(empty)');
+        item.id = `run:${run.runId}`;
+        const status = result ? (result.success ? 'ok' : result.diagnostics?.error_type) : 'running';
+        item.description = `${status} · ${run.backend}${result ? ` · ${result.duration_ms} ms` : ''}`;
+        item.tooltip = `${run.code.slice(0, 500)}\n\n${run.origin} · session "${run.session}" · ${new Date(run.startedAt).toLocaleString()}`;
+        item.iconPath = new vscode.ThemeIcon(!result ? 'sync~spin' : result.success ? 'pass' : 'error');
+        item.contextValue = 'run';
+        item.command = { command: 'codeMode.explorer.openRun', title: 'Open Run Result', arguments: [run.runId] };
+        return item;
+      }
+    }
+  }
+
+  async getChildren(node?: ExplorerNode): Promise<ExplorerNode[]> {
+    if (!node) return (['backends', 'tools', 'servers', 'runs'] as Section[]).map((section) => ({ kind: 'section', section }));
+    if (node.kind !== 'section') return [];
+    switch (node.section) {
+      case 'backends':
+        return this.backendNodes();
+      case 'tools': {
+        const tools = await (await this.tools()).listTools();
+        return tools.map((tool) => ({ kind: 'tool', tool }));
+      }
+      case 'servers':
+        return [{ kind: 'message', text: 'No external MCP servers configured', tooltip: 'Add servers in mcp_servers.json or .vscode/mcp.json at the workspace root.' }];
+      case 'runs': {
+        const runs = this.history.all().reverse().slice(0, 20);
+        return runs.length ? runs.map((record) => ({ kind: 'run', record })) : [{ kind: 'message', text: 'No runs yet' }];
+      }
+    }
+  }
+
+  private async backendNodes(): Promise<ExplorerNode[]> {
+    const kinds: BackendKind[] = ['pyodide', 'python'];
+    const engine = this.host.isCreated ? await this.host.getEngine() : undefined;
+    return kinds.map((backend) => {
+      const info = engine?.backendInfo(backend) ?? { kind: backend, state: 'not-loaded' };
+      // Before its first start, the python backend still shows which interpreter it will use.
+      if (backend === 'python' && !info.executable) info.executable = this.host.interpreterInUse?.path ?? 'python3 on PATH';
+      const disabledReason = engine?.disabledReason(backend) ?? (backend === 'python' && !vscode.workspace.isTrusted ? UNTRUSTED_REASON : undefined);
+      return { kind: 'backend', backend, info, disabledReason };
+    });
+  }
+
+  dispose(): void {
+    clearTimeout(this.refreshTimer);
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,104 @@
+// The loopback Streamable HTTP transport: who is refused, and a full run through a real MCP client.
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import * as http from 'node:http';
+import type { Engine } from '../../src/engine/engine';
+import { createEngine } from '../../src/engine/index';
+import type { RunResult } from '../../src/engine/types';
+import { startLoopbackMcpServer, type LoopbackMcpServer } from '../../src/mcp/http';
+import { testStorageDir } from '../support/mcp';
+
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+});
+
+/** A raw request, so headers can be set the way an attacker (or a browser) would. */
+function post(url: string, headers: Record<string, string>, body = initialize): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('MCP over loopback HTTP', () => {
+  let engine: Engine;
+  let server: LoopbackMcpServer;
+
+  before(async () => {
+    engine = createEngine({ storageDir: testStorageDir, config: { defaultBackend: 'python' } });
+    server = await startLoopbackMcpServer(engine);
+  });
+  after(async () => {
+    await server?.close();
+    await engine?.dispose();
+  });
+
+  test('binds 127.0.0.1 only', () => {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  });
+
+  test('a request without the token is refused with 401', async () => {
+    const res = await post(server.url, {});
+    assert.equal(res.status, 401);
+  });
+
+  test('a wrong token is refused with 401', async () => {
+    const res = await post(server.url, { authorization: `Bearer ${server.token.slice(1)}x` });
+    assert.equal(res.status, 401);
+    const truncated = await post(server.url, { authorization: 'Bearer abc' });
+    assert.equal(truncated.status, 401);
+  });
+
+  test('a browser Origin is refused with 403 even with the token', async () => {
+    const res = await post(server.url, { authorization: `Bearer ${server.token}`, origin: 'https://evil.example' });
+    assert.equal(res.status, 403);
+    const local = await post(server.url, { authorization: `Bearer ${server.token}`, origin: 'http://127.0.0.1' });
+    assert.equal(local.status, 403);
+  });
+
+  test('a foreign Host (DNS rebinding) is refused with 403', async () => {
+    const res = await post(server.url, { authorization: `Bearer ${server.token}`, host: 'evil.example' });
+    assert.equal(res.status, 403);
+  });
+
+  test('a request without a session that is not initialize is refused with 400', async () => {
+    const res = await post(server.url, { authorization: `Bearer ${server.token}` }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    assert.equal(res.status, 400);
+  });
+
+  test('a full run over HTTP with the token', async () => {
+    const client = new Client({ name: 'http-test', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { authorization: `Bearer ${server.token}` } },
+    });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === 'run_python'));
+      const progress: string[] = [];
+      const raw = (await client.callTool(
+        { name: 'run_python', arguments: { code: 'import sys\nprint("over http", flush=True)\nprint(sys.version_info[0])' } },
+        undefined,
+        { onprogress: (p) => progress.push(p.message ?? '') },
+      )) as CallToolResult;
+      const result = raw.structuredContent as unknown as RunResult;
+      assert.equal(result.success, true);
+      assert.equal(result.stdout, 'over http\n3\n');
+      assert.equal(result.backend, 'python');
+      assert.match(progress.join(''), /over http/);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,167 @@
+// run_python through the SDK's real Client over stdio against the built CLI, for both backends.
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import type { BackendKind } from '../../src/engine/types';
+import { connectStdio, runPython, type StdioConnection } from '../support/mcp';
+
+for (const backend of ['pyodide', 'python'] as BackendKind[]) {
+  describe(`run_python over stdio — ${backend}`, () => {
+    let conn: StdioConnection;
+    const run = (args: Record<string, unknown>, options?: Parameters<typeof runPython>[2]) =>
+      runPython(conn.client, { backend, ...args }, options);
+
+    before(async () => {
+      conn = await connectStdio(['--backend', backend]);
+    });
+    after(async () => {
+      await conn?.close();
+    });
+
+    test('lists run_python with a schema', async () => {
+      const { tools } = await conn.client.listTools();
+      const tool = tools.find((t) => t.name === 'run_python');
+      assert.ok(tool, 'run_python is listed');
+      assert.deepEqual(tool.inputSchema.required, ['code']);
+    });
+
+    test('success returns the structured result and a text rendering', async () => {
+      const { result, raw } = await run({ code: 'print(1 + 1)' });
+      assert.equal(result.success, true);
+      assert.equal(result.stdout, '2\n');
+      assert.equal(result.stderr, '');
+      assert.equal(result.diagnostics, null);
+      assert.equal(result.backend, backend);
+      assert.equal(typeof result.duration_ms, 'number');
+      assert.equal(raw.isError, false);
+      assert.match((raw.content[0] as { text: string }).text, /^2\n\[ok in/);
+    });
+
+    test('a syntax error is reported as SyntaxError', async () => {
+      const { result, raw } = await run({ code: 'def broken(:\n  pass' });
+      assert.equal(result.success, false);
+      assert.equal(result.diagnostics?.error_type, 'SyntaxError');
+      assert.match(result.diagnostics?.traceback ?? '', /SyntaxError/);
+      assert.equal(raw.isError, true);
+    });
+
+    test('a runtime exception carries its name and traceback', async () => {
+      const { result } = await run({ code: 'def f(x):\n    return 1 / x\n\nprint("before")\nf(0)' });
+      assert.equal(result.success, false);
+      assert.equal(result.stdout, 'before\n');
+      assert.equal(result.diagnostics?.error_type, 'RuntimeError');
+      assert.match(result.diagnostics?.message ?? '', /^ZeroDivisionError: division by zero/);
+      assert.match(result.diagnostics?.traceback ?? '', /line 2, in f\n\s+return 1 \/ x/);
+    });
+
+    test('stdout and stderr are kept apart', async () => {
+      const { result } = await run({ code: 'import sys\nprint("out")\nprint("err", file=sys.stderr)\nprint("out2")' });
+      assert.equal(result.stdout, 'out\nout2\n');
+      assert.equal(result.stderr, 'err\n');
+    });
+
+    test('state persists across calls in a session', async () => {
+      await run({ code: 'counter = 41' });
+      const { result } = await run({ code: 'counter += 1\nprint(counter)' });
+      assert.equal(result.stdout, '42\n');
+    });
+
+    test('named sessions are isolated, and reset clears one', async () => {
+      await run({ code: 'secret = "a"', session: 'iso-a' });
+      await run({ code: 'secret = "b"', session: 'iso-b' });
+      assert.equal((await run({ code: 'print(secret)', session: 'iso-a' })).result.stdout, 'a\n');
+      assert.equal((await run({ code: 'print(secret)', session: 'iso-b' })).result.stdout, 'b\n');
+      const { result } = await run({ code: 'print("secret" in globals())', session: 'iso-a', reset: true });
+      assert.equal(result.stdout, 'False\n');
+    });
+
+    test('an endless loop times out and the next call works with state kept', async () => {
+      await run({ code: 'kept = "yes"', session: 'loop' });
+      const { result } = await run({ code: 'while True: pass', timeout_s: 2, session: 'loop' });
+      assert.equal(result.success, false);
+      assert.equal(result.diagnostics?.error_type, 'TIMEOUT');
+      assert.equal(result.diagnostics?.timeout_s, 2);
+      assert.equal(result.diagnostics?.session_reset, false);
+      const next = await run({ code: 'print(kept)', session: 'loop' });
+      assert.equal(next.result.stdout, 'yes\n');
+    });
+
+    test('time.sleep(60) is stopped by the time limit and the next call works', async () => {
+      const { result } = await run({ code: 'import time\nprint("sleeping", flush=True)\ntime.sleep(60)', timeout_s: 1, session: 'sleepy' });
+      assert.equal(result.diagnostics?.error_type, 'TIMEOUT');
+      assert.equal(result.stdout, 'sleeping\n');
+      assert.ok(result.duration_ms < 20_000, `stopped long before 60 s (took ${result.duration_ms} ms)`);
+      const next = await run({ code: 'print("awake")', session: 'sleepy' });
+      assert.equal(next.result.stdout, 'awake\n');
+    });
+
+    test('a 10 MB print comes back capped and the server keeps serving', async () => {
+      const { result } = await run({ code: 'print("x" * (10 * 1024 * 1024))\nprint("end")', session: 'flood' });
+      assert.equal(result.success, true);
+      assert.equal(result.truncated, true);
+      assert.ok(result.stdout.length < 80 * 1024, `capped (${result.stdout.length} chars)`);
+      assert.match(result.stdout, /^x+\n… \[\d+ bytes of output truncated\] …\nx+\nend\n$/);
+      const next = await run({ code: 'print("alive")', session: 'flood' });
+      assert.equal(next.result.stdout, 'alive\n');
+    });
+
+    test('8 concurrent calls on different sessions each see only their own output', async () => {
+      const calls = Array.from({ length: 8 }, (_, i) =>
+        run({ code: `import time\nfor k in range(5):\n    print("s${i}-", k, sep="")\n    time.sleep(0.01)\nmine = ${i}`, session: `par-${i}` }),
+      );
+      const results = await Promise.all(calls);
+      results.forEach(({ result }, i) => {
+        assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+        assert.equal(result.stdout, [0, 1, 2, 3, 4].map((k) => `s${i}-${k}\n`).join(''));
+      });
+    });
+
+    test('8 concurrent calls on one session are queued, never interleaved', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => run({ code: `for k in range(3):\n    print("q${i}", k)`, session: 'queue' })),
+      );
+      results.forEach(({ result }, i) => assert.equal(result.stdout, `q${i} 0\nq${i} 1\nq${i} 2\n`));
+    });
+
+    test('missing or invalid arguments give a clean error and the server keeps serving', async () => {
+      const missing = await conn.client.callTool({ name: 'run_python', arguments: {} });
+      assert.equal(missing.isError, true);
+      assert.match(JSON.stringify(missing.content), /code/);
+      const badBackend = await conn.client.callTool({ name: 'run_python', arguments: { code: '1', backend: 'ruby' } });
+      assert.equal(badBackend.isError, true);
+      const badTimeout = await conn.client.callTool({ name: 'run_python', arguments: { code: '1', timeout_s: -3 } });
+      assert.equal(badTimeout.isError, true);
+      const badSession = await conn.client.callTool({ name: 'run_python', arguments: { code: '1', session: '../etc' } });
+      assert.equal(badSession.isError, true);
+      const next = await run({ code: 'print("still here")' });
+      assert.equal(next.result.stdout, 'still here\n');
+    });
+
+    test('output streams as progress notifications', async () => {
+      const messages: string[] = [];
+      const { result } = await run(
+        { code: 'import sys, time\nfor i in range(3):\n    print("tick", i, flush=True)\n    time.sleep(0.05)\nprint("oops", file=sys.stderr)' },
+        { onprogress: (p) => messages.push(p.message ?? '') },
+      );
+      assert.equal(result.success, true);
+      const streamed = messages.join('');
+      assert.match(streamed, /tick 0\n[^]*tick 1\n[^]*tick 2\n/);
+      assert.match(streamed, /\[stderr\] oops/);
+    });
+
+    test('cancellation interrupts the run and the session keeps serving', async () => {
+      const controller = new AbortController();
+      let firstOutput!: () => void;
+      const started = new Promise<void>((resolve) => (firstOutput = resolve));
+      const pending = run(
+        { code: 'print("spinning", flush=True)\nwhile True: pass', session: 'cancel', timeout_s: 120 },
+        { signal: controller.signal, onprogress: () => firstOutput() },
+      );
+      await started;
+      controller.abort('user cancelled');
+      await assert.rejects(pending);
+      // If the cancel had not reached the interpreter, this call would queue behind a 120 s loop.
+      const next = await run({ code: 'print("after cancel")', session: 'cancel' }, { timeout: 30_000 });
+      assert.equal(next.result.stdout, 'after cancel\n');
+    });
+  });
+}

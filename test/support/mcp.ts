@@ -1,0 +1,54 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { RunResult } from '../../src/engine/types';
+
+export const repoRoot = path.resolve(__dirname, '..', '..');
+export const cliPath = path.join(repoRoot, 'dist', 'cli.js');
+
+/** Shared across test files so the Pyodide memory snapshot is made once per machine, as a user's would be. */
+export const testStorageDir = path.join(os.tmpdir(), 'code-mode-python-test-storage');
+
+export interface StdioConnection {
+  client: Client;
+  transport: StdioClientTransport;
+  stderr: () => string;
+  close(): Promise<void>;
+}
+
+/** A real MCP client talking to the built CLI over stdio. */
+export async function connectStdio(args: string[] = [], env: Record<string, string> = {}): Promise<StdioConnection> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, '--storage', testStorageDir, ...args],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: 'code-mode-tests', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr, close: () => client.close() };
+}
+
+export interface RunCall {
+  result: RunResult;
+  raw: CallToolResult;
+}
+
+export async function runPython(
+  client: Client,
+  args: Record<string, unknown>,
+  options: { signal?: AbortSignal; onprogress?: (p: { progress: number; message?: string }) => void; timeout?: number } = {},
+): Promise<RunCall> {
+  const raw = (await client.callTool({ name: 'run_python', arguments: args }, undefined, {
+    timeout: options.timeout ?? 120_000,
+    signal: options.signal,
+    onprogress: options.onprogress,
+  })) as CallToolResult;
+  return { result: raw.structuredContent as unknown as RunResult, raw };
+}
