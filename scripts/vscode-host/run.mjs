@@ -1,0 +1,320 @@
+#!/usr/bin/env node
+// Runs the mocha suite (out/test/vscode/index.js) inside a real VS Code: code-server's
+// Node extension host with its web workbench driven by headless Debian Chromium
+// (playwright-core, no browser download). Needs `node scripts/vscode-host/setup.mjs` first
+// and a test build (`node esbuild.mjs --tests`); `npm run test:vscode` does all three.
+//
+// Options (argument, or environment variable):
+//   --workspace DIR    CODE_MODE_TEST_WORKSPACE   folder to open (default: a fresh temporary
+//                                                 copy of test/vscode/fixtures/workspace)
+//   --env KEY=VALUE    (repeatable)               extra environment for the extension host; the
+//                                                 runner's own environment reaches it too.
+//                                                 CODE_MODE_TEST=1 is always set.
+//   --no-trust         CODE_MODE_TEST_NO_TRUST=1  open the workspace untrusted (Restricted Mode)
+//   --grep REGEX       CODE_MODE_TEST_GREP        only tests whose full title matches
+//   --timeout MS       CODE_MODE_TEST_TIMEOUT_MS  whole run, default 300000
+//   --tests FILE       CODE_MODE_TEST_ENTRY       mocha entry, default out/test/vscode/index.js
+//   --extension DIR    CODE_MODE_TEST_EXTENSION   extension under development, default the repo root
+//   --logs DIR         CODE_MODE_TEST_LOGS_DIR    write the workbench's log files there
+//   --verbose          VERBOSE=1                  everything: server output, all browser console
+//   --keep-tmp         KEEP_TMP=1                 keep the temporary folder (profiles, logs)
+// Exit code: 0 all passed; 1 tests failed; 2 timeout or harness error.
+//
+// Workspace trust: code-server decides trust in the browser workbench. With
+// --disable-workspace-trust (the default here) the feature is off and every folder is
+// trusted. --no-trust leaves the flag out; the workbench then asks the trust question on
+// start-up, and with a fresh Chromium profile (no stored trust decision) the folder starts
+// untrusted, so vscode.workspace.isTrusted is false and the extension runs in Restricted
+// Mode under its `capabilities.untrustedWorkspaces` declaration. See the README section
+// "Tests in a real VS Code" for what this does and does not cover.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { clearTimeout } from 'node:timers';
+import { format, parseArgs } from 'node:util';
+import { cleanEnv, hostPaths, readMarker, repoRoot } from './common.mjs';
+
+const t0 = Date.now();
+const say = (msg) => process.stdout.write(`[runner +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+
+const { values: opt } = parseArgs({
+  options: {
+    workspace: { type: 'string' },
+    env: { type: 'string', multiple: true },
+    'no-trust': { type: 'boolean' },
+    grep: { type: 'string' },
+    timeout: { type: 'string' },
+    tests: { type: 'string' },
+    extension: { type: 'string' },
+    logs: { type: 'string' },
+    verbose: { type: 'boolean' },
+    'keep-tmp': { type: 'boolean' },
+  },
+  strict: true,
+});
+const truthy = (v) => v !== undefined && v !== '' && v !== '0' && v !== 'false';
+const verbose = opt.verbose || truthy(process.env.VERBOSE);
+const noTrust = opt['no-trust'] || truthy(process.env.CODE_MODE_TEST_NO_TRUST);
+const keepTmp = opt['keep-tmp'] || truthy(process.env.KEEP_TMP);
+const timeoutMs = Number(opt.timeout || process.env.CODE_MODE_TEST_TIMEOUT_MS || 300_000);
+const logsDir = opt.logs || process.env.CODE_MODE_TEST_LOGS_DIR;
+const grep = opt.grep || process.env.CODE_MODE_TEST_GREP;
+const testsEntry = path.resolve(opt.tests || process.env.CODE_MODE_TEST_ENTRY || path.join(repoRoot, 'out', 'test', 'vscode', 'index.js'));
+const extensionDir = path.resolve(opt.extension || process.env.CODE_MODE_TEST_EXTENSION || repoRoot);
+const extraEnv = {};
+for (const kv of opt.env || []) {
+  const i = kv.indexOf('=');
+  if (i <= 0) fail(`--env expects KEY=VALUE, got ${JSON.stringify(kv)}`);
+  extraEnv[kv.slice(0, i)] = kv.slice(i + 1);
+}
+if (!(timeoutMs > 0)) fail(`bad timeout: ${opt.timeout || process.env.CODE_MODE_TEST_TIMEOUT_MS}`);
+
+function fail(msg) {
+  process.stderr.write(`[runner] ${msg}\n`);
+  process.exit(2);
+}
+
+const host = hostPaths();
+if (!readMarker(host.marker) || !fs.existsSync(host.codeServerEntry) || !fs.existsSync(host.nodeBin)) {
+  fail(`no test host in ${host.hostDir}; run: node scripts/vscode-host/setup.mjs`);
+}
+if (!fs.existsSync(host.chromium)) fail(`no Chromium at ${host.chromium}; run setup.mjs as root or set CHROMIUM`);
+if (!fs.existsSync(path.join(extensionDir, 'package.json'))) fail(`no extension package.json in ${extensionDir}`);
+if (!fs.existsSync(testsEntry)) fail(`no test entry ${testsEntry}; build with: node esbuild.mjs --tests`);
+
+process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1'; // playwright-core never downloads; Debian Chromium is used
+let playwright;
+try {
+  playwright = await import('playwright-core');
+} catch (e) {
+  fail(`playwright-core is not installed (npm ci): ${e.message}`);
+}
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+/** vscode-remote URI for an absolute path on the code-server machine (segments percent-encoded). */
+const remoteUri = (authority, p) => `vscode-remote://${authority}${p.split(path.sep).map(encodeURIComponent).join('/')}`;
+
+// Lines of browser console noise: the workbench without network, auth, marketplace, etc.
+const NOISE =
+  /AgentHost|ChatModelSelection|Creating a socket|Resolv(ing|ed) connection|AccountPolicyGate|Service Worker|Updating additional|reconnection-grace|open-vsx|extensionquery|authentication provider 'github'|Failed to load resource|vsda|same-origin|sandbox attribute|An unknown error occurred|vscode-languagedetection|Creation of workbench contribution/;
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-vscode-test-'));
+let server; // code-server ChildProcess (own process group)
+let context; // playwright BrowserContext
+let serverOut = ''; // recent server output, for failure reports
+let cleanedUp = false;
+
+function killServer(signal) {
+  if (!server || server.exitCode !== null || server.signalCode !== null) return;
+  try {
+    process.kill(-server.pid, signal); // the whole group: code-server, its extension host, their children
+  } catch {
+    /* already gone */
+  }
+}
+
+let cleanupPromise;
+function cleanup() {
+  cleanupPromise ??= doCleanup();
+  return cleanupPromise;
+}
+
+async function doCleanup() {
+  cleanedUp = true;
+  if (context) {
+    await Promise.race([context.close().catch(() => {}), new Promise((r) => setTimeout(r, 10_000))]);
+  }
+  if (server && server.exitCode === null && server.signalCode === null) {
+    const exited = new Promise((r) => server.once('exit', r));
+    killServer('SIGTERM');
+    const done = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
+    if (!done) killServer('SIGKILL');
+  }
+  if (keepTmp) say(`kept ${tmp}`);
+  else fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+}
+
+// Last resort if we exit without cleanup (uncaught error): never leave code-server behind.
+process.on('exit', () => killServer('SIGKILL'));
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    say(`${sig}: stopping`);
+    cleanup().finally(() => process.exit(2));
+  });
+}
+
+// One deadline for the whole run: start-up, workbench load and the tests.
+let settled = false;
+let deadline;
+const overallTimeout = new Promise((r) => (deadline = setTimeout(() => r('timeout'), timeoutMs)));
+
+async function main() {
+  // Workspace: the given folder, or a fresh copy of the fixture workspace.
+  let workspace;
+  if (opt.workspace || process.env.CODE_MODE_TEST_WORKSPACE) {
+    workspace = path.resolve(opt.workspace || process.env.CODE_MODE_TEST_WORKSPACE);
+    if (!fs.statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`workspace ${workspace} is not a folder`);
+  } else {
+    workspace = path.join(tmp, 'workspace');
+    const fixture = path.join(repoRoot, 'test', 'vscode', 'fixtures', 'workspace');
+    if (fs.existsSync(fixture)) fs.cpSync(fixture, workspace, { recursive: true });
+    else fs.mkdirSync(workspace);
+  }
+
+  const port = await freePort();
+  const authority = `127.0.0.1:${port}`;
+  const env = {
+    ...cleanEnv(),
+    XDG_CONFIG_HOME: path.join(tmp, 'xdg-config'),
+    XDG_DATA_HOME: path.join(tmp, 'xdg-data'),
+    XDG_CACHE_HOME: path.join(tmp, 'xdg-cache'),
+    TMPDIR: path.join(tmp, 'tmp'),
+    CODE_MODE_TEST: '1',
+    CODE_MODE_TEST_WORKSPACE: workspace,
+    CODE_MODE_TEST_EXPECT_TRUSTED: noTrust ? '0' : '1',
+    ...(grep ? { CODE_MODE_TEST_GREP: grep } : {}),
+    ...extraEnv,
+  };
+  fs.mkdirSync(env.TMPDIR);
+  const args = [
+    host.codeServerEntry,
+    '--auth', 'none',
+    '--bind-addr', authority,
+    '--disable-telemetry',
+    '--disable-update-check',
+    ...(noTrust ? [] : ['--disable-workspace-trust']),
+    '--disable-getting-started-override',
+    // Without this a built VS Code ignores the `payload` URL parameter and nothing runs.
+    '--vscode-option', 'enable-smoke-test-driver',
+    '--user-data-dir', path.join(tmp, 'user-data'),
+    '--extensions-dir', path.join(tmp, 'extensions'),
+    workspace,
+  ];
+  say(`starting code-server on ${authority} (workspace ${workspace}${noTrust ? ', untrusted' : ''})`);
+  server = spawn(host.nodeBin, args, { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let onListening;
+  const serverReady = new Promise((resolve, reject) => {
+    onListening = resolve;
+    server.once('error', reject);
+    server.once('exit', (code, sig) => reject(new Error(`code-server exited early (${code ?? sig})\n${serverOut}`)));
+  });
+  serverReady.catch(() => {});
+  // Server output is kept for failure reports (VERBOSE echoes it). The extension host's
+  // stdout (mocha's reporter) and console.* also reach the workbench, whose browser console
+  // is forwarded below in order, so that is where test output is read from.
+  const onServerData = (chunk) => {
+    const text = chunk.toString();
+    serverOut = (serverOut + text).slice(-200_000);
+    if (/HTTP server listening/.test(serverOut)) onListening();
+    if (verbose) process.stdout.write(text.replace(/^(?=.)/gm, '[server] '));
+  };
+  server.stdout.on('data', onServerData);
+  server.stderr.on('data', onServerData);
+
+  const startupTimeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`code-server not listening after 60 s\n${serverOut}`)), 60_000).unref());
+  await Promise.race([serverReady, startupTimeout]);
+  say('code-server is listening');
+
+  context = await playwright.chromium.launchPersistentContext(path.join(tmp, 'chromium-profile'), {
+    executablePath: host.chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  if (cleanedUp) await context.close(); // timed out while Chromium was starting
+  const page = context.pages()[0] ?? (await context.newPage());
+  let lastBlank = false;
+  let consoleQueue = Promise.resolve();
+  // Console messages are resolved one after another so that lines print in order, and
+  // the runner waits for this queue before it reports the result.
+  const printConsole = async (msg) => {
+    let parts;
+    try {
+      parts = await Promise.all(msg.args().map((a) => a.jsonValue()));
+    } catch {
+      parts = [msg.text()];
+    }
+    // The workbench logs extension-host console.* as ('%c INFO', 'color: ...', fmt, ...args).
+    if (typeof parts[0] === 'string' && parts[0].startsWith('%c')) {
+      parts[0] = parts[0].slice(2).trim();
+      parts.splice(1, 1);
+    }
+    const text = format(...parts);
+    if (verbose || (['log', 'info', 'error', 'warning'].includes(msg.type()) && !NOISE.test(text))) {
+      const line = text.replace(/^(INFO|ERR|WARN) ?/, '');
+      if (!line.trim() && lastBlank && !verbose) return; // collapse runs of blank lines
+      lastBlank = !line.trim();
+      process.stdout.write(`[vscode] ${line}\n`);
+    }
+  };
+  page.on('console', (msg) => {
+    consoleQueue = consoleQueue.then(() => printConsole(msg)).catch(() => {});
+  });
+  page.on('pageerror', (e) => verbose && process.stdout.write(`[browser pageerror] ${e.message}\n`));
+
+  let resolveExit;
+  const exited = new Promise((r) => (resolveExit = r));
+  await page.exposeFunction('codeAutomationExit', async (code, logs) => {
+    if (logsDir && Array.isArray(logs)) {
+      for (const l of logs) {
+        const file = path.resolve(logsDir, l.relativePath);
+        if (!file.startsWith(path.resolve(logsDir) + path.sep)) continue;
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, l.contents);
+      }
+    }
+    resolveExit(code);
+  });
+
+  const payload = [
+    ['extensionDevelopmentPath', remoteUri(authority, extensionDir)],
+    ['extensionTestsPath', remoteUri(authority, testsEntry)],
+  ];
+  const url = `http://${authority}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  say(`opening the workbench in ${host.chromium}`);
+  await page.goto(url, { waitUntil: 'commit', timeout: 0 }); // the overall timeout applies
+
+  const serverDied = new Promise((r) => server.once('exit', (code, sig) => r(`code-server exited (${code ?? sig})`)));
+  const result = await Promise.race([exited, serverDied]);
+  if (settled) return 2; // the overall timeout already reported
+  await Promise.race([consoleQueue, new Promise((r) => setTimeout(r, 5000))]); // print what the tests logged first
+  if (result === 0) {
+    say('tests passed');
+    return 0;
+  }
+  if (typeof result === 'number') say(`tests failed: exit code ${result}`);
+  else say(String(result));
+  if (typeof result !== 'number' && !verbose) process.stdout.write(`[runner] last server output:\n${serverOut.slice(-20_000)}\n`);
+  else if (!verbose) say('VERBOSE=1 shows the server output and the whole browser console');
+  return typeof result === 'number' ? 1 : 2;
+}
+
+let code;
+try {
+  code = await Promise.race([
+    main(),
+    overallTimeout.then(() => {
+      settled = true;
+      say(`timed out after ${timeoutMs} ms`);
+      if (!verbose) process.stdout.write(`[runner] last server output:\n${serverOut.slice(-20_000)}\n`);
+      return 2;
+    }),
+  ]);
+} catch (e) {
+  if (!cleanedUp) process.stderr.write(`[runner] error: ${e?.stack || e}\n`); // else interrupted: closing made it throw
+  code = 2;
+}
+clearTimeout(deadline);
+await cleanup();
+say(`exit ${code}`);
+process.exit(code);
