@@ -6,10 +6,13 @@ import type { Engine } from '../engine/engine';
 import { renderResultText } from '../engine/result';
 import { BACKEND_KINDS, type RunEvent, type RunOrigin, type RunResult } from '../engine/types';
 import { PRODUCT_VERSION } from '../version';
+import { renderSearch, type ToolBridge } from '../engine/codemode/bridge';
 
 export interface McpServerOptions {
   /** Tagged on runs this server starts, so front doors can tell agents' runs apart. */
   origin?: RunOrigin;
+  /** The code-mode bridge; with it the server offers search_tools. */
+  bridge?: ToolBridge;
 }
 
 const runPythonInput = {
@@ -37,7 +40,11 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
       description:
         'Run Python code in a persistent session and get {success, stdout, stderr, duration_ms, diagnostics}. ' +
         'Print what you need to see. On failure diagnostics.error_type is SyntaxError, RuntimeError, TIMEOUT, CANCELLED, ' +
-        'POLICY_VIOLATION, BACKEND_CRASHED or INVALID_ARGUMENT.',
+        'POLICY_VIOLATION, BACKEND_CRASHED or INVALID_ARGUMENT.' +
+        (options.bridge
+          ? ' Code can call other tools as functions (`from code_mode import tools`; `tools.<server>.<tool>(**kwargs)`): ' +
+            'find them with search_tools, then do many steps in one run.'
+          : ''),
       inputSchema: runPythonInput,
       annotations: { openWorldHint: false },
     },
@@ -70,6 +77,35 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
       return toolResult(result);
     },
   );
+
+  const bridge = options.bridge;
+  if (bridge) {
+    server.registerTool(
+      'search_tools',
+      {
+        title: 'Search tools callable from Python',
+        description:
+          'List the tools Python code can call via `from code_mode import tools`, as Python signatures with one-line docs. ' +
+          'Filter by words in `query` and/or by `server`. Use help(tools.<server>.<tool>) inside run_python for full docs.',
+        inputSchema: {
+          query: z.string().max(500).optional().describe('Words that must all appear in the tool name or docs.'),
+          server: z.string().max(64).optional().describe('Only tools of this server.'),
+        },
+        annotations: { readOnlyHint: true },
+      },
+      async (args): Promise<CallToolResult> => {
+        const catalog = await bridge.catalog(args.server);
+        const text = renderSearch(catalog, args.query ?? '');
+        return {
+          content: [{ type: 'text', text }],
+          structuredContent: {
+            servers: catalog.servers.map((s) => ({ name: s.name, python_name: s.ident, state: s.status.state, error: s.status.error ?? null })),
+            text,
+          },
+        };
+      },
+    );
+  }
 
   return server;
 }

@@ -1,5 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { attachCodeMode } from '../engine/codemode/index';
 import { isBackendKind, timeoutProblem } from '../engine/config';
 import { createEngine, defaultStorageDir } from '../engine/index';
 import type { Logger } from '../engine/types';
@@ -17,6 +19,8 @@ Usage: code-mode-mcp [options]
   --storage <dir>             caches and stores (default: ${defaultStorageDir()})
   --heap-mb <n>               Pyodide WebAssembly heap cap in MB (default: 1024)
   --pyodide-only              refuse the python backend (e.g. for an untrusted workspace)
+  --servers <file>            MCP servers Python may call, as {"servers": {name: {command, args, env}}}
+                              (watched; reloaded on change)
   --warm                      start the default backend before the first call
   -h, --help                  show this help
 
@@ -34,6 +38,7 @@ function parseCli(argv: string[]) {
       'heap-mb': { type: 'string' },
       warm: { type: 'boolean' },
       'pyodide-only': { type: 'boolean' },
+      servers: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -47,7 +52,7 @@ function parseCli(argv: string[]) {
   if (pyodideOnly && backend === 'python') throw new Error('--pyodide-only cannot be combined with --backend python');
   const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
   if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64)) throw new Error('--heap-mb must be a whole number of at least 64');
-  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly };
+  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers };
 }
 
 const stderrLogger: Logger = {
@@ -76,9 +81,11 @@ async function main(): Promise<void> {
     log: stderrLogger,
   });
   if (cli.pyodideOnly) await engine.setBackendEnabled('python', false, 'the python backend is disabled for this server (--pyodide-only)');
-  const server = createMcpServer(engine, { origin: 'cli' });
+  const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: process.cwd() }, stderrLogger);
+  const server = createMcpServer(engine, { origin: 'cli', bridge: codeMode.bridge });
   const shutdown = async () => {
     await server.close().catch(() => undefined);
+    await codeMode.dispose();
     await engine.dispose();
     process.exit(0);
   };

@@ -1,0 +1,174 @@
+import type { HostCallHandler, Logger } from '../types';
+import { toIdentifier, uniqueIdentifiers } from './pythonNames';
+import { firstSentence, pythonDocstring, pythonParams, pythonSignature, type PythonParam } from './pythonSignature';
+import type { ProviderStatus, ToolProvider, ToolSpec } from './toolProvider';
+import { toolErrorMessage, toolValue } from './toolValue';
+
+/** Which servers and tools code may call; empty lists allow everything. Tool patterns: "server.tool" or "server.*". */
+export interface BridgePolicy {
+  allowServers: string[];
+  allowTools: string[];
+}
+
+export interface CatalogTool {
+  server: string;
+  serverIdent: string;
+  name: string;
+  ident: string;
+  signature: string;
+  summary: string;
+  doc: string;
+  params: Pick<PythonParam, 'name' | 'ident' | 'required'>[];
+}
+
+export interface CatalogServer {
+  name: string;
+  ident: string;
+  description?: string;
+  status: ProviderStatus;
+}
+
+export interface Catalog {
+  servers: CatalogServer[];
+  tools: CatalogTool[];
+}
+
+/**
+ * The code-mode bridge: everything Python's `code_mode.tools` reaches goes through here. It gathers tool
+ * providers (external MCP servers, VS Code's tools), applies the allowlist, and answers the host calls the
+ * backends forward from Python.
+ */
+export class ToolBridge {
+  private readonly groups = new Map<string, ToolProvider[]>();
+  private readonly listeners = new Set<() => void>();
+  policy: BridgePolicy = { allowServers: [], allowTools: [] };
+
+  constructor(private readonly log: Logger) {}
+
+  /** Replaces one group of providers (e.g. "external" on config change); the old ones are closed. */
+  async setProviders(group: string, providers: ToolProvider[]): Promise<void> {
+    const previous = this.groups.get(group) ?? [];
+    this.groups.set(group, providers);
+    await Promise.all(previous.filter((p) => !providers.includes(p)).map((p) => p.close().catch(() => undefined)));
+    this.changed();
+  }
+
+  providers(): ToolProvider[] {
+    return [...this.groups.values()].flat();
+  }
+
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  serverAllowed(server: string): boolean {
+    return this.policy.allowServers.length === 0 || this.policy.allowServers.includes(server);
+  }
+
+  toolAllowed(server: string, tool: string): boolean {
+    if (!this.serverAllowed(server)) return false;
+    const patterns = this.policy.allowTools;
+    return patterns.length === 0 || patterns.includes(`${server}.${tool}`) || patterns.includes(`${server}.*`);
+  }
+
+  /** Connects to every allowed provider (in parallel) and lists its tools; a failing one is reported, not fatal. */
+  async catalog(serverFilter?: string): Promise<Catalog> {
+    const providers = this.providers().filter((p) => this.serverAllowed(p.name) && (!serverFilter || p.name === serverFilter || toIdentifier(p.name) === serverFilter));
+    const serverIdents = uniqueIdentifiers(providers.map((p) => p.name), new Set(['search', 'refresh', 'servers']));
+    const listed = await Promise.all(
+      providers.map((p) =>
+        p.listTools().then(
+          (tools) => tools,
+          () => [] as ToolSpec[],
+        ),
+      ),
+    );
+    this.changed();
+    const catalog: Catalog = { servers: [], tools: [] };
+    providers.forEach((provider, i) => {
+      catalog.servers.push({ name: provider.name, ident: serverIdents[i], description: provider.description, status: provider.status() });
+      const tools = listed[i].filter((t) => this.toolAllowed(provider.name, t.name));
+      const idents = uniqueIdentifiers(tools.map((t) => t.name));
+      tools.forEach((tool, j) => {
+        const params = pythonParams(tool.inputSchema);
+        catalog.tools.push({
+          server: provider.name,
+          serverIdent: serverIdents[i],
+          name: tool.name,
+          ident: idents[j],
+          signature: pythonSignature(idents[j], params),
+          summary: firstSentence(tool.description),
+          doc: pythonDocstring(tool.description, params, tool.name, idents[j]),
+          params: params.map(({ name, ident, required }) => ({ name, ident, required })),
+        });
+      });
+    });
+    return catalog;
+  }
+
+  /** Calls a tool; returns its value for Python, or throws with the tool's own message. */
+  async call(server: string, tool: string, args: Record<string, unknown>): Promise<unknown> {
+    const provider = this.providers().find((p) => p.name === server);
+    if (!provider) throw new Error(`no MCP server named "${server}" is configured`);
+    if (!this.toolAllowed(server, tool)) throw new Error(`calling ${server}.${tool} is not allowed by the code-mode allowlist`);
+    const result = await provider.callTool(tool, args);
+    if (result.isError) throw new Error(`${server}.${tool}: ${toolErrorMessage(result)}`);
+    return toolValue(result);
+  }
+
+  /** The callable tools as Python signatures with one-line docs, for search_tools and tools.search(). */
+  async search(query = '', server?: string): Promise<string> {
+    return renderSearch(await this.catalog(server), query);
+  }
+
+  /** The engine's host-call handler: what `_code_mode_host.call(method, params)` reaches from Python. */
+  hostCallHandler(): HostCallHandler {
+    return async (method, params) => {
+      const p = (params ?? {}) as Record<string, unknown>;
+      switch (method) {
+        case 'tools.catalog':
+          return this.catalog(typeof p.server === 'string' ? p.server : undefined);
+        case 'tools.call': {
+          if (typeof p.server !== 'string' || typeof p.tool !== 'string') throw new Error('tools.call needs "server" and "tool"');
+          const args = typeof p.args === 'object' && p.args !== null && !Array.isArray(p.args) ? (p.args as Record<string, unknown>) : {};
+          return this.call(p.server, p.tool, args);
+        }
+        case 'tools.search':
+          return this.search(typeof p.query === 'string' ? p.query : '', typeof p.server === 'string' ? p.server : undefined);
+        default:
+          this.log.warn(`unknown host call "${method}" from Python`);
+          throw new Error(`unknown host call "${method}"`);
+      }
+    };
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(this.providers().map((p) => p.close().catch(() => undefined)));
+    this.groups.clear();
+    this.listeners.clear();
+  }
+}
+
+/** Tools whose name or docs contain every word of `query`, as `tools.<server>.<signature>` lines with a summary. */
+export function renderSearch(catalog: Catalog, query: string): string {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const matches = catalog.tools.filter((t) => {
+    const haystack = `${t.server} ${t.name} ${t.ident} ${t.doc}`.toLowerCase();
+    return words.every((w) => haystack.includes(w));
+  });
+  const unavailable = catalog.servers.filter((s) => s.status.state === 'failed').map((s) => `# ${s.name}: unavailable — ${s.status.error}`);
+  if (matches.length === 0) {
+    return [...unavailable, catalog.tools.length === 0 ? 'No external tools are configured.' : `No tool matches "${query}".`].join('\n');
+  }
+  const lines = ['from code_mode import tools  # then call, e.g.:'];
+  for (const t of matches) {
+    lines.push(`tools.${t.serverIdent}.${t.signature}`);
+    if (t.summary) lines.push(`    ${t.summary}`);
+  }
+  return [...lines, ...unavailable].join('\n');
+}

@@ -1,0 +1,152 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../types';
+import type { ServerConfig } from './serverConfig';
+import type { ProviderStatus, ToolProvider, ToolSpec } from './toolProvider';
+import { PRODUCT_VERSION } from '../../version';
+
+const CONNECT_TIMEOUT_MS = 30_000;
+const CALL_TIMEOUT_MS = 120_000;
+const STDERR_TAIL_CHARS = 4000;
+
+/**
+ * One external MCP server, connected on first use and kept alive. If it dies, the failure is reported
+ * with its stderr tail and the next use connects again.
+ */
+export class ExternalServer implements ToolProvider {
+  private client: Promise<Client> | undefined;
+  private tools: ToolSpec[] | undefined;
+  private state: ProviderStatus['state'] = 'idle';
+  private error: string | undefined;
+  private stderrTail = '';
+
+  constructor(
+    readonly config: ServerConfig,
+    private readonly log: Logger,
+  ) {}
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get description(): string | undefined {
+    return this.config.description;
+  }
+
+  status(): ProviderStatus {
+    return {
+      name: this.name,
+      state: this.state,
+      error: this.error,
+      stderrTail: this.stderrTail || undefined,
+      command: this.config.transport === 'stdio' ? [this.config.command, ...this.config.args].join(' ') : this.config.url,
+      source: this.config.source,
+      toolCount: this.tools?.length,
+    };
+  }
+
+  async listTools(): Promise<ToolSpec[]> {
+    if (this.tools) return this.tools;
+    const client = await this.connect();
+    const listed = await client.listTools();
+    this.tools = listed.tools.map((t) => ({
+      server: this.name,
+      name: t.name,
+      description: t.description ?? '',
+      inputSchema: t.inputSchema as Record<string, unknown>,
+    }));
+    return this.tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const client = await this.connect();
+    return (await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.tools = undefined;
+    this.state = 'closed';
+    if (client) await (await client.catch(() => undefined))?.close().catch(() => undefined);
+  }
+
+  private connect(): Promise<Client> {
+    this.client ??= this.open().catch((error: unknown) => {
+      this.client = undefined;
+      this.state = 'failed';
+      this.error = this.describeFailure(error);
+      this.log.warn(`MCP server "${this.name}" failed: ${this.error}`);
+      throw new Error(this.error);
+    });
+    return this.client;
+  }
+
+  private async open(): Promise<Client> {
+    this.state = 'connecting';
+    this.error = undefined;
+    const transport = this.transport();
+    const client = new Client({ name: 'code-mode-python', version: PRODUCT_VERSION });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      this.tools = undefined;
+    });
+    transport.onclose = () => {
+      // A crash or exit: forget the connection so the next use reconnects, and say what happened.
+      if (this.state === 'connected') {
+        this.state = 'failed';
+        this.error = `the server closed the connection${this.stderrTail ? `; stderr: ${lastLines(this.stderrTail)}` : ''}`;
+        this.log.warn(`MCP server "${this.name}" disconnected`);
+      }
+      this.client = undefined;
+      this.tools = undefined;
+    };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        client.connect(transport),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.state = 'connected';
+    this.log.info(`MCP server "${this.name}" connected`);
+    return client;
+  }
+
+  private transport(): Transport {
+    const config = this.config;
+    if (config.transport === 'http') {
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    }
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env: { ...getDefaultEnvironment(), ...config.env },
+      cwd: config.cwd,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
+    });
+    return transport;
+  }
+
+  private describeFailure(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    const where = this.config.transport === 'stdio' ? `command "${[this.config.command, ...this.config.args].join(' ')}"` : this.config.url;
+    return `${where}: ${message}${this.stderrTail ? `; stderr: ${lastLines(this.stderrTail)}` : ''}`;
+  }
+}
+
+function lastLines(text: string, count = 5): string {
+  return text.trim().split('\n').slice(-count).join('\n');
+}
