@@ -1,0 +1,205 @@
+// The results page: one card per Python run, newest on top, updated live from the extension host's messages.
+import { RunCardView, type CardHost } from './cards';
+import { restyleFrames } from './displays';
+import { button, el } from './dom';
+import type { HostToPageMessage, PageToHostMessage, RunCard, ToolFormSpec } from './protocol';
+import { ToolPanel } from './toolForm';
+
+/** Cards kept on the page (and in the persisted state); the oldest beyond it are dropped. */
+const MAX_CARDS = 100;
+/** Streaming output changes the state many times a second; it is written at most this often. */
+const SAVE_DELAY_MS = 500;
+const STATE_VERSION = 1;
+
+interface VsCodeApi {
+  postMessage(message: PageToHostMessage): void;
+  getState(): unknown;
+  setState(state: PersistedState): void;
+}
+
+interface PersistedState {
+  version: number;
+  /** Oldest first, like the host's `history` message. */
+  cards: RunCard[];
+  tool?: ToolFormSpec;
+}
+
+declare const acquireVsCodeApi: (() => VsCodeApi) | undefined;
+
+// Outside VS Code (a plain browser loading the page for a test or a preview) there is no host to talk to:
+// messages go nowhere and state lives only as long as the page.
+const vscode: VsCodeApi =
+  typeof acquireVsCodeApi === 'function'
+    ? acquireVsCodeApi()
+    : {
+        postMessage() {},
+        getState() {
+          return undefined;
+        },
+        setState() {},
+      };
+
+const cards = new Map<string, RunCardView>();
+const dirty = new Set<RunCardView>();
+let flushScheduled = false;
+let saveTimer: number | undefined;
+let tickTimer: number | undefined;
+
+const runsList = el('main', { className: 'runs', attrs: { 'aria-label': 'Python runs' } });
+const emptyState = el('div', { className: 'empty-state' }, [
+  el('p', { className: 'empty-title', text: 'No Python runs yet' }),
+  el('p', { text: 'Runs started from the editor, the tool explorer or Copilot agent mode appear here with their output, errors, figures and tables.' }),
+]);
+const countLabel = el('span', { className: 'run-count' });
+const clearButton = button('Clear', 'clear', 'toolbar-button', 'Clear all runs');
+const toolPanel = new ToolPanel((message) => vscode.postMessage(message), scheduleSave);
+
+const cardHost: CardHost = {
+  post: (message) => vscode.postMessage(message),
+  scheduleFlush(card) {
+    dirty.add(card);
+    if (flushScheduled) return;
+    flushScheduled = true;
+    requestAnimationFrame(() => {
+      flushScheduled = false;
+      for (const c of dirty) c.flush();
+      dirty.clear();
+    });
+  },
+  changed: scheduleSave,
+};
+
+function scheduleSave(): void {
+  if (saveTimer !== undefined) return;
+  saveTimer = window.setTimeout(saveNow, SAVE_DELAY_MS);
+}
+
+function saveNow(): void {
+  window.clearTimeout(saveTimer);
+  saveTimer = undefined;
+  // The map holds cards in insertion order, which is oldest first.
+  vscode.setState({ version: STATE_VERSION, cards: [...cards.values()].map((c) => c.model), ...(toolPanel.spec ? { tool: toolPanel.spec } : {}) });
+}
+
+function updateChrome(): void {
+  const count = cards.size;
+  countLabel.textContent = count === 1 ? '1 run' : `${count} runs`;
+  clearButton.disabled = count === 0;
+  emptyState.hidden = count > 0;
+  const anyRunning = [...cards.values()].some((c) => c.running);
+  if (anyRunning && tickTimer === undefined) {
+    tickTimer = window.setInterval(() => {
+      const now = Date.now();
+      for (const card of cards.values()) card.tick(now);
+    }, 1000);
+  } else if (!anyRunning && tickTimer !== undefined) {
+    window.clearInterval(tickTimer);
+    tickTimer = undefined;
+  }
+}
+
+function addCard(model: RunCard): void {
+  // A run the page already shows (a replayed start) is replaced and moves to the top.
+  const existing = cards.get(model.run.runId);
+  if (existing) {
+    existing.root.remove();
+    dirty.delete(existing);
+    cards.delete(existing.runId);
+  }
+  const card = new RunCardView(model, cardHost);
+  cards.set(card.runId, card);
+  runsList.prepend(card.root);
+  for (const [runId, old] of cards) {
+    if (cards.size <= MAX_CARDS) break;
+    old.root.remove();
+    dirty.delete(old);
+    cards.delete(runId);
+  }
+}
+
+function clearCards(): void {
+  for (const card of cards.values()) card.root.remove();
+  cards.clear();
+  dirty.clear();
+}
+
+function handle(message: HostToPageMessage): void {
+  switch (message.type) {
+    case 'runStarted':
+      addCard({ run: message.run, stdout: '', stderr: '', displays: [] });
+      break;
+    // Events for a run the page has no card for are dropped: the host replays `history` on `ready`, so only
+    // runs already pushed out of the bounded history can be unknown.
+    case 'runOutput':
+      cards.get(message.runId)?.appendOutput(message.stream, message.text);
+      return;
+    case 'runDisplay':
+      cards.get(message.runId)?.addDisplay(message.display);
+      return;
+    case 'runFinished':
+      cards.get(message.runId)?.finish(message.result);
+      break;
+    case 'history':
+      clearCards();
+      for (const run of message.runs.slice(-MAX_CARDS)) addCard(run);
+      break;
+    case 'reveal':
+      cards.get(message.runId)?.reveal();
+      return;
+    case 'toolForm':
+      toolPanel.show(message.tool);
+      return;
+    case 'toolResult':
+      toolPanel.showResult(message.requestId, message.ok, message.content);
+      return;
+    case 'clear':
+      clearCards();
+      break;
+    default:
+      return;
+  }
+  updateChrome();
+  scheduleSave();
+}
+
+function restore(): void {
+  const state = vscode.getState() as Partial<PersistedState> | undefined;
+  if (state?.version !== STATE_VERSION) return;
+  for (const card of state.cards ?? []) addCard(card);
+  if (state.tool) toolPanel.show(state.tool);
+}
+
+function mount(): void {
+  clearButton.addEventListener('click', () => {
+    clearCards();
+    updateChrome();
+    saveNow();
+    vscode.postMessage({ type: 'clear' });
+  });
+  const app = document.getElementById('app') ?? document.body;
+  app.replaceChildren(el('header', { className: 'toolbar' }, [el('span', { className: 'toolbar-title', text: 'Python runs' }), countLabel, clearButton]), toolPanel.root, emptyState, runsList);
+
+  // VS Code switches themes by changing the body class and the variables on <html>; frames need new colours.
+  let restyleQueued = false;
+  const observer = new MutationObserver(() => {
+    if (restyleQueued) return;
+    restyleQueued = true;
+    requestAnimationFrame(() => {
+      restyleQueued = false;
+      restyleFrames();
+    });
+  });
+  observer.observe(document.body, { attributes: true, attributeFilter: ['class'] });
+  observer.observe(document.documentElement, { attributes: true, attributeFilter: ['style'] });
+
+  window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    const data = event.data;
+    if (typeof data === 'object' && data !== null && typeof (data as { type?: unknown }).type === 'string') handle(data as HostToPageMessage);
+  });
+
+  restore();
+  updateChrome();
+  vscode.postMessage({ type: 'ready' });
+}
+
+mount();

@@ -1,0 +1,111 @@
+// Messages between the extension host and the results webview page. Types only, plus the validator the host
+// runs on everything the page sends: the page renders untrusted output, so the host treats it as untrusted too.
+import type { BackendKind, Display, RunEvent, RunOrigin, RunResult } from '../engine/types';
+
+/** What is known about a run when it starts. */
+export interface RunInfo {
+  runId: string;
+  session: string;
+  backend: BackendKind;
+  code: string;
+  origin: RunOrigin;
+  /** Epoch milliseconds. */
+  startedAt: number;
+}
+
+/** One run as the page shows it: the start info, the output so far, and the result once it finished. */
+export interface RunCard {
+  run: RunInfo;
+  stdout: string;
+  stderr: string;
+  displays: Display[];
+  result?: RunResult;
+}
+
+/** A tool the person can invoke from a form generated from its input schema. */
+export interface ToolFormSpec {
+  /** The external MCP server that owns the tool; absent for the extension's own tools. */
+  server?: string;
+  name: string;
+  description: string;
+  /** A JSON schema of `type: "object"`; the page reads it defensively. */
+  inputSchema: Record<string, unknown>;
+}
+
+export type HostToPageMessage =
+  | { type: 'runStarted'; run: RunInfo }
+  | { type: 'runOutput'; runId: string; stream: 'stdout' | 'stderr'; text: string }
+  | { type: 'runDisplay'; runId: string; display: Display }
+  /** The result is authoritative: its stdout/stderr (capped head and tail) replace what streamed. */
+  | { type: 'runFinished'; runId: string; result: RunResult }
+  /** Replaces every card; oldest run first. Sent in answer to `ready`, so a reloaded page catches up. */
+  | { type: 'history'; runs: RunCard[] }
+  /** Scrolls to a card and highlights it. */
+  | { type: 'reveal'; runId: string }
+  | { type: 'toolForm'; tool: ToolFormSpec }
+  /** `content` is a string, MCP content blocks (`{type:'text',text}` / `{type:'image',data,mimeType}`), or any JSON value. */
+  | { type: 'toolResult'; requestId: string; ok: boolean; content: unknown }
+  | { type: 'clear' };
+
+export type PageToHostMessage =
+  | { type: 'ready' }
+  | { type: 'invokeTool'; requestId: string; server?: string; name: string; args: Record<string, unknown> }
+  | { type: 'rerun'; runId: string }
+  | { type: 'interrupt'; runId: string }
+  | { type: 'clear' };
+
+/** Ids and names the page sends back are ones the host gave it; anything longer is not one of them. */
+const MAX_ID_LENGTH = 256;
+
+function isId(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Checks a message from the page and returns a copy holding only the known fields, or undefined when it is
+ * not a well-formed page message. The host acts only on what this returns.
+ */
+export function parsePageMessage(value: unknown): PageToHostMessage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  switch (value.type) {
+    case 'ready':
+    case 'clear':
+      return { type: value.type };
+    case 'rerun':
+    case 'interrupt':
+      return isId(value.runId) ? { type: value.type, runId: value.runId } : undefined;
+    case 'invokeTool': {
+      const { requestId, server, name, args } = value;
+      if (!isId(requestId) || !isId(name) || !isPlainObject(args)) return undefined;
+      if (server !== undefined && !isId(server)) return undefined;
+      return server === undefined
+        ? { type: 'invokeTool', requestId, name, args }
+        : { type: 'invokeTool', requestId, server, name, args };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The page message for an engine run event, so the host forwards events without re-deriving the shapes. */
+export function messageForRunEvent(event: RunEvent): HostToPageMessage {
+  switch (event.type) {
+    case 'started': {
+      const { runId, session, backend, code, origin, startedAt } = event;
+      return { type: 'runStarted', run: { runId, session, backend, code, origin, startedAt } };
+    }
+    case 'stdout':
+    case 'stderr':
+      return { type: 'runOutput', runId: event.runId, stream: event.type, text: event.text };
+    case 'display':
+      return { type: 'runDisplay', runId: event.runId, display: event.display };
+    case 'finished':
+      return { type: 'runFinished', runId: event.runId, result: event.result };
+  }
+}

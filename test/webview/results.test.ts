@@ -1,0 +1,815 @@
+// The results webview in real headless Chromium: the exact document renderResultsHtml produces, served from a
+// local origin standing in for webview.cspSource, driven with window.postMessage as VS Code does.
+// Run after `node esbuild.mjs` (it builds dist/webview.js).
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { RunResult } from '../../src/engine/types';
+import { makeNonce, renderResultsHtml } from '../../src/vscode/resultsHtml';
+import { messageForRunEvent, parsePageMessage, type HostToPageMessage, type PageToHostMessage, type RunCard, type RunInfo } from '../../src/webview/protocol';
+
+const root = path.resolve(__dirname, '../..');
+const outDir = path.join(root, 'test-output');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+// ---- VS Code's theme variables, as a webview receives them (Dark Modern and Light Modern) -------------
+
+const COMMON_VARS = {
+  '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif',
+  '--vscode-font-size': '13px',
+  '--vscode-font-weight': 'normal',
+  '--vscode-editor-font-family': '"Droid Sans Mono", "DejaVu Sans Mono", monospace',
+  '--vscode-editor-font-size': '13px',
+};
+const DARK_VARS = {
+  ...COMMON_VARS,
+  '--vscode-editor-background': '#1f1f1f',
+  '--vscode-editor-foreground': '#cccccc',
+  '--vscode-foreground': '#cccccc',
+  '--vscode-descriptionForeground': '#9d9d9d',
+  '--vscode-errorForeground': '#f85149',
+  '--vscode-editorWarning-foreground': '#cca700',
+  '--vscode-textCodeBlock-background': '#2b2b2b',
+  '--vscode-textPreformat-foreground': '#d0d0d0',
+  '--vscode-textLink-foreground': '#4daafc',
+  '--vscode-badge-background': '#616161',
+  '--vscode-badge-foreground': '#f8f8f8',
+  '--vscode-button-background': '#0078d4',
+  '--vscode-button-foreground': '#ffffff',
+  '--vscode-button-hoverBackground': '#026ec1',
+  '--vscode-button-border': '#ffffff12',
+  '--vscode-button-secondaryBackground': '#313131',
+  '--vscode-button-secondaryForeground': '#cccccc',
+  '--vscode-button-secondaryHoverBackground': '#3c3c3c',
+  '--vscode-panel-border': '#2b2b2b',
+  '--vscode-widget-border': '#313131',
+  '--vscode-editorWidget-background': '#202020',
+  '--vscode-input-background': '#313131',
+  '--vscode-input-foreground': '#cccccc',
+  '--vscode-input-border': '#3c3c3c',
+  '--vscode-input-placeholderForeground': '#989898',
+  '--vscode-inputValidation-errorBorder': '#be1100',
+  '--vscode-dropdown-background': '#313131',
+  '--vscode-dropdown-foreground': '#cccccc',
+  '--vscode-dropdown-border': '#3c3c3c',
+  '--vscode-focusBorder': '#0078d4',
+  '--vscode-progressBar-background': '#0078d4',
+  '--vscode-testing-iconPassed': '#73c991',
+  '--vscode-list-hoverBackground': '#2a2d2e',
+  '--vscode-toolbar-hoverBackground': '#5a5d5e50',
+  '--vscode-icon-foreground': '#cccccc',
+};
+const LIGHT_VARS = {
+  ...COMMON_VARS,
+  '--vscode-editor-background': '#ffffff',
+  '--vscode-editor-foreground': '#3b3b3b',
+  '--vscode-foreground': '#3b3b3b',
+  '--vscode-descriptionForeground': '#717171',
+  '--vscode-errorForeground': '#e51400',
+  '--vscode-editorWarning-foreground': '#bf8803',
+  '--vscode-textCodeBlock-background': '#f2f2f2',
+  '--vscode-textPreformat-foreground': '#3b3b3b',
+  '--vscode-textLink-foreground': '#005fb8',
+  '--vscode-badge-background': '#cccccc',
+  '--vscode-badge-foreground': '#3b3b3b',
+  '--vscode-button-background': '#005fb8',
+  '--vscode-button-foreground': '#ffffff',
+  '--vscode-button-hoverBackground': '#0258a8',
+  '--vscode-button-border': '#0000001a',
+  '--vscode-button-secondaryBackground': '#e5e5e5',
+  '--vscode-button-secondaryForeground': '#3b3b3b',
+  '--vscode-button-secondaryHoverBackground': '#cccccc',
+  '--vscode-panel-border': '#e5e5e5',
+  '--vscode-widget-border': '#e5e5e5',
+  '--vscode-editorWidget-background': '#f8f8f8',
+  '--vscode-input-background': '#ffffff',
+  '--vscode-input-foreground': '#3b3b3b',
+  '--vscode-input-border': '#cecece',
+  '--vscode-input-placeholderForeground': '#767676',
+  '--vscode-inputValidation-errorBorder': '#be1100',
+  '--vscode-dropdown-background': '#ffffff',
+  '--vscode-dropdown-foreground': '#3b3b3b',
+  '--vscode-dropdown-border': '#cecece',
+  '--vscode-focusBorder': '#005fb8',
+  '--vscode-progressBar-background': '#005fb8',
+  '--vscode-testing-iconPassed': '#388a34',
+  '--vscode-list-hoverBackground': '#f2f2f2',
+  '--vscode-toolbar-hoverBackground': '#b8b8b850',
+  '--vscode-icon-foreground': '#3b3b3b',
+};
+type Theme = 'dark' | 'light';
+const THEMES: Record<Theme, Record<string, string>> = { dark: DARK_VARS, light: LIGHT_VARS };
+
+// ---- a small valid PNG, built by hand so the test needs no image library --------------------------
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(bytes: Buffer): number {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+/** An RGB gradient, `size` pixels square. */
+function gradientPng(size: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(size, 0);
+  header.writeUInt32BE(size, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit depth, truecolour, deflate, adaptive filtering, no interlace
+  const raw = Buffer.alloc(size * (1 + size * 3));
+  for (let y = 0; y < size; y++) {
+    const row = y * (1 + size * 3);
+    raw[row] = 0; // filter: none
+    for (let x = 0; x < size; x++) {
+      const at = row + 1 + x * 3;
+      raw[at] = Math.round((x / (size - 1)) * 255);
+      raw[at + 1] = Math.round((y / (size - 1)) * 200);
+      raw[at + 2] = 160;
+    }
+  }
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, pngChunk('IHDR', header), pngChunk('IDAT', zlib.deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+}
+
+// ---- fixtures ------------------------------------------------------------------------------------------
+
+/** Runs start a few seconds apart, ending about now, so the clock column reads like a real session. */
+let startedAt = Date.now() - 15 * 60_000;
+
+function runInfo(runId: string, code = 'print("hello")', extra: Partial<RunInfo> = {}): RunInfo {
+  startedAt += 7_000;
+  return { runId, session: 'default', backend: 'pyodide', code, origin: 'command', startedAt, ...extra };
+}
+
+function result(runId: string, extra: Partial<RunResult> = {}): RunResult {
+  return { success: true, stdout: '', stderr: '', duration_ms: 42, diagnostics: null, backend: 'pyodide', session: 'default', run_id: runId, ...extra };
+}
+
+const DATAFRAME_HTML = `<div>
+<style scoped>.dataframe tbody tr th { vertical-align: top; }</style>
+<table border="1" class="dataframe">
+  <thead><tr style="text-align: right;"><th></th><th>city</th><th>temp_c</th><th>rain_mm</th><th>wind_kmh</th></tr></thead>
+  <tbody>
+    <tr><th>0</th><td>Lisbon</td><td>21.4</td><td>0.2</td><td>14</td></tr>
+    <tr><th>1</th><td>Oslo</td><td>9.8</td><td>3.1</td><td>22</td></tr>
+    <tr><th>2</th><td>Nairobi</td><td>24.0</td><td>1.7</td><td>11</td></tr>
+    <tr><th>3</th><td>Osaka</td><td>17.3</td><td>5.4</td><td>9</td></tr>
+  </tbody>
+</table>
+<script>document.body.dataset.scriptRan = 'yes';</script>
+</div>`;
+
+/** A small line chart, the way matplotlib's SVG backend would hand one over (raw markup, not base64). */
+const CHART_SVG = (() => {
+  const xs = Array.from({ length: 40 }, (_, i) => i);
+  const line = (f: (x: number) => number) => xs.map((x) => `${40 + x * 13},${150 - f(x) * 90}`).join(' ');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="580" height="190" viewBox="0 0 580 190" font-family="sans-serif" font-size="11">
+<rect width="580" height="190" fill="#ffffff"/>
+<g stroke="#e6e6e6">${[40, 70, 100, 130].map((y) => `<line x1="40" x2="560" y1="${y}" y2="${y}"/>`).join('')}</g>
+<line x1="40" x2="560" y1="150" y2="150" stroke="#333"/><line x1="40" x2="40" y1="20" y2="150" stroke="#333"/>
+<polyline fill="none" stroke="#1f77b4" stroke-width="2" points="${line((x) => 0.5 + 0.45 * Math.sin(x / 4))}"/>
+<polyline fill="none" stroke="#ff7f0e" stroke-width="2" points="${line((x) => 0.5 + 0.4 * Math.cos(x / 5) * Math.exp(-x / 60))}"/>
+<text x="300" y="14" text-anchor="middle" font-size="12">Daily temperature anomaly</text>
+<text x="300" y="175" text-anchor="middle" fill="#333">day</text>
+<script>alert(1)</script>
+</svg>`;
+})();
+
+// ---- the page harness ------------------------------------------------------------------------------------
+
+let server: http.Server;
+let origin = '';
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+/** The variables VS Code sets on the page, and the background the workbench paints behind it. */
+function themeCss(theme: Theme): string {
+  const vars = Object.entries(THEMES[theme]).map(([name, value]) => `  ${name}: ${value};`);
+  return `:root {\n${vars.join('\n')}\n  background: var(--vscode-editor-background);\n}\n`;
+}
+
+/** The document VS Code would show, plus the theme variables and body class VS Code adds around it. */
+function pageHtml(theme: Theme): string {
+  const html = renderResultsHtml({
+    cspSource: origin,
+    nonce: makeNonce(),
+    scriptUri: `${origin}/dist/webview.js`,
+    styleUri: `${origin}/media/results.css`,
+    title: 'Python Results',
+  });
+  return html
+    .replace('<link rel="stylesheet"', `<link rel="stylesheet" href="${origin}/theme-${theme}.css">\n<link rel="stylesheet"`)
+    .replace('<body>', `<body class="vscode-${theme}">`);
+}
+
+function serve(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const url = new URL(req.url ?? '/', origin);
+  const send = (type: string, body: string | Buffer): void => {
+    res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
+  };
+  if (url.pathname === '/') return send('text/html; charset=utf-8', pageHtml(url.searchParams.get('theme') === 'light' ? 'light' : 'dark'));
+  if (url.pathname === '/dist/webview.js') return send('text/javascript', fs.readFileSync(path.join(root, 'dist/webview.js')));
+  if (url.pathname === '/media/results.css') return send('text/css', fs.readFileSync(path.join(root, 'media/results.css')));
+  if (url.pathname === '/theme-dark.css') return send('text/css', themeCss('dark'));
+  if (url.pathname === '/theme-light.css') return send('text/css', themeCss('light'));
+  res.writeHead(404).end();
+}
+
+/** Stands in for VS Code's webview API: records what the page posts and keeps its state across reloads. */
+const FAKE_VSCODE_API = `
+  window.__sent = [];
+  window.__violations = [];
+  document.addEventListener('securitypolicyviolation', (e) => {
+    window.__violations.push({ directive: e.effectiveDirective, blocked: e.blockedURI, sample: e.sample });
+  });
+  window.acquireVsCodeApi = () => ({
+    postMessage: (message) => window.__sent.push(JSON.parse(JSON.stringify(message))),
+    getState: () => {
+      const saved = sessionStorage.getItem('vscode-state');
+      return saved ? JSON.parse(saved) : undefined;
+    },
+    setState: (state) => sessionStorage.setItem('vscode-state', JSON.stringify(state)),
+  });
+`;
+
+interface Harness {
+  page: Page;
+  errors: Error[];
+}
+
+async function openPage(theme: Theme = 'dark', width = 820): Promise<Harness> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
+  contexts.push(context);
+  const page = await context.newPage();
+  const errors: Error[] = [];
+  page.on('pageerror', (error) => errors.push(error));
+  await page.addInitScript({ content: FAKE_VSCODE_API });
+  await page.goto(`${origin}/?theme=${theme}`);
+  await page.waitForFunction(() => (window as unknown as { __sent: { type: string }[] }).__sent.some((m) => m.type === 'ready'));
+  return { page, errors };
+}
+
+async function post(page: Page, ...messages: HostToPageMessage[]): Promise<void> {
+  await page.evaluate((list) => {
+    for (const message of list) window.postMessage(message, '*');
+  }, messages);
+}
+
+async function sent(page: Page): Promise<PageToHostMessage[]> {
+  return page.evaluate(() => (window as unknown as { __sent: PageToHostMessage[] }).__sent);
+}
+
+/** Waits until `selector`'s text contains `text` (output is written on the next animation frame). */
+async function waitForText(page: Page, selector: string, text: string): Promise<void> {
+  await page.waitForFunction(([s, t]) => (document.querySelector(s)?.textContent ?? '').includes(t), [selector, text] as const, { timeout: 5000 });
+}
+
+function card(runId: string): string {
+  return `.run-card[data-run-id="${runId}"]`;
+}
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(root, 'dist/webview.js')), 'dist/webview.js is missing: run `node esbuild.mjs` first');
+  fs.mkdirSync(outDir, { recursive: true });
+  server = http.createServer(serve);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+
+after(async () => {
+  for (const context of contexts) await context.close();
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+// ---- pure parts -----------------------------------------------------------------------------------------
+
+describe('protocol and document', () => {
+  test('parsePageMessage accepts the page messages, copies only known fields and rejects the rest', () => {
+    assert.deepEqual(parsePageMessage({ type: 'ready', extra: 1 }), { type: 'ready' });
+    assert.deepEqual(parsePageMessage({ type: 'rerun', runId: 'r1', code: 'import os' }), { type: 'rerun', runId: 'r1' });
+    assert.deepEqual(parsePageMessage({ type: 'interrupt', runId: 'r1' }), { type: 'interrupt', runId: 'r1' });
+    assert.deepEqual(parsePageMessage({ type: 'invokeTool', requestId: 'q', server: 's', name: 'n', args: { a: 1 } }), {
+      type: 'invokeTool',
+      requestId: 'q',
+      server: 's',
+      name: 'n',
+      args: { a: 1 },
+    });
+    assert.deepEqual(parsePageMessage({ type: 'invokeTool', requestId: 'q', name: 'n', args: {} }), { type: 'invokeTool', requestId: 'q', name: 'n', args: {} });
+    for (const bad of [
+      null,
+      'ready',
+      [],
+      { type: 'runStarted' },
+      { type: 'rerun' },
+      { type: 'rerun', runId: 7 },
+      { type: 'rerun', runId: '' },
+      { type: 'rerun', runId: 'x'.repeat(300) },
+      { type: 'invokeTool', requestId: 'q', name: 'n', args: [] },
+      { type: 'invokeTool', requestId: 'q', name: 'n', args: null },
+      { type: 'invokeTool', requestId: 'q', name: 'n', server: 3, args: {} },
+      { type: 'invokeTool', name: 'n', args: {} },
+      Object.assign(Object.create({ inherited: true }), { type: 'ready' }),
+    ]) {
+      assert.equal(parsePageMessage(bad), undefined, JSON.stringify(bad));
+    }
+  });
+
+  test('messageForRunEvent maps every engine run event to its page message', () => {
+    const info = runInfo('e1');
+    assert.deepEqual(messageForRunEvent({ type: 'started', ...info }), { type: 'runStarted', run: info });
+    assert.deepEqual(messageForRunEvent({ type: 'stderr', runId: 'e1', text: 'warn' }), { type: 'runOutput', runId: 'e1', stream: 'stderr', text: 'warn' });
+    const display = { mime: 'text/plain', data: 'x' };
+    assert.deepEqual(messageForRunEvent({ type: 'display', runId: 'e1', display }), { type: 'runDisplay', runId: 'e1', display });
+    const done = result('e1');
+    assert.deepEqual(messageForRunEvent({ type: 'finished', runId: 'e1', result: done }), { type: 'runFinished', runId: 'e1', result: done });
+  });
+
+  test('renderResultsHtml writes a strict CSP, a nonced script and escaped values', () => {
+    const nonce = makeNonce();
+    assert.match(nonce, /^[A-Za-z0-9+/]{32}$/);
+    assert.notEqual(nonce, makeNonce());
+    const html = renderResultsHtml({ cspSource: 'https://x.vscode-cdn.net', nonce, scriptUri: 'https://x/webview.js', styleUri: 'https://x/results.css', title: '<Runs & "more">' });
+    const csp = /http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1].replace(/&#39;/g, "'");
+    assert.equal(
+      csp,
+      `default-src 'none'; img-src https://x.vscode-cdn.net data:; style-src https://x.vscode-cdn.net 'nonce-${nonce}'; script-src 'nonce-${nonce}'; frame-src https://x.vscode-cdn.net data:;`,
+    );
+    assert.ok(html.includes(`<script nonce="${nonce}" src="https://x/webview.js"></script>`));
+    assert.ok(html.includes('<title>&#60;Runs &#38; &#34;more&#34;&#62;</title>'));
+    assert.equal((html.match(/<script/g) ?? []).length, 1, 'one script, the nonced bundle');
+    assert.doesNotMatch(html, /style=/);
+  });
+});
+
+// ---- the page in Chromium ---------------------------------------------------------------------------------
+
+describe('results page in Chromium', () => {
+  test('a finished successful run shows status, backend, session, origin, duration and stdout', async () => {
+    const { page, errors } = await openPage();
+    assert.equal(await page.textContent('.empty-state .empty-title'), 'No Python runs yet');
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('ok1', 'total = sum(range(10))\nprint(total)', { origin: 'mcp', session: 'analysis' }) },
+      { type: 'runFinished', runId: 'ok1', result: result('ok1', { stdout: '45\n', duration_ms: 1234, session: 'analysis' }) },
+    );
+    await waitForText(page, `${card('ok1')} .stdout`, '45');
+    const view = await page.$eval(card('ok1'), (node) => ({
+      status: node.getAttribute('data-status'),
+      badge: node.querySelector('.badge')?.textContent,
+      backend: node.querySelector('.backend')?.textContent,
+      session: node.querySelector('.session')?.textContent,
+      origin: node.querySelector('.origin')?.textContent,
+      duration: node.querySelector('.duration')?.textContent,
+      code: node.querySelector('.code-text')?.textContent,
+      stderrHidden: (node.querySelector('.stderr') as HTMLElement).hidden,
+      errorHidden: (node.querySelector('.error-block') as HTMLElement).hidden,
+      rerunHidden: (node.querySelector('.rerun') as HTMLElement).hidden,
+      interruptHidden: (node.querySelector('.interrupt') as HTMLElement).hidden,
+    }));
+    assert.deepEqual(view, {
+      status: 'ok',
+      badge: 'ok',
+      backend: 'Pyodide',
+      session: 'analysis',
+      origin: 'agent (MCP)',
+      duration: '1.23 s',
+      code: 'total = sum(range(10))\nprint(total)',
+      stderrHidden: true,
+      errorHidden: true,
+      rerunHidden: false,
+      interruptHidden: true,
+    });
+    assert.equal(await page.textContent('.run-count'), '1 run');
+    assert.ok(await page.isHidden('.empty-state'));
+    assert.deepEqual(errors, []);
+  });
+
+  test('a streaming run updates live, can be interrupted, and ends with the result text', async () => {
+    const { page, errors } = await openPage();
+    await post(page, { type: 'runStarted', run: runInfo('s1', 'for i in range(3):\n    print("step", i)\n    time.sleep(1)', { backend: 'python' }) });
+    assert.equal(await page.getAttribute(card('s1'), 'data-status'), 'running');
+    assert.equal(await page.textContent(`${card('s1')} .badge`), 'running');
+    assert.ok(await page.isVisible(`${card('s1')} .spinner`));
+    let expected = '';
+    for (let i = 0; i < 3; i++) {
+      await post(page, { type: 'runOutput', runId: 's1', stream: 'stdout', text: `step ${i}\n` });
+      expected += `step ${i}\n`;
+      await waitForText(page, `${card('s1')} .stdout`, `step ${i}`);
+      assert.equal(await page.textContent(`${card('s1')} .stdout pre`), expected, 'output appended in order, once');
+    }
+    await post(page, { type: 'runOutput', runId: 's1', stream: 'stderr', text: 'DeprecationWarning: soon\n' });
+    await waitForText(page, `${card('s1')} .stderr`, 'DeprecationWarning');
+
+    // A burst of chunks lands in one frame and nothing is lost or duplicated.
+    await page.evaluate(() => {
+      for (let i = 0; i < 500; i++) window.postMessage({ type: 'runOutput', runId: 's1', stream: 'stdout', text: `line ${i}\n` }, '*');
+    });
+    await waitForText(page, `${card('s1')} .stdout`, 'line 499');
+    const burst = (await page.textContent(`${card('s1')} .stdout pre`)) ?? '';
+    assert.equal(burst.split('\n').filter((l) => l.startsWith('line ')).length, 500);
+
+    await page.click(`${card('s1')} .interrupt`);
+    assert.ok((await sent(page)).some((m) => m.type === 'interrupt' && m.runId === 's1'));
+    assert.ok(await page.isDisabled(`${card('s1')} .interrupt`));
+
+    await post(page, { type: 'runFinished', runId: 's1', result: result('s1', { backend: 'python', stdout: 'step 0\nstep 1\nstep 2\n', stderr: 'DeprecationWarning: soon\n', duration_ms: 3021 }) });
+    await page.waitForSelector(`${card('s1')}[data-status="ok"]`);
+    assert.equal(await page.textContent(`${card('s1')} .stdout pre`), 'step 0\nstep 1\nstep 2\n', 'the result is authoritative');
+    assert.equal(await page.textContent(`${card('s1')} .duration`), '3.02 s');
+    assert.ok(await page.isHidden(`${card('s1')} .interrupt`));
+    assert.ok(await page.isHidden(`${card('s1')} .spinner`));
+    assert.deepEqual(errors, []);
+  });
+
+  test('a flood of output is capped per card', async () => {
+    const { page } = await openPage();
+    await post(page, { type: 'runStarted', run: runInfo('flood') });
+    await page.evaluate(() => {
+      const chunk = 'x'.repeat(9_999) + '\n';
+      for (let i = 0; i < 40; i++) window.postMessage({ type: 'runOutput', runId: 'flood', stream: 'stdout', text: chunk }, '*');
+    });
+    await waitForText(page, `${card('flood')} .stdout`, 'not kept in this view');
+    const length = await page.$eval(`${card('flood')} .stdout pre`, (node) => node.textContent?.length ?? 0);
+    assert.ok(length > 199_000 && length < 201_000, `kept ${length} characters`);
+  });
+
+  test('an error run shows its error type, message, traceback, notes, hints and stderr as text', async () => {
+    const { page, errors } = await openPage();
+    const traceback = 'Traceback (most recent call last):\n  File "<cell 3>", line 2, in <module>\n    1 / 0\nZeroDivisionError: division by zero\n';
+    const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('err1', 'x = 1\n1 / 0') },
+      {
+        type: 'runFinished',
+        runId: 'err1',
+        result: result('err1', {
+          success: false,
+          stdout: hostile,
+          stderr: 'about to fail\n',
+          duration_ms: 8,
+          diagnostics: { error_type: 'RuntimeError', message: 'ZeroDivisionError: division by zero', traceback, hints: ['Check the divisor before dividing.'] },
+        }),
+      },
+      { type: 'runStarted', run: runInfo('t1', 'while True: pass') },
+      {
+        type: 'runFinished',
+        runId: 't1',
+        result: result('t1', {
+          success: false,
+          duration_ms: 30_004,
+          diagnostics: { error_type: 'TIMEOUT', message: 'Execution timed out after 30 s', timeout_s: 30, session_reset: true },
+        }),
+      },
+    );
+    await page.waitForSelector(`${card('err1')}[data-status="error"]`);
+    assert.equal(await page.textContent(`${card('err1')} .badge`), 'RuntimeError');
+    assert.equal(await page.textContent(`${card('err1')} .error-title`), 'ZeroDivisionError: division by zero');
+    assert.equal(await page.textContent(`${card('err1')} .traceback`), traceback);
+    assert.equal(await page.textContent(`${card('err1')} .hints li`), 'Check the divisor before dividing.');
+    assert.equal(await page.textContent(`${card('err1')} .stderr pre`), 'about to fail\n');
+    assert.equal(await page.textContent(`${card('err1')} .stdout pre`), hostile, 'markup in output is shown as text');
+    assert.equal(await page.$$eval(`${card('err1')} .stdout img, ${card('err1')} .stdout script`, (nodes) => nodes.length), 0);
+    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+    const [stdoutBg, stderrBg] = await page.$$eval(`${card('err1')} .stream`, (nodes) => nodes.map((n) => getComputedStyle(n).backgroundColor));
+    assert.notEqual(stdoutBg, stderrBg, 'stderr is styled apart from stdout');
+
+    assert.equal(await page.textContent(`${card('t1')} .badge`), 'TIMEOUT');
+    assert.equal(await page.textContent(`${card('t1')} .duration`), '30.0 s');
+    const notes = await page.$$eval(`${card('t1')} .error-note`, (nodes) => nodes.map((n) => n.textContent));
+    assert.deepEqual(notes, ['Time limit: 30 s.', 'The session was reset: its variables and imports are gone.']);
+    assert.deepEqual(errors, []);
+  });
+
+  test('image displays render as loaded <img> elements, SVG included, never as inline markup', async () => {
+    const { page, errors } = await openPage();
+    let dialogs = 0;
+    page.on('dialog', (dialog) => {
+      dialogs += 1;
+      void dialog.dismiss();
+    });
+    const png = gradientPng(64).toString('base64');
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('img1', 'plt.plot(x, y); plt.show()') },
+      { type: 'runDisplay', runId: 'img1', display: { mime: 'image/png', data: png, title: 'gradient.png' } },
+      { type: 'runDisplay', runId: 'img1', display: { mime: 'image/svg+xml', data: CHART_SVG } },
+      { type: 'runDisplay', runId: 'img1', display: { mime: 'image/svg+xml', data: Buffer.from(CHART_SVG).toString('base64') } },
+    );
+    await page.waitForFunction(() => {
+      const images = Array.from(document.querySelectorAll('.run-card .display img')) as HTMLImageElement[];
+      return images.length === 3 && images.every((img) => img.complete && img.naturalWidth > 0);
+    });
+    const images = await page.$$eval(`${card('img1')} .display img`, (nodes) =>
+      (nodes as HTMLImageElement[]).map((img) => ({ width: img.naturalWidth, height: img.naturalHeight, scheme: img.src.slice(0, img.src.indexOf(',')) })),
+    );
+    assert.deepEqual(images, [
+      { width: 64, height: 64, scheme: 'data:image/png;base64' },
+      { width: 580, height: 190, scheme: 'data:image/svg+xml;charset=utf-8' },
+      { width: 580, height: 190, scheme: 'data:image/svg+xml;base64' },
+    ]);
+    assert.equal(await page.textContent(`${card('img1')} figcaption`), 'gradient.png');
+    assert.equal(await page.$$eval('svg:not(.icon)', (nodes) => nodes.length), 0, 'no SVG markup in the page');
+    assert.equal(dialogs, 0, 'the script inside the SVG did not run');
+
+    // The result lists the same displays that streamed: nothing is rendered twice.
+    const displays = [
+      { mime: 'image/png', data: png, title: 'gradient.png' },
+      { mime: 'image/svg+xml', data: CHART_SVG },
+      { mime: 'image/svg+xml', data: Buffer.from(CHART_SVG).toString('base64') },
+    ];
+    await post(page, { type: 'runFinished', runId: 'img1', result: result('img1', { displays }) });
+    await page.waitForSelector(`${card('img1')}[data-status="ok"]`);
+    assert.equal(await page.$$eval(`${card('img1')} .display`, (nodes) => nodes.length), 3);
+
+    // Broken image data becomes a note instead of a broken image icon.
+    await post(page, { type: 'runStarted', run: runInfo('img2') }, { type: 'runDisplay', runId: 'img2', display: { mime: 'image/png', data: 'bm90IGEgcG5n' } });
+    await waitForText(page, `${card('img2')} .display`, 'could not be decoded');
+    assert.deepEqual(errors, []);
+  });
+
+  test('an HTML table renders in a sandboxed srcdoc frame, themed, and its script does not run', async () => {
+    const { page, errors } = await openPage();
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('html1', 'df.head()') },
+      { type: 'runDisplay', runId: 'html1', display: { mime: 'text/html', data: DATAFRAME_HTML, title: 'DataFrame 4 × 4' } },
+    );
+    const frameSelector = `${card('html1')} iframe.html-frame`;
+    await page.waitForSelector(frameSelector);
+    const attrs = await page.$eval(frameSelector, (frame) => ({ sandbox: frame.getAttribute('sandbox'), hasSrcdoc: frame.hasAttribute('srcdoc'), src: frame.getAttribute('src') }));
+    assert.deepEqual(attrs, { sandbox: '', hasSrcdoc: true, src: null });
+
+    const handle = await page.$(frameSelector);
+    const frame = await handle!.contentFrame();
+    assert.ok(frame);
+    await frame.waitForSelector('table.dataframe');
+    const inside = await frame.evaluate(() => ({
+      rows: document.querySelectorAll('tbody tr').length,
+      firstCity: document.querySelector('tbody td')?.textContent,
+      scriptRan: document.body.dataset.scriptRan ?? null,
+      origin: window.origin,
+      cellPadding: getComputedStyle(document.querySelector('td')!).paddingLeft,
+      color: getComputedStyle(document.body).color,
+    }));
+    assert.equal(inside.rows, 4);
+    assert.equal(inside.firstCity, 'Lisbon');
+    assert.equal(inside.scriptRan, null, 'a script inside the HTML display must not run');
+    assert.equal(inside.origin, 'null', 'the frame has an opaque origin');
+    assert.equal(inside.cellPadding, '10px', 'the nonced frame stylesheet applied');
+    assert.equal(inside.color, 'rgb(204, 204, 204)', 'the frame uses the theme foreground');
+    assert.deepEqual(errors, []);
+
+    // A theme switch restyles the frame.
+    await page.evaluate(() => document.body.classList.replace('vscode-dark', 'vscode-light'));
+    await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLIFrameElement).dataset.scheme === 'light', frameSelector);
+  });
+
+  test('the CSP blocks an injected inline script and reports it', async () => {
+    const { page } = await openPage();
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.__injected = true;';
+      document.body.append(script);
+    });
+    await page.waitForFunction(() => (window as unknown as { __violations: unknown[] }).__violations.length > 0);
+    const state = await page.evaluate(() => ({
+      injected: (window as unknown as { __injected?: boolean }).__injected ?? false,
+      violations: (window as unknown as { __violations: { directive: string; blocked: string }[] }).__violations,
+    }));
+    assert.equal(state.injected, false);
+    assert.ok(state.violations.some((v) => v.directive === 'script-src-elem' && v.blocked === 'inline'), JSON.stringify(state.violations));
+  });
+
+  test('the tool form renders fields from the schema, validates, and posts invokeTool with typed args', async () => {
+    const { page, errors } = await openPage();
+    await post(page, {
+      type: 'toolForm',
+      tool: {
+        server: 'weather',
+        name: 'forecast',
+        description: 'Daily forecast for a city.',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            city: { type: 'string', description: 'City name' },
+            days: { type: 'integer', default: 3, minimum: 1, maximum: 14 },
+            threshold: { type: 'number' },
+            metric: { type: 'boolean', default: true },
+            alerts: { type: 'boolean' },
+            detail: { enum: ['summary', 'hourly', 'full'], default: 'summary' },
+            coords: { type: 'object', description: 'lat/lon' },
+            fields: { type: 'array', items: { type: 'string' } },
+          },
+          required: ['city'],
+        },
+      },
+    });
+    await page.waitForSelector('.tool-panel:not([hidden]) form');
+    const kinds = await page.$$eval('.tool-form [data-kind]', (nodes) => nodes.map((n) => `${(n as HTMLInputElement).name}:${n.getAttribute('data-kind')}:${n.tagName.toLowerCase()}`));
+    assert.deepEqual(kinds, [
+      'city:string:input',
+      'days:integer:input',
+      'threshold:number:input',
+      'metric:boolean:input',
+      'alerts:boolean:input',
+      'detail:enum:select',
+      'coords:json:textarea',
+      'fields:json:textarea',
+    ]);
+    assert.equal(await page.textContent('.tool-name'), 'weather›forecast');
+
+    // Missing required value and bad JSON are reported next to their fields, and nothing is sent.
+    await page.fill('[name="coords"]', '{ not json');
+    await page.click('.tool-form button[type="submit"]');
+    assert.equal(await page.textContent('.field-string .field-error'), 'required');
+    assert.match((await page.textContent('.field-json .field-error')) ?? '', /^invalid JSON/);
+    assert.ok(!(await sent(page)).some((m) => m.type === 'invokeTool'));
+
+    await page.fill('[name="city"]', 'Lisbon');
+    await page.fill('[name="days"]', '5');
+    await page.fill('[name="threshold"]', '0.25');
+    await page.selectOption('[name="detail"]', { label: 'hourly' });
+    await page.check('[name="alerts"]');
+    await page.fill('[name="coords"]', '{"lat": 38.7, "lon": -9.1}');
+    await page.fill('[name="fields"]', '["temp", "rain"]');
+    await page.click('.tool-form button[type="submit"]');
+    const invoke = (await sent(page)).find((m) => m.type === 'invokeTool');
+    assert.ok(invoke && invoke.type === 'invokeTool');
+    assert.deepEqual(parsePageMessage(invoke), invoke, 'the host validator accepts what the form sends');
+    assert.equal(invoke.server, 'weather');
+    assert.equal(invoke.name, 'forecast');
+    assert.deepEqual(invoke.args, { city: 'Lisbon', days: 5, threshold: 0.25, metric: true, alerts: true, detail: 'hourly', coords: { lat: 38.7, lon: -9.1 }, fields: ['temp', 'rain'] });
+    assert.ok(await page.isDisabled('.tool-form button[type="submit"]'), 'one request at a time');
+
+    await post(page, { type: 'toolResult', requestId: 'someone-else', ok: true, content: 'ignored' });
+    await post(page, { type: 'toolResult', requestId: invoke.requestId, ok: true, content: [{ type: 'text', text: 'Sunny, 24 °C' }] });
+    await waitForText(page, '.tool-result', 'Sunny, 24 °C');
+    assert.ok(!((await page.textContent('.tool-result')) ?? '').includes('ignored'));
+    assert.ok(await page.isEnabled('.tool-form button[type="submit"]'));
+    await page.screenshot({ path: path.join(outDir, 'webview-tool-form.png'), fullPage: true });
+
+    await page.click('.tool-panel .icon-button');
+    assert.ok(await page.isHidden('.tool-panel'));
+    assert.deepEqual(errors, []);
+  });
+
+  test('history replaces the cards, newest first, and the bound drops the oldest', async () => {
+    const { page } = await openPage();
+    const runs: RunCard[] = Array.from({ length: 105 }, (_, i) => ({ run: runInfo(`h${i}`, `print(${i})`), stdout: `${i}\n`, stderr: '', displays: [], result: result(`h${i}`, { stdout: `${i}\n` }) }));
+    await post(page, { type: 'history', runs });
+    await page.waitForFunction(() => document.querySelectorAll('.run-card').length === 100);
+    assert.equal(await page.getAttribute('.run-card:first-child', 'data-run-id'), 'h104');
+    assert.equal(await page.getAttribute('.run-card:last-child', 'data-run-id'), 'h5');
+    assert.equal(await page.textContent('.run-count'), '100 runs');
+
+    await post(page, { type: 'runStarted', run: runInfo('h105') });
+    await page.waitForSelector(card('h105'));
+    assert.equal(await page.$$eval('.run-card', (nodes) => nodes.length), 100);
+    assert.equal(await page.getAttribute('.run-card:first-child', 'data-run-id'), 'h105');
+    assert.equal(await page.$(card('h5')), null, 'the oldest card was dropped');
+    assert.equal(await page.getAttribute('.run-card:last-child', 'data-run-id'), 'h6');
+  });
+
+  test('re-run, copy, reveal and clear', async () => {
+    const { page } = await openPage();
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('a1') },
+      { type: 'runFinished', runId: 'a1', result: result('a1', { stdout: 'a\n' }) },
+      { type: 'runStarted', run: runInfo('a2') },
+      { type: 'runFinished', runId: 'a2', result: result('a2', { stdout: 'b\n' }) },
+    );
+    await page.click(`${card('a1')} .rerun`);
+    assert.deepEqual((await sent(page)).filter((m) => m.type === 'rerun'), [{ type: 'rerun', runId: 'a1' }]);
+
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    await page.click(`${card('a2')} .copy`);
+    await waitForText(page, `${card('a2')} .copy`, 'Copied');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'b\n');
+
+    await post(page, { type: 'reveal', runId: 'a1' });
+    await page.waitForSelector(`${card('a1')}.revealed`);
+
+    await page.click('.toolbar-button');
+    assert.equal(await page.$$eval('.run-card', (nodes) => nodes.length), 0);
+    assert.ok((await sent(page)).some((m) => m.type === 'clear'));
+    assert.ok(await page.isVisible('.empty-state'));
+
+    await post(page, { type: 'runStarted', run: runInfo('a3') });
+    await page.waitForSelector(card('a3'));
+    await post(page, { type: 'clear' });
+    await page.waitForFunction(() => document.querySelectorAll('.run-card').length === 0);
+  });
+
+  test('cards and the open tool form survive a reload through getState/setState', async () => {
+    const { page } = await openPage();
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('p1', 'print("kept")') },
+      { type: 'runOutput', runId: 'p1', stream: 'stdout', text: 'kept\n' },
+      { type: 'runFinished', runId: 'p1', result: result('p1', { stdout: 'kept\n' }) },
+      { type: 'toolForm', tool: { name: 'ping', description: '', inputSchema: { type: 'object' } } },
+    );
+    await page.waitForSelector(`${card('p1')}[data-status="ok"]`);
+    await page.waitForFunction(() => sessionStorage.getItem('vscode-state')?.includes('"ping"'));
+    await page.reload();
+    await page.waitForSelector(`${card('p1')}[data-status="ok"]`);
+    assert.equal(await page.textContent(`${card('p1')} .stdout pre`), 'kept\n');
+    assert.equal(await page.textContent('.tool-name'), 'ping');
+    assert.equal(await page.textContent('.tool-form .note'), 'This tool takes no arguments.');
+  });
+});
+
+// ---- screenshots ---------------------------------------------------------------------------------------
+
+/** A representative session: a running stream, a figure, a table, an error and a plain run. */
+async function populate(page: Page): Promise<void> {
+  startedAt = Date.now() - 60_000;
+  await post(
+    page,
+    { type: 'runStarted', run: runInfo('shot-ok', 'import sys\nprint(sys.version.split()[0])\nprint(sum(range(1_000_000)))', { origin: 'command' }) },
+    { type: 'runFinished', runId: 'shot-ok', result: result('shot-ok', { stdout: '3.12.7\n499999500000\n', duration_ms: 184 }) },
+    { type: 'runStarted', run: runInfo('shot-err', 'rates = {"EUR": 1.0, "USD": 1.08}\nprint(rates["GBP"])', { origin: 'mcp', backend: 'python' }) },
+    {
+      type: 'runFinished',
+      runId: 'shot-err',
+      result: result('shot-err', {
+        success: false,
+        backend: 'python',
+        duration_ms: 12,
+        stderr: 'warning: rates are from yesterday\n',
+        diagnostics: {
+          error_type: 'RuntimeError',
+          message: "KeyError: 'GBP'",
+          traceback: 'Traceback (most recent call last):\n  File "<cell 4>", line 2, in <module>\n    print(rates["GBP"])\n          ~~~~~^^^^^^^\nKeyError: \'GBP\'\n',
+          hints: ['Use rates.get(code) and handle a missing currency.'],
+        },
+      }),
+    },
+    { type: 'runStarted', run: runInfo('shot-table', 'import pandas as pd\ndf = pd.read_csv("weather.csv")\ndf.head(4)', { origin: 'explorer', session: 'analysis' }) },
+    { type: 'runDisplay', runId: 'shot-table', display: { mime: 'text/html', data: DATAFRAME_HTML } },
+    { type: 'runFinished', runId: 'shot-table', result: result('shot-table', { session: 'analysis', duration_ms: 2310 }) },
+    { type: 'runStarted', run: runInfo('shot-plot', 'import matplotlib.pyplot as plt\nplt.plot(days, anomaly)\nplt.title("Daily temperature anomaly")\nplt.show()', { origin: 'mcp', session: 'analysis' }) },
+    { type: 'runOutput', runId: 'shot-plot', stream: 'stdout', text: 'loaded 40 days of readings\n' },
+    { type: 'runDisplay', runId: 'shot-plot', display: { mime: 'image/svg+xml', data: CHART_SVG, title: 'Figure 1' } },
+    { type: 'runFinished', runId: 'shot-plot', result: result('shot-plot', { session: 'analysis', stdout: 'loaded 40 days of readings\n', duration_ms: 1562 }) },
+    { type: 'runStarted', run: runInfo('shot-live', 'for epoch in range(5):\n    loss = train(model, epoch)\n    print(f"epoch {epoch}: loss={loss:.3f}")', { origin: 'command', backend: 'python', startedAt: Date.now() - 2_400 }) },
+    { type: 'runOutput', runId: 'shot-live', stream: 'stdout', text: 'epoch 0: loss=0.912\nepoch 1: loss=0.644\n' },
+    { type: 'runOutput', runId: 'shot-live', stream: 'stdout', text: 'epoch 2: loss=0.481\n' },
+  );
+  await page.waitForFunction(() => Array.from(document.querySelectorAll('.display img')).every((img) => (img as HTMLImageElement).complete));
+  await waitForText(page, `${card('shot-live')} .stdout`, 'epoch 2');
+  await page.waitForFunction(() => document.fonts.status === 'loaded');
+}
+
+describe('screenshots', () => {
+  for (const [name, theme, width] of [
+    ['dark', 'dark', 760],
+    ['light', 'light', 760],
+    ['narrow', 'dark', 340],
+  ] as const) {
+    test(`${name} (${theme} theme, ${width}px wide)`, async () => {
+      const { page, errors } = await openPage(theme, width);
+      await populate(page);
+      // Let the frame documents lay out before the picture is taken.
+      const frame = await (await page.$('iframe.html-frame'))!.contentFrame();
+      await frame!.waitForSelector('table');
+      // A viewport as tall as the page: Chromium's full-page capture leaves frames below the fold unpainted.
+      await page.setViewportSize({ width, height: await page.evaluate(() => document.documentElement.scrollHeight) });
+      await page.screenshot({ path: path.join(outDir, `webview-${name}.png`), animations: 'disabled' });
+      assert.deepEqual(errors, []);
+    });
+  }
+});
