@@ -1,0 +1,500 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { encodeFrame, FrameDecoder } from '../framing';
+import { assetsDir } from '../paths';
+import type {
+  BackendFactory,
+  BackendInfo,
+  BackendOutcome,
+  BackendRunRequest,
+  BackendSession,
+  BackendSessionOptions,
+  BackendSink,
+  BackendState,
+  Logger,
+} from '../types';
+import { resolvePythonInterpreter } from './interpreter';
+import { RawOutputChannel } from './rawOutput';
+
+export interface PythonBackendConfig {
+  /** Interpreter to run; else $CODE_MODE_PYTHON, else python3/python on PATH (see resolvePythonInterpreter). */
+  pythonPath?: string;
+  /** Where the backend logs; defaults to the logger each session is created with. */
+  log?: Logger;
+}
+
+/** The workspace-Python backend: one persistent driver process per session, started on first use. */
+export function createPythonBackend(config: PythonBackendConfig = {}): BackendFactory {
+  return {
+    kind: 'python',
+    create: (options) => new PythonSession(config, options),
+  };
+}
+
+// ---- process groups that must not outlive this process ----------------------------------------------------
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number): void {
+  try {
+    // Windows has no process groups to signal; ending the driver itself at least never leaves restart() waiting.
+    process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+function trackGroup(pid: number): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    // Drivers lead their own process groups (so restart can kill what user code started), which also means
+    // nothing else kills them when this process ends.
+    process.on('exit', () => liveGroups.forEach(killGroup));
+  }
+  liveGroups.add(pid);
+}
+
+// ---- one driver process ------------------------------------------------------------------------------------
+
+interface Hello {
+  pid: number;
+  version: string;
+  pythonVersion: string;
+  executable: string;
+  marker: string;
+}
+
+type StreamName = 'stdout' | 'stderr';
+
+type DriverMessage =
+  | ({ type: 'hello' } & Hello)
+  | { type: StreamName; text: string }
+  | { type: 'hostCall'; callId: number; method: string; params: unknown }
+  | { type: 'result'; id: string; outcome: BackendOutcome; rawMarkers: [boolean, boolean] };
+
+interface DriverExit {
+  /** Why it ended, for a crashed outcome and the log. */
+  reason: string;
+  /** Ended by restart() or dispose(), not by its own failure. */
+  requested: boolean;
+}
+
+interface DriverListener {
+  onMessage(message: DriverMessage): void;
+  onRawText(stream: StreamName, text: string): void;
+  onRawMarker(stream: StreamName): void;
+  onProtocolError(error: Error): void;
+}
+
+const STDERR_TAIL_CHARS = 2000;
+/** After the driver exits, how long to wait for pipes that an escaped grandchild may still hold open. */
+const PIPE_DRAIN_MS = 500;
+
+class DriverProcess {
+  private readonly child: ChildProcess;
+  private readonly requests: Writable;
+  private readonly decoder = new FrameDecoder();
+  readonly stdout: RawOutputChannel;
+  readonly stderr: RawOutputChannel;
+  readonly ready: Promise<Hello>;
+  /** Resolves once the process is gone and its pipes are drained. */
+  readonly exited: Promise<DriverExit>;
+  hello?: Hello;
+  private readonly onHello: (hello: Hello) => void;
+  private stderrTail = '';
+  private killedWith?: DriverExit;
+  private gone = false;
+
+  constructor(
+    readonly interpreter: string,
+    driverPath: string,
+    private readonly listener: DriverListener,
+  ) {
+    this.stdout = new RawOutputChannel(
+      (text) => listener.onRawText('stdout', text),
+      () => listener.onRawMarker('stdout'),
+    );
+    this.stderr = new RawOutputChannel(
+      (text) => {
+        this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
+        listener.onRawText('stderr', text);
+      },
+      () => listener.onRawMarker('stderr'),
+    );
+    // No shell: code only ever travels as data in frames. A process group of its own lets restart() kill
+    // whatever user code started along with the driver.
+    this.child = spawn(interpreter, ['-u', driverPath, '3', '4'], {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      shell: false,
+      detached: true,
+      windowsHide: true,
+    });
+    const stdio = this.child.stdio;
+    this.requests = stdio[3] as Writable;
+    const events = stdio[4] as Readable;
+    for (const stream of [stdio[1], stdio[2], stdio[3], stdio[4]]) {
+      // EPIPE and friends after the driver dies are reported through 'exit', not as stream errors.
+      stream?.on('error', () => undefined);
+    }
+    stdio[1]?.on('data', (chunk: Buffer) => this.stdout.push(chunk));
+    stdio[2]?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    events.on('data', (chunk: Buffer) => this.onEventData(chunk));
+
+    let resolveReady!: (hello: Hello) => void;
+    let rejectReady!: (error: Error) => void;
+    this.ready = new Promise<Hello>((resolve, reject) => {
+      resolveReady = resolve;
+      rejectReady = reject;
+    });
+    // Nobody may be waiting yet; the rejection is still delivered to whoever awaits `ready` later.
+    this.ready.catch(() => undefined);
+    this.onHello = resolveReady;
+
+    this.exited = new Promise<DriverExit>((resolve) => {
+      const finish = (describe: () => string) => {
+        if (this.gone) return;
+        this.gone = true;
+        this.stdout.endRun();
+        this.stderr.endRun();
+        for (const stream of stdio) stream?.destroy();
+        const exit = this.killedWith ?? { reason: describe(), requested: false };
+        if (!this.hello) rejectReady(new Error(`${interpreter} could not start the driver: ${exit.reason}`));
+        resolve(exit);
+      };
+      this.child.on('error', (error) => {
+        // Spawning failed (no such interpreter, not executable): there is no process to wait for.
+        if (this.child.pid === undefined) finish(() => error.message);
+      });
+      this.child.once('exit', (code, signal) => {
+        const pid = this.child.pid as number;
+        liveGroups.delete(pid);
+        // Whatever user code started dies with the driver.
+        killGroup(pid);
+        // Described once the pipes are drained, so the stderr tail holds the driver's last words.
+        const describe = () => this.describeExit(code, signal);
+        const timer = setTimeout(() => finish(describe), PIPE_DRAIN_MS);
+        timer.unref();
+        // 'close' comes once every pipe is drained, so output written just before dying is not lost.
+        this.child.once('close', () => {
+          clearTimeout(timer);
+          finish(describe);
+        });
+      });
+    });
+    if (this.child.pid !== undefined) trackGroup(this.child.pid);
+  }
+
+  get pid(): number | undefined {
+    return this.hello?.pid ?? this.child.pid;
+  }
+
+  send(message: unknown): void {
+    this.write(encodeFrame(message));
+  }
+
+  write(frame: Buffer): void {
+    this.requests.write(frame);
+  }
+
+  interrupt(): void {
+    if (this.gone || this.child.pid === undefined) return;
+    try {
+      process.kill(this.child.pid, 'SIGINT');
+    } catch {
+      // Already exited; 'exit' reports it.
+    }
+  }
+
+  /** Kills the driver's whole process group; `requested` tells a restart or dispose from a failure. */
+  kill(reason: string, requested: boolean): void {
+    if (this.child.pid === undefined || this.gone) return;
+    // A driver that already exited on its own keeps that as its reason.
+    if (this.child.exitCode === null && this.child.signalCode === null) this.killedWith ??= { reason, requested };
+    // Whoever awaits `exited` needs this process to stay up until the exit is seen.
+    this.setRef(true);
+    killGroup(this.child.pid);
+  }
+
+  /** Only a driver with work in flight keeps this process alive; an idle one never holds it open. */
+  setRef(on: boolean): void {
+    for (const handle of [this.child, ...this.child.stdio]) {
+      const refable = handle as { ref?: () => void; unref?: () => void } | null;
+      if (on) refable?.ref?.();
+      else refable?.unref?.();
+    }
+  }
+
+  resetStderrTail(): void {
+    this.stderrTail = '';
+  }
+
+  private onEventData(chunk: Buffer): void {
+    let messages: unknown[];
+    try {
+      messages = this.decoder.push(chunk);
+    } catch (error) {
+      this.listener.onProtocolError(error as Error);
+      return;
+    }
+    for (const message of messages as DriverMessage[]) {
+      if (message.type === 'hello') {
+        this.hello = message;
+        const marker = Buffer.from(message.marker, 'latin1');
+        this.stdout.setMarker(marker);
+        this.stderr.setMarker(marker);
+        this.onHello(message);
+      } else {
+        this.listener.onMessage(message);
+      }
+    }
+  }
+
+  private describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+    const how = signal ? `the Python process was killed by ${signal}` : `the Python process exited with code ${code}`;
+    const tail = this.stderrTail.trim();
+    return tail ? `${how}; the end of its stderr:\n${tail}` : how;
+  }
+}
+
+// ---- the session -------------------------------------------------------------------------------------------
+
+interface ActiveRun {
+  id: string;
+  driver: DriverProcess;
+  sink: BackendSink;
+  resolve: (outcome: BackendOutcome) => void;
+  outcome?: BackendOutcome;
+  /** Which raw pipes the driver wrote an end-of-run marker to, once its result says so. */
+  expectMarkers?: [boolean, boolean];
+  seenMarkers: [boolean, boolean];
+}
+
+class PythonSession implements BackendSession {
+  readonly kind = 'python' as const;
+  private readonly log: Logger;
+  private driver?: DriverProcess;
+  private active?: ActiveRun;
+  /** A run waiting for its interpreter to start, which interrupt() can still call off. */
+  private awaitingDriver?: { interrupted: boolean };
+  /** The last driver died on its own (rather than by restart()), until the next one starts. */
+  private crashed = false;
+  private disposed = false;
+
+  constructor(
+    private readonly config: PythonBackendConfig,
+    private readonly options: BackendSessionOptions,
+  ) {
+    this.log = config.log ?? options.log;
+  }
+
+  get state(): BackendState {
+    if (this.disposed) return 'dead';
+    if (!this.driver) return this.crashed ? 'dead' : 'not-loaded';
+    if (!this.driver.hello) return 'loading';
+    return this.active ? 'busy' : 'ready';
+  }
+
+  async start(): Promise<void> {
+    await this.ensureDriver();
+  }
+
+  async run(request: BackendRunRequest, sink: BackendSink): Promise<BackendOutcome> {
+    if (this.active || this.awaitingDriver) throw new Error(`the Python session "${this.options.session}" is already running code`);
+    const awaiting = { interrupted: false };
+    this.awaitingDriver = awaiting;
+    let driver: DriverProcess;
+    try {
+      driver = await this.ensureDriver();
+    } finally {
+      this.awaitingDriver = undefined;
+    }
+    // Stopped while the interpreter was still starting: the code never ran.
+    if (awaiting.interrupted) return { status: 'interrupted' };
+    const frame = encodeFrame({ type: 'run', id: request.runId, code: request.code, outputCapBytes: request.outputCapBytes });
+    return new Promise<BackendOutcome>((resolve) => {
+      this.active = { id: request.runId, driver, sink, resolve, seenMarkers: [false, false] };
+      driver.stdout.beginRun(request.outputCapBytes);
+      driver.stderr.beginRun(request.outputCapBytes);
+      driver.resetStderrTail();
+      driver.setRef(true);
+      driver.write(frame);
+    });
+  }
+
+  interrupt(): void {
+    if (this.active) this.active.driver.interrupt();
+    else if (this.awaitingDriver) this.awaitingDriver.interrupted = true;
+  }
+
+  async restart(): Promise<void> {
+    const driver = this.driver;
+    if (!driver) {
+      this.crashed = false;
+      return;
+    }
+    driver.kill('the session was restarted', true);
+    await driver.exited;
+  }
+
+  info(): BackendInfo {
+    const hello = this.driver?.hello;
+    return {
+      kind: 'python',
+      state: this.state,
+      executable: hello?.executable ?? this.driver?.interpreter ?? this.configuredInterpreter(),
+      pythonVersion: hello?.pythonVersion,
+      pid: this.driver?.pid,
+    };
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const driver = this.driver;
+    if (!driver) return;
+    driver.kill('the session was disposed', true);
+    await driver.exited;
+  }
+
+  private configuredInterpreter(): string | undefined {
+    try {
+      return resolvePythonInterpreter(this.config.pythonPath);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async ensureDriver(): Promise<DriverProcess> {
+    if (this.disposed) throw new Error(`the Python session "${this.options.session}" was disposed`);
+    let driver = this.driver;
+    if (!driver) {
+      driver = this.spawnDriver();
+      this.driver = driver;
+      this.crashed = false;
+    }
+    await driver.ready;
+    return driver;
+  }
+
+  private spawnDriver(): DriverProcess {
+    const interpreter = resolvePythonInterpreter(this.config.pythonPath);
+    const driverPath = path.join(assetsDir(), 'python', 'driver.py');
+    const driver: DriverProcess = new DriverProcess(interpreter, driverPath, {
+      onMessage: (message) => this.onMessage(driver, message),
+      onRawText: (stream, text) => this.onOutput(driver, stream, text),
+      onRawMarker: (stream) => this.onRawMarker(driver, stream),
+      onProtocolError: (error) => {
+        this.log.error(`Python session "${this.options.session}": ${error.message}`);
+        driver.kill(`the driver broke the protocol (${error.message})`, false);
+      },
+    });
+    driver.setRef(true);
+    driver.ready.then(
+      (hello) => {
+        this.log.info(`Python session "${this.options.session}": Python ${hello.pythonVersion} at ${hello.executable} (pid ${hello.pid})`);
+        if (this.active?.driver !== driver) driver.setRef(false);
+      },
+      () => undefined,
+    );
+    driver.exited.then((exit) => this.onDriverExit(driver, exit));
+    return driver;
+  }
+
+  private onMessage(driver: DriverProcess, message: DriverMessage): void {
+    switch (message.type) {
+      case 'stdout':
+      case 'stderr':
+        this.onOutput(driver, message.type, message.text);
+        return;
+      case 'hostCall':
+        this.onHostCall(driver, message.callId, message.method, message.params);
+        return;
+      case 'result': {
+        const run = this.active;
+        if (run?.driver !== driver || run.id !== message.id) {
+          this.log.warn(`Python session "${this.options.session}": result for unknown run ${message.id}`);
+          return;
+        }
+        run.outcome = message.outcome;
+        run.expectMarkers = message.rawMarkers;
+        this.finishIfComplete(run);
+        return;
+      }
+    }
+  }
+
+  private onOutput(driver: DriverProcess, stream: StreamName, text: string): void {
+    const run = this.active;
+    if (run?.driver === driver) {
+      run.sink[stream](text);
+    } else {
+      // Background threads or processes writing between runs: nobody's result, but worth a trace.
+      this.log.info(`Python session "${this.options.session}" ${stream} between runs: ${text.slice(0, 1000).trimEnd()}`);
+    }
+  }
+
+  private onRawMarker(driver: DriverProcess, stream: StreamName): void {
+    const run = this.active;
+    if (run?.driver !== driver) return;
+    run.seenMarkers[stream === 'stdout' ? 0 : 1] = true;
+    this.finishIfComplete(run);
+  }
+
+  /** A run is over once its result is in and the raw pipes have caught up with it, so no output is late. */
+  private finishIfComplete(run: ActiveRun): void {
+    const expect = run.expectMarkers;
+    if (!run.outcome || !expect) return;
+    if ((expect[0] && !run.seenMarkers[0]) || (expect[1] && !run.seenMarkers[1])) return;
+    // Without a marker the driver saw the pipe fully read, so everything held back is this run's.
+    if (!expect[0]) run.driver.stdout.endRun();
+    if (!expect[1]) run.driver.stderr.endRun();
+    this.active = undefined;
+    run.driver.setRef(false);
+    run.resolve(run.outcome);
+  }
+
+  private onHostCall(driver: DriverProcess, callId: number, method: string, params: unknown): void {
+    const run = this.active;
+    if (run?.driver !== driver) {
+      // The driver only calls while a cell runs; should a call still slip in, it must not wait forever.
+      driver.send({ type: 'hostResult', callId, ok: false, error: 'no cell is running' });
+      return;
+    }
+    const reply = (body: { ok: true; result: unknown } | { ok: false; error: string }) => {
+      // A reply after the run ended would only be skipped by the driver; an interrupted call is abandoned.
+      if (this.active !== run) return;
+      try {
+        driver.send({ type: 'hostResult', callId, ...body });
+      } catch (error) {
+        driver.send({ type: 'hostResult', callId, ok: false, error: `the result of ${method} could not be sent: ${errorMessage(error)}` });
+      }
+    };
+    let pending: Promise<unknown>;
+    try {
+      pending = Promise.resolve(this.options.hostCall(method, params));
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then(
+      (result) => reply({ ok: true, result: result === undefined ? null : result }),
+      (error: unknown) => reply({ ok: false, error: errorMessage(error) }),
+    );
+  }
+
+  private onDriverExit(driver: DriverProcess, exit: DriverExit): void {
+    if (this.driver !== driver) return;
+    this.driver = undefined;
+    this.crashed = !exit.requested;
+    if (this.crashed) this.log.warn(`Python session "${this.options.session}": ${exit.reason}`);
+    const run = this.active;
+    if (run?.driver === driver) {
+      this.active = undefined;
+      run.resolve({ status: 'crashed', message: exit.reason });
+    }
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

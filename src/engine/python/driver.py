@@ -1,0 +1,596 @@
+"""The persistent driver of the workspace-Python backend (Python 3.8+, standard library only).
+
+Usage: python -u driver.py REQUEST_FD EVENT_FD
+
+The engine talks to it in length-prefixed JSON frames (src/engine/framing.ts) over two extra pipes, so fds
+0/1/2 stay the user's: requests arrive on REQUEST_FD, events and results leave on EVENT_FD.
+
+Frames in:  {"type": "run", "id", "code", "outputCapBytes"}
+            {"type": "hostResult", "callId", "ok", "result" | "error"}
+Frames out: {"type": "hello", "pid", "version", "pythonVersion", "executable", "marker"}
+            {"type": "stdout" | "stderr", "text"}
+            {"type": "hostCall", "callId", "method", "params"}
+            {"type": "result", "id", "outcome", "rawMarkers": [bool, bool]}
+
+Output written below sys.stdout (os.write(1, ...), subprocesses) reaches the engine on the real fd 1/2 pipes.
+So that no such byte arrives after its run's result, a run ends by writing a marker (a random token named
+in the hello frame) to each pipe the engine has not yet read to the end, before the result frame; the
+result says which pipes got one, and the engine waits for those markers.
+"""
+import sys
+
+# Checked before anything newer is imported, so an old interpreter says why it cannot serve.
+if sys.version_info < (3, 8):
+    sys.stderr.write("the code-mode driver needs Python 3.8 or newer; %s is Python %s\n" % (sys.executable, sys.version.split()[0]))
+    sys.exit(1)
+
+import builtins
+import codecs
+import collections
+import faulthandler
+import importlib.util
+import io
+import itertools
+import json
+import os
+import select
+import signal
+import struct
+import threading
+import types
+
+try:
+    import fcntl
+    import termios
+
+    _OUTQ_REQUEST = termios.TIOCOUTQ
+except (ImportError, AttributeError):  # not a POSIX system with TIOCOUTQ: always write markers
+    fcntl = None
+
+try:
+    # signal.getsignal converts its answer to an enum the slow way (a caught ValueError for a Python
+    # handler); the C function answers in a fraction of the time, and the driver asks after every run.
+    from _signal import getsignal as _getsignal
+except ImportError:
+    _getsignal = signal.getsignal
+
+_HEADER = struct.Struct(">I")
+# One encoder, built once: json.dumps with any option builds a new one per call.
+_encode_json = json.JSONEncoder(separators=(",", ":")).encode
+# Matches DEFAULT_MAX_FRAME_BYTES in framing.ts.
+_MAX_FRAME_BYTES = 64 * 1024 * 1024
+_DEFAULT_OUTPUT_CAP = 64 * 1024
+# A frame's JSON may take 6 bytes per character; this keeps every output frame far below the frame limit.
+_MAX_CHUNK_CHARS = 1 << 20
+# Output without a newline is still sent once this much piles up, so a long line never waits for the run's end.
+_PENDING_SEND_CHARS = 8192
+
+_MAIN_THREAD = threading.get_ident()
+_DRIVER_PID = os.getpid()
+
+# ---- interrupts ------------------------------------------------------------------------------------------
+# SIGINT becomes KeyboardInterrupt only while user code runs, and never inside a "critical" section (writing
+# a frame, consuming bytes of the request pipe): an exception there would leave the frame stream out of step.
+# An interrupt that lands in one is raised when the section ends.
+
+_user_code_running = False
+_critical_depth = 0
+_interrupt_pending = False
+
+
+def _on_sigint(signum, frame):
+    global _interrupt_pending
+    if not _user_code_running:
+        return  # between runs a late interrupt must not kill the driver
+    if _critical_depth:
+        _interrupt_pending = True
+        return
+    raise KeyboardInterrupt
+
+
+def _enter_critical():
+    global _critical_depth
+    if threading.get_ident() == _MAIN_THREAD:  # signal handlers only ever run in the main thread
+        _critical_depth += 1
+
+
+def _leave_critical():
+    global _critical_depth, _interrupt_pending
+    if threading.get_ident() != _MAIN_THREAD:
+        return
+    if _critical_depth == 1 and _interrupt_pending:
+        _interrupt_pending = False
+        _critical_depth = 0
+        raise KeyboardInterrupt
+    _critical_depth -= 1
+
+
+# The handler user code installed (signal.signal in a cell), reinstated for each run so cells behave as in
+# a plain interpreter, while the driver's own handler guards the time between runs.
+_user_sigint = None
+
+
+def _lend_sigint_to_user():
+    if _user_sigint is not None:
+        signal.signal(signal.SIGINT, _user_sigint)
+
+
+def _take_back_sigint():
+    global _user_sigint
+    current = _getsignal(signal.SIGINT)
+    # None is a handler installed from C, which Python cannot reinstall; default_int_handler does what the
+    # driver's own does, without its care for frames. Both mean: use the driver's.
+    _user_sigint = None if current in (None, _on_sigint, signal.default_int_handler) else current
+    if current is not _on_sigint:
+        signal.signal(signal.SIGINT, _on_sigint)
+
+
+# ---- frames ----------------------------------------------------------------------------------------------
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _engine_gone():
+    # Nobody is left to read results: end the driver and everything it started (it leads its own group).
+    if os.getpgrp() == os.getpid():
+        os.killpg(os.getpid(), signal.SIGKILL)
+    os._exit(1)
+
+
+class _FrameWriter:
+    def __init__(self, fd):
+        self._fd = fd
+        self._lock = threading.RLock()
+        self._queue = collections.deque()
+        self._writing = False
+
+    def send(self, message):
+        body = _encode_json(message).encode("ascii")
+        if len(body) > _MAX_FRAME_BYTES:
+            raise ValueError("message of %d bytes exceeds the frame limit of %d bytes" % (len(body), _MAX_FRAME_BYTES))
+        frame = _HEADER.pack(len(body)) + body
+        _enter_critical()
+        try:
+            with self._lock:
+                self._queue.append(frame)
+                if self._writing:
+                    # Re-entered in the same thread mid-write (a finalizer or signal handler that prints):
+                    # the outer call sends this frame after its own, so frames never interleave.
+                    return
+                self._writing = True
+                try:
+                    while self._queue:
+                        _write_all(self._fd, self._queue.popleft())
+                finally:
+                    self._writing = False
+        finally:
+            _leave_critical()
+
+
+class _FrameReader:
+    def __init__(self, fd):
+        self._fd = fd
+        self._buffer = bytearray()
+
+    def read(self, interruptible):
+        """The next message. With `interruptible`, KeyboardInterrupt may end the wait without losing bytes."""
+        while True:
+            if len(self._buffer) >= _HEADER.size:
+                (length,) = _HEADER.unpack_from(self._buffer)
+                if length > _MAX_FRAME_BYTES:
+                    sys.__stderr__.write("code-mode driver: request frame of %d bytes exceeds the limit\n" % length)
+                    _engine_gone()
+                end = _HEADER.size + length
+                if len(self._buffer) >= end:
+                    body = bytes(self._buffer[_HEADER.size:end])
+                    del self._buffer[:end]
+                    return json.loads(body)
+            if interruptible:
+                # The wait happens here, where an interrupt consumes nothing; the read below cannot block.
+                select.select([self._fd], [], [])
+            _enter_critical()
+            try:
+                data = os.read(self._fd, 1 << 16)
+                if not data:
+                    _engine_gone()
+                self._buffer += data
+            finally:
+                _leave_critical()
+
+
+# ---- output ----------------------------------------------------------------------------------------------
+
+
+def _utf8_len(text):
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _utf8_head(text, limit):
+    """The longest prefix of `text` whose UTF-8 form fits in `limit` bytes, never splitting a character."""
+    if text.isascii():
+        return text[:limit]
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    cut = limit
+    while cut > 0 and (data[cut] & 0xC0) == 0x80:
+        cut -= 1
+    return data[:cut].decode("utf-8", "surrogatepass")
+
+
+def _utf8_tail(text, limit):
+    """The longest suffix of `text` whose UTF-8 form fits in `limit` bytes, never splitting a character."""
+    if limit <= 0:
+        return ""
+    if text.isascii():
+        return text[-limit:]
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    cut = len(data) - limit
+    while cut < len(data) and (data[cut] & 0xC0) == 0x80:
+        cut += 1
+    return data[cut:].decode("utf-8", "surrogatepass")
+
+
+def _truncation_notice(dropped):
+    # Worded as the engine's CappedOutput words its own, so a reader sees one kind of notice.
+    return "\n\u2026 [%d bytes of output truncated] \u2026\n" % dropped
+
+
+class _RunStream(io.TextIOBase):
+    """sys.stdout / sys.stderr while the driver runs.
+
+    Text is sent as event frames as it is produced: on each newline, on flush, when a long line piles up,
+    and at the end of the run. Per run, at most half the output cap is sent live; after that only the last
+    half-cap is kept and sent at the end, behind a notice of how much was dropped, so a flood of output
+    costs neither the pipe nor the engine more than the cap.
+    """
+
+    def __init__(self, kind, fd, writer):
+        super().__init__()
+        self._kind = kind
+        self._fd = fd
+        self._writer = writer
+        self._lock = threading.RLock()
+        self._pending = []
+        self._pending_chars = 0
+        self._binary = None
+        self._limit(_DEFAULT_OUTPUT_CAP)
+
+    def _limit(self, cap):
+        self._cap = cap
+        self._live_left = cap // 2
+        self._tail_cap = cap - cap // 2
+        self._tail = collections.deque()
+        self._tail_bytes = 0
+        self._dropped = 0
+
+    # -- the driver's side
+
+    def begin_run(self, cap):
+        with self._lock:
+            self._send_pending()
+            self._limit(cap)
+
+    def finish_run(self):
+        """Sends what is still buffered, then the kept tail; output after this counts toward the next run."""
+        _enter_critical()
+        try:
+            with self._lock:
+                self._send_pending()
+                if self._tail:
+                    text = "".join(piece for piece, _ in self._tail)
+                    if self._tail_bytes > self._tail_cap:
+                        kept = _utf8_tail(text, self._tail_cap)
+                        self._dropped += self._tail_bytes - _utf8_len(kept)
+                        text = kept
+                    if self._dropped:
+                        text = _truncation_notice(self._dropped) + text
+                    self._send(text)
+                self._limit(self._cap)
+        finally:
+            _leave_critical()
+
+    # -- the file API user code sees
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    @property
+    def errors(self):
+        return "strict"
+
+    @property
+    def buffer(self):
+        if self._binary is None:
+            self._binary = _BinaryStream(self)
+        return self._binary
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        # Subprocesses handed sys.stdout write to the real pipe, which the engine captures as well.
+        return self._fd
+
+    def reconfigure(self, **_options):
+        # Scripts call sys.stdout.reconfigure(encoding="utf-8") to be safe on Windows; this stream already
+        # carries text losslessly, so there is nothing to change.
+        pass
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError("write() argument must be str, not %s" % type(text).__name__)
+        if text:
+            _enter_critical()
+            try:
+                with self._lock:
+                    self._accept(text)
+            finally:
+                _leave_critical()
+        return len(text)
+
+    def flush(self):
+        _enter_critical()
+        try:
+            with self._lock:
+                self._send_pending()
+        finally:
+            _leave_critical()
+
+    # -- internals, called with the lock held
+
+    def _accept(self, text):
+        size = _utf8_len(text)
+        if size <= self._live_left:
+            self._live_left -= size
+            self._pending.append(text)
+            self._pending_chars += len(text)
+            if "\n" in text or self._pending_chars >= _PENDING_SEND_CHARS:
+                self._send_pending()
+            return
+        if self._live_left > 0:
+            head = _utf8_head(text, self._live_left)
+            self._live_left = 0
+            self._pending.append(head)
+            self._send_pending()
+            text = text[len(head):]
+            size = _utf8_len(text)
+        if size > self._tail_cap:
+            kept = _utf8_tail(text, self._tail_cap)
+            self._dropped += size - _utf8_len(kept)
+            text, size = kept, _utf8_len(kept)
+        self._tail.append((text, size))
+        self._tail_bytes += size
+        while self._tail and self._tail_bytes - self._tail[0][1] >= self._tail_cap:
+            _, first = self._tail.popleft()
+            self._tail_bytes -= first
+            self._dropped += first
+
+    def _send_pending(self):
+        if not self._pending:
+            return
+        # Swap before sending: a finalizer that prints during the send appends to the fresh list.
+        pending, self._pending = self._pending, []
+        self._pending_chars = 0
+        self._send("".join(pending))
+
+    def _send(self, text):
+        for start in range(0, len(text), _MAX_CHUNK_CHARS):
+            self._writer.send({"type": self._kind, "text": text[start:start + _MAX_CHUNK_CHARS]})
+
+
+class _BinaryStream(io.RawIOBase):
+    """sys.stdout.buffer: bytes written past text mode, decoded as UTF-8 into the text stream."""
+
+    def __init__(self, text_stream):
+        super().__init__()
+        self._text = text_stream
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self):
+        return True
+
+    def fileno(self):
+        return self._text.fileno()
+
+    def write(self, data):
+        self._text.write(self._decoder.decode(bytes(data)))
+        return len(data)
+
+    def flush(self):
+        self._text.flush()
+
+
+# ---- host calls ------------------------------------------------------------------------------------------
+
+
+class HostCallError(Exception):
+    """The host rejected a call, or the call could not be made."""
+
+
+HostCallError.__module__ = "_code_mode_host"
+_call_ids = itertools.count(1)
+
+
+def call(method, params=None):
+    """Calls `method` on the host with JSON-serializable `params`; returns the host's JSON result.
+
+    Only from the main thread of the session's interpreter while a cell runs: replies arrive on the pipe
+    the driver reads requests from, and only the main thread may read it.
+    """
+    if not isinstance(method, str):
+        raise TypeError("method must be a str, not %s" % type(method).__name__)
+    if threading.get_ident() != _MAIN_THREAD or os.getpid() != _DRIVER_PID:
+        raise HostCallError("host calls can only be made from the main thread of the session's interpreter")
+    if not _user_code_running:
+        raise HostCallError("host calls can only be made while a cell runs")
+    call_id = next(_call_ids)
+    _writer.send({"type": "hostCall", "callId": call_id, "method": method, "params": params})
+    while True:
+        message = _reader.read(interruptible=True)
+        if message.get("type") == "hostResult" and message.get("callId") == call_id:
+            if message.get("ok"):
+                return message.get("result")
+            raise HostCallError(message.get("error") or "host call %r failed" % method)
+        # Anything else is the late reply to a call abandoned by an interrupt.
+
+
+def _host_module():
+    module = types.ModuleType("_code_mode_host", "Calls from Python into the code-mode host (the tool bridge).")
+    module.call = call
+    module.HostCallError = HostCallError
+    return module
+
+
+# ---- the driver ------------------------------------------------------------------------------------------
+
+_reader = None
+_writer = None
+
+
+def _load_run_cell():
+    # Loaded under a private name rather than put on sys.path, so user code never imports driver files.
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cell.py")
+    spec = importlib.util.spec_from_file_location("_code_mode_cell", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_code_mode_cell"] = module
+    spec.loader.exec_module(module)
+    return module.run_cell
+
+
+def _watch_engine(fd):
+    # The request pipe hangs up when the engine's process ends, however it ends. Only this thread notices
+    # while user code is busy, and without it a `while True` cell would outlive the engine.
+    # SIGINT must reach the main thread, where it can interrupt a blocking call such as time.sleep.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    poller = select.poll()
+    poller.register(fd, getattr(select, "POLLRDHUP", 0) | select.POLLHUP)
+    while True:
+        if poller.poll():
+            _engine_gone()
+
+
+def _engine_has_read_all(fd):
+    # For the engine's socket pipes, TIOCOUTQ (SIOCOUTQ) counts what was written through the socket and not
+    # yet read, by anyone holding it (subprocesses too). Zero means the engine already took in every raw
+    # byte of this run, so it needs no marker to know the raw output is complete: the usual case costs one
+    # ioctl instead of a write and a wake-up of the engine.
+    if fcntl is None:
+        return False
+    try:
+        return struct.unpack("i", fcntl.ioctl(fd, _OUTQ_REQUEST, b"\0\0\0\0"))[0] == 0
+    except OSError:
+        return False
+
+
+def _mark_end_of_run(fd, marker):
+    """Whether the engine must wait for `marker` on this pipe before the run's raw output is complete."""
+    if _engine_has_read_all(fd):
+        return False
+    try:
+        _write_all(fd, marker)
+        return True
+    except OSError:
+        return False
+
+
+def main():
+    global _reader, _writer, _user_code_running, _interrupt_pending
+    request_fd, event_fd = int(sys.argv[1]), int(sys.argv[2])
+    # Nothing the user starts may inherit the protocol pipes.
+    os.set_inheritable(request_fd, False)
+    os.set_inheritable(event_fd, False)
+    _reader = _FrameReader(request_fd)
+    _writer = _FrameWriter(event_fd)
+    # Private copies of fd 1/2 keep the end-of-run markers on the engine's pipes even if user code
+    # redirects fd 1 or 2.
+    marker_fds = (os.dup(1), os.dup(2))
+    marker = ("\0code-mode-run-end-%s\0" % os.urandom(12).hex()).encode("ascii")
+
+    run_cell = _load_run_cell()
+    stdout = _RunStream("stdout", 1, _writer)
+    stderr = _RunStream("stderr", 2, _writer)
+    sys.stdout, sys.stderr = stdout, stderr
+    faulthandler.enable(file=sys.__stderr__)
+    signal.signal(signal.SIGINT, _on_sigint)
+
+    def after_fork_in_child():
+        # A forked child (multiprocessing, os.fork) writes to the real pipes; the frame stream is the
+        # parent's alone.
+        os.close(request_fd)
+        os.close(event_fd)
+        sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+
+    os.register_at_fork(after_in_child=after_fork_in_child)
+
+    # The user's namespace is a real __main__ module, so pickling and multiprocessing find what cells define.
+    sys.modules["_code_mode_driver"] = sys.modules["__main__"]
+    user_main = types.ModuleType("__main__")
+    user_main.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = user_main
+    sys.modules["_code_mode_host"] = _host_module()
+    # As in the interactive interpreter: imports resolve from the working directory, not the driver's.
+    sys.path[0] = ""
+    sys.argv = [""]
+
+    threading.Thread(target=_watch_engine, args=(request_fd,), name="code-mode-watchdog", daemon=True).start()
+    _writer.send({
+        "type": "hello",
+        "pid": os.getpid(),
+        "version": sys.version,
+        "pythonVersion": "%d.%d.%d" % sys.version_info[:3],
+        "executable": sys.executable,
+        "marker": marker.decode("ascii"),
+    })
+
+    cells = 0
+    while True:
+        request = _reader.read(interruptible=False)
+        if request.get("type") != "run":
+            continue  # a late hostResult for a call abandoned by an interrupt
+        cells += 1
+        cap = request.get("outputCapBytes")
+        if not isinstance(cap, int) or cap < 0:
+            cap = _DEFAULT_OUTPUT_CAP
+        stdout.begin_run(cap)
+        stderr.begin_run(cap)
+        _lend_sigint_to_user()
+        try:
+            _user_code_running = True
+            outcome = run_cell(request["code"], user_main.__dict__, "<cell %d>" % cells)
+            _user_code_running = False
+        except KeyboardInterrupt:
+            # Raised outside the user's frames (during the final flush, or a deferred interrupt).
+            _user_code_running = False
+            outcome = {"status": "interrupted"}
+        if os.getpid() != _DRIVER_PID:
+            # A child forked by the cell returned from it: the parent owns the session.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
+        _interrupt_pending = False
+        _take_back_sigint()
+        stdout.finish_run()
+        stderr.finish_run()
+        raw_markers = [_mark_end_of_run(fd, marker) for fd in marker_fds]
+        _writer.send({"type": "result", "id": request.get("id"), "outcome": outcome, "rawMarkers": raw_markers})
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BaseException:
+        # A driver failure is reported on the real stderr, where the engine reads why a driver died.
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        raise

@@ -1,0 +1,543 @@
+// The workspace-Python backend against a real interpreter: no mocks. Run `npm run build` first (the driver
+// is loaded from dist/python).
+import { after, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createPythonBackend } from '../../src/engine/python/backend';
+import { PYTHON_ENV_VAR, resolvePythonInterpreter } from '../../src/engine/python/interpreter';
+import { RawOutputChannel } from '../../src/engine/python/rawOutput';
+import type { BackendOutcome, BackendSession, BackendSink, HostCallHandler, Logger } from '../../src/engine/types';
+
+const CAP = 64 * 1024;
+/** Generous bounds that only stop a broken build from hanging the suite; no assertion depends on timing. */
+const TEST_TIMEOUT = 60_000;
+
+const quietLog: Logger = { info() {}, warn() {}, error() {} };
+const sessions: BackendSession[] = [];
+const seenPids = new Set<number>();
+let runCounter = 0;
+
+function newSession(name = `s${sessions.length}`, hostCall?: HostCallHandler): BackendSession {
+  const session = createPythonBackend({}).create({
+    session: name,
+    log: quietLog,
+    hostCall: hostCall ?? (async (method) => Promise.reject(new Error(`no host method ${method}`))),
+  });
+  sessions.push(session);
+  return session;
+}
+
+after(async () => {
+  await Promise.all(sessions.map((s) => s.dispose()));
+  // Every driver this file started is gone once its session is disposed.
+  for (const pid of seenPids) await waitUntilGone(pid);
+});
+
+/** A sink that records a run's output and can wait for some of it to show up. */
+class Collector implements BackendSink {
+  out = '';
+  err = '';
+  private waiters: { stream: 'out' | 'err'; text: string; resolve: () => void }[] = [];
+
+  stdout(text: string): void {
+    this.out += text;
+    this.check();
+  }
+
+  stderr(text: string): void {
+    this.err += text;
+    this.check();
+  }
+
+  display(): void {}
+
+  waitFor(text: string, stream: 'out' | 'err' = 'out'): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiters.push({ stream, text, resolve });
+      this.check();
+    });
+  }
+
+  private check(): void {
+    this.waiters = this.waiters.filter((w) => {
+      if (!this[w.stream].includes(w.text)) return true;
+      w.resolve();
+      return false;
+    });
+  }
+}
+
+async function run(session: BackendSession, code: string, sink = new Collector(), outputCapBytes = CAP) {
+  const outcome = await session.run({ runId: `run-${++runCounter}`, code, outputCapBytes }, sink);
+  const pid = session.info().pid;
+  if (pid) seenPids.add(pid);
+  return { outcome, out: sink.out, err: sink.err };
+}
+
+function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  // A zombie no longer runs; it only waits for a parent (maybe a container's init) to reap it.
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? false;
+  } catch {
+    return true;
+  }
+}
+
+async function waitUntilGone(pid: number): Promise<void> {
+  for (let i = 0; i < 200 && !isGone(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(isGone(pid), `process ${pid} is still running`);
+}
+
+function assertCrashed(outcome: BackendOutcome, pattern: RegExp): void {
+  assert.equal(outcome.status, 'crashed');
+  if (outcome.status === 'crashed') assert.match(outcome.message, pattern);
+}
+
+describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
+  const session = newSession('main');
+
+  test('starts lazily and reports the interpreter', async () => {
+    assert.equal(session.state, 'not-loaded');
+    await session.start();
+    assert.equal(session.state, 'ready');
+    const info = session.info();
+    assert.equal(info.kind, 'python');
+    assert.match(info.pythonVersion ?? '', /^3\.\d+\.\d+$/);
+    assert.ok(info.executable && path.isAbsolute(info.executable), `executable: ${info.executable}`);
+    assert.ok(info.pid && info.pid > 0);
+    seenPids.add(info.pid);
+  });
+
+  test('print streams to the sink, stdout and stderr kept apart', async () => {
+    const { outcome, out, err } = await run(session, 'import sys\nprint("to out")\nprint("to err", file=sys.stderr)\nprint("more out")');
+    assert.deepEqual(outcome, { status: 'ok' });
+    assert.equal(out, 'to out\nmore out\n');
+    assert.equal(err, 'to err\n');
+  });
+
+  test('output arrives while the code still runs', async () => {
+    const sink = new Collector();
+    let sawFirstLineEarly = false;
+    const done = run(session, 'import time\nprint("first")\ntime.sleep(0.3)\nprint("second")', sink);
+    await sink.waitFor('first');
+    sawFirstLineEarly = !sink.out.includes('second');
+    await done;
+    assert.ok(sawFirstLineEarly, 'the first line is delivered before the run ends');
+    assert.equal(sink.out, 'first\nsecond\n');
+  });
+
+  test('warm round trips stay correct (median latency reported, not asserted)', async (t) => {
+    const times: number[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const sink = new Collector();
+      const started = performance.now();
+      const outcome = await session.run({ runId: `warm-${i}`, code: 'print(1+1)', outputCapBytes: CAP }, sink);
+      times.push(performance.now() - started);
+      assert.deepEqual(outcome, { status: 'ok' });
+      assert.equal(sink.out, '2\n');
+    }
+    times.sort((a, b) => a - b);
+    t.diagnostic(`print(1+1) warm round trip: median ${times[500].toFixed(3)} ms, p90 ${times[900].toFixed(3)} ms`);
+  });
+
+  test('state persists between runs, in a real __main__', async () => {
+    await run(session, 'counter = 41\ndef bump():\n    global counter\n    counter += 1\n    return counter');
+    const { out } = await run(session, 'print(bump(), __name__, __import__("sys").modules["__main__"].counter)');
+    assert.equal(out, '42 __main__ 42\n');
+  });
+
+  test('a syntax error is a SyntaxError outcome with the offending line', async () => {
+    const { outcome } = await run(session, 'def broken(:\n    pass');
+    assert.equal(outcome.status, 'error');
+    if (outcome.status !== 'error') return;
+    assert.equal(outcome.errorType, 'SyntaxError');
+    assert.equal(outcome.excName, 'SyntaxError');
+    assert.match(outcome.traceback, /SyntaxError/);
+    assert.match(outcome.traceback, /<cell \d+>/);
+  });
+
+  test('an exception is a RuntimeError outcome with its name and a traceback into the cell', async () => {
+    const { outcome, out } = await run(session, 'def f(x):\n    return 1 / x\nprint("before")\nf(0)');
+    assert.equal(out, 'before\n');
+    assert.equal(outcome.status, 'error');
+    if (outcome.status !== 'error') return;
+    assert.equal(outcome.errorType, 'RuntimeError');
+    assert.equal(outcome.excName, 'ZeroDivisionError');
+    assert.equal(outcome.message, 'ZeroDivisionError: division by zero');
+    assert.match(outcome.traceback, /File "<cell \d+>", line 2, in f\n\s+return 1 \/ x/);
+  });
+
+  test('bytes written at the fd level and by subprocesses are captured for the run', async () => {
+    const { outcome, out, err } = await run(
+      session,
+      'import os, subprocess, sys\nos.write(1, b"x")\nos.write(2, b"fd2\\n")\nsubprocess.run(["echo", "from a child"], check=True)\nsubprocess.run([sys.executable, "-c", "import sys; sys.stderr.write(\'child err\\\\n\')"], check=True)',
+    );
+    assert.deepEqual(outcome, { status: 'ok' });
+    assert.equal(out, 'xfrom a child\n');
+    assert.equal(err, 'fd2\nchild err\n');
+  });
+
+  test('forked children and multiprocessing workers use cell definitions and their output is captured', async () => {
+    const { outcome, out } = await run(
+      session,
+      [
+        'import os, multiprocessing',
+        'def square(x):',
+        '    return x * x',
+        'ctx = multiprocessing.get_context("fork")',
+        'with ctx.Pool(2) as pool:',
+        '    print(pool.map(square, [1, 2, 3]))',
+        'pid = os.fork()',
+        'if pid == 0:',
+        '    print("from the forked child")',
+        'else:',
+        '    os.waitpid(pid, 0)',
+      ].join('\n'),
+    );
+    assert.deepEqual(outcome, { status: 'ok' });
+    assert.match(out, /^\[1, 4, 9\]\n/m);
+    assert.match(out, /^from the forked child\n/m);
+    assert.equal((await run(session, 'print("parent still serves")')).out, 'parent still serves\n');
+  });
+
+  test('sys.stdout.buffer and a flush without a newline reach the sink', async () => {
+    const sink = new Collector();
+    const done = run(session, 'import sys, time\nsys.stdout.buffer.write("héllo ".encode())\nprint("partial", end="", flush=True)\ntime.sleep(0.3)', sink);
+    await sink.waitFor('partial');
+    const { out } = await done;
+    assert.equal(out, 'héllo partial');
+  });
+
+  test('a 10 MB print arrives bounded, head and tail kept, and the session survives', async () => {
+    const { outcome, out } = await run(session, 'print("H" + "x" * 10_000_000 + "T")');
+    assert.deepEqual(outcome, { status: 'ok' });
+    assert.ok(Buffer.byteLength(out) < CAP + 200, `received ${Buffer.byteLength(out)} bytes`);
+    assert.ok(out.startsWith('Hxxx'));
+    assert.ok(out.endsWith('xxxT\n'));
+    assert.match(out, /\[\d+ bytes of output truncated\]/);
+    assert.equal((await run(session, 'print("still here")')).out, 'still here\n');
+  });
+
+  test('a 10 MB write below sys.stdout is bounded too', async () => {
+    const { outcome, out } = await run(session, 'import os\nos.write(1, b"H" + b"y" * 10_000_000 + b"T")');
+    assert.deepEqual(outcome, { status: 'ok' });
+    assert.ok(Buffer.byteLength(out) < CAP + 200, `received ${Buffer.byteLength(out)} bytes`);
+    assert.ok(out.startsWith('Hyyy') && out.endsWith('yyyT'), JSON.stringify([out.slice(0, 30), out.slice(-30)]));
+    assert.match(out, /\[\d+ bytes of output truncated\]/);
+  });
+
+  test('interrupting `while True: pass` gives interrupted and keeps the state', async () => {
+    await run(session, 'kept = "yes"');
+    const sink = new Collector();
+    const done = run(session, 'print("looping", flush=True)\nwhile True:\n    pass', sink);
+    await sink.waitFor('looping');
+    session.interrupt();
+    assert.deepEqual((await done).outcome, { status: 'interrupted' });
+    assert.equal((await run(session, 'print(kept)')).out, 'yes\n');
+  });
+
+  test('an interrupt before the interpreter is up calls the run off', async () => {
+    const fresh = newSession();
+    const pending = run(fresh, 'print("never")');
+    fresh.interrupt();
+    const { outcome, out } = await pending;
+    assert.deepEqual(outcome, { status: 'interrupted' });
+    assert.equal(out, '');
+    assert.equal((await run(fresh, 'print("later")')).out, 'later\n');
+  });
+
+  test('interrupting time.sleep(60) gives interrupted and the next run works', async () => {
+    const sink = new Collector();
+    const done = run(session, 'import time\nprint("sleeping", flush=True)\ntime.sleep(60)', sink);
+    await sink.waitFor('sleeping');
+    session.interrupt();
+    assert.deepEqual((await done).outcome, { status: 'interrupted' });
+    assert.equal((await run(session, 'print(kept)')).out, 'yes\n');
+  });
+
+  test('an interrupt while idle is ignored, and interrupt() while idle is a no-op', async () => {
+    const pid = session.info().pid as number;
+    session.interrupt();
+    process.kill(pid, 'SIGINT');
+    const { outcome, out } = await run(session, 'print(kept)');
+    assert.deepEqual(outcome, { status: 'ok' });
+    assert.equal(out, 'yes\n');
+    assert.equal(session.info().pid, pid, 'the same driver still serves the session');
+  });
+
+  test('a flood of interrupts while output streams never breaks the protocol', async () => {
+    const sink = new Collector();
+    const done = run(session, 'import sys\nprint("go", flush=True)\ntry:\n    while True:\n        print("z" * 100)\n        sys.stderr.write("e")\nexcept KeyboardInterrupt:\n    print("stopped")', sink, 1 << 20);
+    await sink.waitFor('go');
+    for (let i = 0; i < 20; i++) {
+      session.interrupt();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const { outcome } = await done;
+    assert.ok(outcome.status === 'ok' || outcome.status === 'interrupted', JSON.stringify(outcome));
+    assert.equal((await run(session, 'print(kept)')).out, 'yes\n');
+  });
+});
+
+describe('restarts and crashes', { timeout: TEST_TIMEOUT }, () => {
+  test('restart() stops code that ignores SIGINT: the run is crashed and the next one starts fresh', async () => {
+    const session = newSession();
+    await run(session, 'before_restart = 1');
+    const firstPid = session.info().pid as number;
+    const sink = new Collector();
+    const done = run(session, 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nwhile True:\n    pass', sink);
+    await sink.waitFor('deaf');
+    session.interrupt();
+    await session.restart();
+    assertCrashed((await done).outcome, /restarted/);
+    assert.equal(session.state, 'not-loaded');
+    await waitUntilGone(firstPid);
+
+    const { outcome } = await run(session, 'print(before_restart)');
+    assert.equal(outcome.status, 'error');
+    if (outcome.status === 'error') assert.equal(outcome.excName, 'NameError');
+    assert.notEqual(session.info().pid, firstPid);
+  });
+
+  test('restart() also kills processes the code started', async () => {
+    const session = newSession();
+    const sink = new Collector();
+    const done = run(session, 'import subprocess\np = subprocess.Popen(["sleep", "1000"])\nprint("child", p.pid, flush=True)\nwhile True:\n    pass', sink);
+    await sink.waitFor('\n');
+    const childPid = Number(/child (\d+)/.exec(sink.out)?.[1]);
+    assert.ok(childPid > 0);
+    assert.ok(!isGone(childPid), 'the grandchild runs before the restart');
+    await session.restart();
+    assertCrashed((await done).outcome, /restarted/);
+    await waitUntilGone(childPid);
+    assert.equal((await run(session, 'print("fresh")')).out, 'fresh\n');
+  });
+
+  test('os._exit(3) is a crash naming the exit code and the end of stderr; the next run works', async () => {
+    const session = newSession();
+    const { outcome } = await run(session, 'import os\nos.write(2, b"last words\\n")\nos._exit(3)');
+    assertCrashed(outcome, /exited with code 3/);
+    assertCrashed(outcome, /last words/);
+    assert.equal(session.state, 'dead');
+    assert.equal((await run(session, 'print("back")')).out, 'back\n');
+    assert.equal(session.state, 'ready');
+  });
+
+  test('a segfault is a crash naming the signal, with the fault handler report', async () => {
+    const session = newSession();
+    const { outcome } = await run(session, 'import ctypes\nctypes.string_at(0)');
+    assertCrashed(outcome, /SIGSEGV/);
+    assertCrashed(outcome, /Segmentation fault/);
+    assert.equal((await run(session, 'print("back")')).out, 'back\n');
+  });
+
+  test('dispose() kills the driver and refuses further runs', async () => {
+    const session = newSession();
+    await run(session, 'pass');
+    const pid = session.info().pid as number;
+    await session.dispose();
+    await waitUntilGone(pid);
+    assert.equal(session.state, 'dead');
+    await assert.rejects(run(session, 'pass'), /disposed/);
+  });
+
+  test('an interpreter that cannot start rejects start() with a clear error', async () => {
+    const session = createPythonBackend({ pythonPath: '/nonexistent/python3' }).create({ session: 'bad', log: quietLog, hostCall: async () => null });
+    await assert.rejects(session.start(), /\/nonexistent\/python3.*ENOENT/);
+    assert.equal(session.state, 'dead');
+    await session.dispose();
+  });
+});
+
+describe('host calls and isolation', { timeout: TEST_TIMEOUT }, () => {
+  test('a host call returns the host result as Python data; a rejection raises HostCallError', async () => {
+    const calls: [string, unknown][] = [];
+    const session = newSession('host', async (method, params) => {
+      calls.push([method, params]);
+      if (method === 'echo') return { got: params, list: [1, 2.5, null, true] };
+      throw new Error(`no such tool: ${method}`);
+    });
+    const { outcome, out } = await run(
+      session,
+      [
+        'import _code_mode_host as host',
+        'r = host.call("echo", {"q": "héllo", "n": [1, 2]})',
+        'print(type(r).__name__, r)',
+        'try:',
+        '    host.call("missing", None)',
+        'except host.HostCallError as e:',
+        '    print("caught", type(e).__module__, e)',
+      ].join('\n'),
+    );
+    assert.deepEqual(outcome, { status: 'ok' });
+    assert.equal(out, "dict {'got': {'q': 'héllo', 'n': [1, 2]}, 'list': [1, 2.5, None, True]}\ncaught _code_mode_host no such tool: missing\n");
+    assert.deepEqual(calls, [
+      ['echo', { q: 'héllo', n: [1, 2] }],
+      ['missing', null],
+    ]);
+  });
+
+  test('an interrupt abandons a pending host call cleanly; its late reply is skipped', async () => {
+    let releaseSlow: (value: unknown) => void = () => undefined;
+    let slowArrived: () => void = () => undefined;
+    const nextSlowCall = () => new Promise<void>((resolve) => (slowArrived = resolve));
+    const session = newSession('host-interrupt', (method) => {
+      if (method !== 'slow') return Promise.resolve(`answer to ${method}`);
+      slowArrived();
+      return new Promise((resolve) => (releaseSlow = resolve));
+    });
+    let slowCall = nextSlowCall();
+    const sink = new Collector();
+    const done = run(
+      session,
+      [
+        'import _code_mode_host as host',
+        'try:',
+        '    host.call("slow")',
+        'except KeyboardInterrupt:',
+        '    print("abandoned", flush=True)',
+        'print(host.call("fast"))',
+      ].join('\n'),
+      sink,
+    );
+    await slowCall;
+    session.interrupt();
+    await sink.waitFor('abandoned');
+    releaseSlow('too late');
+    const { outcome, out } = await done;
+    assert.deepEqual(outcome, { status: 'ok' });
+    assert.equal(out, 'abandoned\nanswer to fast\n');
+
+    slowCall = nextSlowCall();
+    const second = run(session, 'host.call("slow")');
+    await slowCall;
+    session.interrupt();
+    assert.deepEqual((await second).outcome, { status: 'interrupted' });
+    releaseSlow('later still');
+    assert.equal((await run(session, 'print(host.call("again"))')).out, 'answer to again\n');
+  });
+
+  test('host calls from another thread are refused with HostCallError', async () => {
+    const session = newSession('host-thread', async () => 'ok');
+    const { out } = await run(
+      session,
+      'import threading, _code_mode_host as host\nerrors = []\ndef worker():\n    try:\n        host.call("x")\n    except host.HostCallError as e:\n        errors.append(str(e))\nt = threading.Thread(target=worker)\nt.start(); t.join()\nprint(errors)',
+    );
+    assert.match(out, /main thread/);
+  });
+
+  test('two sessions do not share globals', async () => {
+    const a = newSession('iso-a');
+    const b = newSession('iso-b');
+    await run(a, 'secret = "a"');
+    await run(b, 'secret = "b"');
+    assert.equal((await run(a, 'print(secret)')).out, 'a\n');
+    assert.equal((await run(b, 'print(secret)')).out, 'b\n');
+    assert.notEqual(a.info().pid, b.info().pid);
+  });
+});
+
+describe('raw output channel', () => {
+  const marker = Buffer.from('\0end-of-run-token\0', 'latin1');
+  const channel = () => {
+    const seen: string[] = [];
+    const raw = new RawOutputChannel(
+      (text) => seen.push(text),
+      () => seen.push('<marker>'),
+    );
+    raw.setMarker(marker);
+    return { raw, seen, text: () => seen.join('') };
+  };
+
+  test('a marker split at every possible point is found once, with the output around it intact', () => {
+    const stream = Buffer.concat([Buffer.from('before é'), marker, Buffer.from('after')]);
+    for (let cut = 1; cut < stream.length; cut++) {
+      const { raw, text } = channel();
+      raw.beginRun(1000);
+      raw.push(stream.subarray(0, cut));
+      raw.push(stream.subarray(cut));
+      assert.equal(text(), 'before é<marker>after', `cut at ${cut}`);
+    }
+  });
+
+  test('bytes that only look like the start of a marker are output once more bytes prove otherwise', () => {
+    const { raw, text } = channel();
+    raw.beginRun(1000);
+    raw.push(Buffer.from('a\0end-of'));
+    assert.equal(text(), 'a');
+    raw.push(Buffer.from('-the-world'));
+    assert.equal(text(), 'a\0end-of-the-world');
+    raw.push(Buffer.from('\0en'));
+    raw.endRun();
+    assert.equal(text(), 'a\0end-of-the-world\0en');
+  });
+
+  test('a run beyond its cap keeps the head live and the tail at the end, with a notice', () => {
+    const { raw, seen, text } = channel();
+    raw.beginRun(10);
+    raw.push(Buffer.from('0123456789abcdefghij'));
+    assert.equal(text(), '01234', 'only the head is live');
+    raw.push(Buffer.concat([Buffer.from('KLMNOPQRSTUVWXYZ'), marker]));
+    assert.equal(seen.at(-1), '<marker>');
+    assert.equal(text(), '01234\n… [26 bytes of output truncated] …\nVWXYZ<marker>');
+  });
+
+  test('multi-byte characters split across chunks and at the cap boundaries stay whole', () => {
+    const { raw, text } = channel();
+    raw.beginRun(1000);
+    const bytes = Buffer.from('日本語🐍');
+    for (const byte of bytes) raw.push(Buffer.from([byte]));
+    raw.endRun();
+    assert.equal(text(), '日本語🐍');
+
+    const capped = channel();
+    capped.raw.beginRun(8);
+    capped.raw.push(Buffer.from('ééééééééé'));
+    capped.raw.endRun();
+    assert.doesNotMatch(capped.text(), /\ufffd/);
+    assert.match(capped.text(), /^éé\n… \[\d+ bytes of output truncated\] …\néé$/);
+  });
+});
+
+describe('interpreter resolution', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-py-'));
+  const makeExecutable = (name: string) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, '#!/bin/sh\n', { mode: 0o755 });
+    return file;
+  };
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('an explicit path wins over CODE_MODE_PYTHON and PATH', () => {
+    makeExecutable('python3');
+    const env = { [PYTHON_ENV_VAR]: '/from/env/python', PATH: dir };
+    assert.equal(resolvePythonInterpreter('/explicit/python', env), '/explicit/python');
+  });
+
+  test('CODE_MODE_PYTHON wins over PATH', () => {
+    assert.equal(resolvePythonInterpreter(undefined, { [PYTHON_ENV_VAR]: '/from/env/python', PATH: dir }), '/from/env/python');
+    assert.equal(resolvePythonInterpreter('  ', { [PYTHON_ENV_VAR]: '/from/env/python', PATH: dir }), '/from/env/python');
+  });
+
+  test('PATH is searched for python3, then python, skipping what is not an executable file', () => {
+    const other = fs.mkdtempSync(path.join(dir, 'only-python-'));
+    fs.writeFileSync(path.join(other, 'python3'), 'not executable', { mode: 0o644 });
+    fs.mkdirSync(path.join(other, 'python3-dir'));
+    const python = path.join(other, 'python');
+    fs.writeFileSync(python, '#!/bin/sh\n', { mode: 0o755 });
+    assert.equal(resolvePythonInterpreter(undefined, { PATH: other }), python);
+    assert.equal(resolvePythonInterpreter(undefined, { PATH: [other, dir].join(path.delimiter) }), path.join(dir, 'python3'));
+  });
+
+  test('no interpreter anywhere is a clear error', () => {
+    const empty = fs.mkdtempSync(path.join(dir, 'empty-'));
+    assert.throws(() => resolvePythonInterpreter(undefined, { PATH: empty }), /no Python interpreter found/);
+  });
+});
