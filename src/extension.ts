@@ -20,6 +20,8 @@ export interface CodeModeApi {
   results: ResultsView;
   explorer: ToolExplorer;
   activationMs: number;
+  /** What the runs output channel received most recently. */
+  runsChannelText(): string;
 }
 
 export function activate(context: vscode.ExtensionContext): CodeModeApi {
@@ -105,7 +107,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { host, history, results, explorer, activationMs };
+  return { host, history, results, explorer, activationMs, runsChannelText: () => output.transcript() };
 }
 
 export function deactivate(): void {

@@ -51,18 +51,21 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
     async (args, extra): Promise<CallToolResult> => {
       const progressToken = extra._meta?.progressToken;
       let progress = 0;
+      // The client drops progress that arrives after the response: every notification is awaited before it.
+      const sent: Promise<unknown>[] = [];
       const onEvent =
         progressToken === undefined
           ? undefined
           : (event: RunEvent) => {
               if (event.type !== 'stdout' && event.type !== 'stderr') return;
               progress += 1;
-              extra
+              const notification = extra
                 .sendNotification({
                   method: 'notifications/progress',
                   params: { progressToken, progress, message: event.type === 'stderr' ? `[stderr] ${event.text}` : event.text },
                 })
                 .catch(() => undefined);
+              sent.push(notification);
             };
       const result = await engine.run({
         code: args.code,
@@ -74,6 +77,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
         origin: options.origin ?? 'mcp',
         onEvent,
       });
+      await Promise.all(sent);
       return toolResult(result);
     },
   );

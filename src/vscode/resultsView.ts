@@ -1,7 +1,14 @@
 import * as vscode from 'vscode';
 import type { RunHistory } from '../engine/history';
 import type { RunEvent } from '../engine/types';
-import { messageForRunEvent, parsePageMessage, type HostToPageMessage, type PageToHostMessage, type ToolFormSpec } from '../webview/protocol';
+import {
+  messageForRunEvent,
+  parsePageMessage,
+  type HostToPageMessage,
+  type PageToHostMessage,
+  type ProbedCard,
+  type ToolFormSpec,
+} from '../webview/protocol';
 import { makeNonce, renderResultsHtml } from './resultsHtml';
 
 export const RESULTS_VIEW_ID = 'codeMode.results';
@@ -24,6 +31,8 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
   /** Reveal and form requests made before any page loaded; run events need no queue (history covers them). */
   private queued: HostToPageMessage[] = [];
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly probes = new Map<string, (cards: ProbedCard[]) => void>();
+  private probeCounter = 0;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -65,9 +74,22 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     view.onDidDispose(() => this.ready.delete(view.webview));
   }
 
-  /** Which pages are open and have loaded (for tests and the explorer). */
-  get openPages(): number {
-    return this.ready.size;
+  /** The cards one loaded page renders now, read from its DOM; empty when no page is loaded. */
+  async probe(): Promise<ProbedCard[]> {
+    const [webview] = this.ready;
+    if (!webview) return [];
+    const requestId = `probe-${++this.probeCounter}`;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.probes.delete(requestId);
+        resolve([]);
+      }, 5000);
+      this.probes.set(requestId, (cards) => {
+        clearTimeout(timer);
+        resolve(cards);
+      });
+      void webview.postMessage({ type: 'probe', requestId } satisfies HostToPageMessage);
+    });
   }
 
   private webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
@@ -114,6 +136,10 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
         return;
       case 'interrupt':
         await this.actions.interrupt(message.runId);
+        return;
+      case 'probeResult':
+        this.probes.get(message.requestId)?.(message.cards);
+        this.probes.delete(message.requestId);
         return;
       case 'invokeTool': {
         const reply = await this.actions

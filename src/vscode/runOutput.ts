@@ -1,14 +1,38 @@
 import * as vscode from 'vscode';
 import type { RunEvent } from '../engine/types';
 
+const TRANSCRIPT_CHARS = 256 * 1024;
+
 /**
  * Streams every run (the person's and the agent's) into one output channel, line by line as it is
  * produced, with a header and a footer per run. Partial lines are held until their newline or the run ends.
  */
 export class RunOutputWriter implements vscode.Disposable {
   private readonly pending = new Map<string, string>();
+  private readonly channel: Pick<vscode.OutputChannel, 'append' | 'appendLine'>;
+  /** The tail of what was written, because VS Code offers no API to read a channel back. */
+  private recent = '';
 
-  constructor(private readonly channel: vscode.OutputChannel) {}
+  constructor(channel: vscode.OutputChannel) {
+    const keep = (text: string) => {
+      this.recent = (this.recent + text).slice(-TRANSCRIPT_CHARS);
+    };
+    this.channel = {
+      append: (text) => {
+        channel.append(text);
+        keep(text);
+      },
+      appendLine: (text) => {
+        channel.appendLine(text);
+        keep(`${text}\n`);
+      },
+    };
+  }
+
+  /** The last characters written to the channel (the integration tests read the channel back this way). */
+  transcript(): string {
+    return this.recent;
+  }
 
   handle(event: RunEvent): void {
     switch (event.type) {

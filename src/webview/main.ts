@@ -155,6 +155,13 @@ function handle(message: HostToPageMessage): void {
     case 'clear':
       clearCards();
       break;
+    case 'probe':
+      vscode.postMessage({
+        type: 'probeResult',
+        requestId: message.requestId,
+        cards: [...cards.values()].map((card) => ({ runId: card.runId, status: card.root.dataset.status ?? '', text: card.root.innerText })),
+      });
+      return;
     default:
       return;
   }

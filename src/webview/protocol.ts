@@ -45,14 +45,24 @@ export type HostToPageMessage =
   | { type: 'toolForm'; tool: ToolFormSpec }
   /** `content` is a string, MCP content blocks (`{type:'text',text}` / `{type:'image',data,mimeType}`), or any JSON value. */
   | { type: 'toolResult'; requestId: string; ok: boolean; content: unknown }
-  | { type: 'clear' };
+  | { type: 'clear' }
+  /** Asks what the page shows (the integration tests read the rendered cards through it). */
+  | { type: 'probe'; requestId: string };
+
+/** One rendered card as the person sees it. */
+export interface ProbedCard {
+  runId: string;
+  status: string;
+  text: string;
+}
 
 export type PageToHostMessage =
   | { type: 'ready' }
   | { type: 'invokeTool'; requestId: string; server?: string; name: string; args: Record<string, unknown> }
   | { type: 'rerun'; runId: string }
   | { type: 'interrupt'; runId: string }
-  | { type: 'clear' };
+  | { type: 'clear' }
+  | { type: 'probeResult'; requestId: string; cards: ProbedCard[] };
 
 /** Ids and names the page sends back are ones the host gave it; anything longer is not one of them. */
 const MAX_ID_LENGTH = 256;
@@ -80,6 +90,14 @@ export function parsePageMessage(value: unknown): PageToHostMessage | undefined 
     case 'rerun':
     case 'interrupt':
       return isId(value.runId) ? { type: value.type, runId: value.runId } : undefined;
+    case 'probeResult': {
+      const { requestId, cards } = value;
+      if (!isId(requestId) || !Array.isArray(cards)) return undefined;
+      const parsed = cards
+        .filter((c): c is Record<string, unknown> => isPlainObject(c) && isId(c.runId) && typeof c.status === 'string' && typeof c.text === 'string')
+        .map((c) => ({ runId: c.runId as string, status: c.status as string, text: c.text as string }));
+      return { type: 'probeResult', requestId, cards: parsed };
+    }
     case 'invokeTool': {
       const { requestId, server, name, args } = value;
       if (!isId(requestId) || !isId(name) || !isPlainObject(args)) return undefined;

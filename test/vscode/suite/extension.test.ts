@@ -1,0 +1,185 @@
+// The extension inside a real VS Code (code-server's workbench, Node extension host).
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RunResult } from '../../../src/engine/types';
+import type { CodeModeApi } from '../../../src/extension';
+import type { ExplorerNode } from '../../../src/vscode/toolExplorer';
+
+const EXTENSION_ID = 'code-mode.code-mode-python';
+const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
+
+async function api(): Promise<CodeModeApi> {
+  const extension = vscode.extensions.getExtension<CodeModeApi>(EXTENSION_ID);
+  assert.ok(extension, 'extension is installed');
+  return extension.activate();
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+async function openPython(content: string): Promise<vscode.TextEditor> {
+  const document = await vscode.workspace.openTextDocument({ language: 'python', content });
+  return vscode.window.showTextDocument(document);
+}
+
+/** Starts the provider's MCP server the way the reference recipe does and waits for its tools. */
+async function codeModeLmTools(): Promise<readonly vscode.LanguageModelToolInformation[]> {
+  return until(
+    'Code Mode MCP tools in vscode.lm.tools',
+    async () => {
+      await Promise.race([
+        vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true }),
+        sleep(5000),
+      ]);
+      const tools = vscode.lm.tools.filter((t) => /run_python/.test(t.name));
+      return tools.length ? tools : undefined;
+    },
+    90_000,
+  );
+}
+
+function toolText(result: vscode.LanguageModelToolResult): string {
+  return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+}
+
+(untrusted ? describe.skip : describe)('Code Mode in a trusted workspace', function () {
+  this.timeout(120_000);
+
+  it('activates lazily and cheaply', async () => {
+    const codeMode = await api();
+    assert.equal(codeMode.host.isCreated, false, 'no engine is created at activation');
+    console.log(`[measure] activation took ${codeMode.activationMs.toFixed(1)} ms`);
+  });
+
+  it('the tool explorer lists backends, tools, servers and runs', async () => {
+    const { explorer } = await api();
+    const sections = await explorer.getChildren();
+    const labels = sections.map((s) => explorer.getTreeItem(s).label);
+    assert.deepEqual(labels, ['Backends', 'Tools', 'External Servers', 'Recent Runs']);
+    const backends = await explorer.getChildren(sections[0]);
+    assert.deepEqual(
+      backends.map((b) => explorer.getTreeItem(b).label),
+      ['Pyodide (WebAssembly)', 'Workspace Python'],
+    );
+    const tools = (await explorer.getChildren(sections[1])) as ExplorerNode[];
+    assert.ok(tools.some((t) => t.kind === 'tool' && t.tool.name === 'run_python'), 'run_python listed');
+  });
+
+  it('run selection streams into the output channel, the history and the results webview', async () => {
+    const codeMode = await api();
+    const editor = await openPython('import sys\nfor i in range(3):\n    print("line", i)\nprint("to stderr", file=sys.stderr)\n');
+    editor.selection = new vscode.Selection(0, 0, 4, 0);
+    const seen: string[] = [];
+    const sub = codeMode.host.onRunEvent((e) => {
+      if (e.type === 'stdout') seen.push(e.text);
+    });
+    const result = (await vscode.commands.executeCommand('codeMode.runSelection')) as RunResult;
+    sub.dispose();
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.equal(result.stdout, 'line 0\nline 1\nline 2\n');
+    assert.equal(result.stderr, 'to stderr\n');
+    assert.match(seen.join(''), /line 0\nline 1\nline 2\n/);
+    assert.equal(codeMode.history.get(result.run_id)?.result?.success, true);
+    const runsText = await until('the run in the output channel', () => {
+      const text = codeMode.runsChannelText();
+      return text.includes('line 2') ? text : undefined;
+    });
+    assert.match(runsText, /── run .* pyodide · session "default" · command/);
+    assert.match(runsText, /line 0\nline 1\nline 2\n/);
+    assert.match(runsText, /── ok in [\d.]+ ms ──/);
+    const shown = await until('the run card in the webview', async () => {
+      const cards = await codeMode.results.probe();
+      return cards.find((c) => c.runId === result.run_id && c.status === 'ok');
+    });
+    assert.match(shown.text, /line 0\s+line 1\s+line 2/);
+  });
+
+  it('a nested block selected from inside a function runs', async () => {
+    const editor = await openPython('def f():\n    for i in range(2):\n        print("nested", i)\n');
+    editor.selection = new vscode.Selection(1, 4, 2, 30);
+    const result = (await vscode.commands.executeCommand('codeMode.runSelection')) as RunResult;
+    assert.equal(result.stdout, 'nested 0\nnested 1\n');
+  });
+
+  it('run file on the workspace Python backend', async () => {
+    await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
+    try {
+      await openPython('import sys\nprint(sys.implementation.name, sys.platform)\n');
+      const result = (await vscode.commands.executeCommand('codeMode.runFile')) as RunResult;
+      assert.equal(result.backend, 'python');
+      assert.equal(result.stdout, 'cpython linux\n');
+    } finally {
+      await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
+    }
+  });
+
+  it('interrupt stops while True: pass', async () => {
+    const codeMode = await api();
+    await openPython('print("spinning", flush=True)\nwhile True: pass\n');
+    const pending = vscode.commands.executeCommand('codeMode.runFile') as Thenable<RunResult>;
+    await until('the loop to start', () => codeMode.history.all().some((r) => !r.result && r.stdout.includes('spinning')));
+    assert.equal(await vscode.commands.executeCommand('codeMode.interrupt'), true);
+    const result = await pending;
+    assert.equal(result.success, false);
+    assert.equal(result.diagnostics?.error_type, 'CANCELLED');
+    const after = (await vscode.commands.executeCommand('codeMode.runSelection')) as RunResult;
+    assert.ok(after, 'the next run works');
+  });
+
+  it('the MCP provider serves run_python to vscode.lm.tools on both backends', async () => {
+    const codeMode = await api();
+    const tools = await codeModeLmTools();
+    const runPython = tools[0].name;
+    for (const backend of ['pyodide', 'python']) {
+      const result = await vscode.lm.invokeTool(runPython, {
+        input: { code: `import sys\nprint("from the agent on", sys.platform)`, backend },
+        toolInvocationToken: undefined,
+      });
+      assert.match(toolText(result), new RegExp(`from the agent on ${backend === 'pyodide' ? 'emscripten' : 'linux'}`));
+    }
+    // Agent runs land in the same history as the person's.
+    assert.ok(codeMode.history.all().some((r) => r.run.origin === 'mcp' && r.stdout.includes('from the agent')));
+  });
+
+  it('the loopback endpoint refuses requests without the token or with a browser Origin', async () => {
+    const codeMode = await api();
+    const endpoint = await codeMode.host.getLoopbackEndpoint();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const noToken = await fetch(endpoint.url, { method: 'POST', headers, body });
+    assert.equal(noToken.status, 401);
+    const browser = await fetch(endpoint.url, { method: 'POST', headers: { ...headers, authorization: `Bearer ${endpoint.token}`, origin: 'https://example.com' }, body });
+    assert.equal(browser.status, 403);
+  });
+});
+
+(untrusted ? describe : describe.skip)('Code Mode in an untrusted workspace', function () {
+  this.timeout(120_000);
+
+  it('workspace Python is off, Pyodide still runs, and the UI says why', async () => {
+    assert.equal(vscode.workspace.isTrusted, false, 'the runner opened an untrusted workspace');
+    const codeMode = await api();
+    const engine = await codeMode.host.getEngine();
+    const refused = await engine.run({ code: 'print(1)', backend: 'python' });
+    assert.equal(refused.success, false);
+    assert.match(refused.diagnostics?.message ?? '', /not trusted/);
+    const ok = await engine.run({ code: 'print(1)', backend: 'pyodide' });
+    assert.equal(ok.stdout, '1\n');
+    const { explorer } = codeMode;
+    const [backendsSection] = await explorer.getChildren();
+    const python = (await explorer.getChildren(backendsSection)).map((n) => explorer.getTreeItem(n)).find((i) => i.label === 'Workspace Python');
+    assert.equal(python?.description, 'disabled');
+    assert.match(String(python?.tooltip), /not trusted/);
+  });
+});
