@@ -184,6 +184,19 @@ describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
     assert.equal(err, 'fd2\nchild err\n');
   });
 
+  test('the shipped code_mode module is importable, the driver files are not', async () => {
+    const { outcome, out } = await run(
+      session,
+      [
+        'import importlib.util, code_mode',
+        'print(code_mode.tools is not None, issubclass(code_mode.ToolError, Exception))',
+        'print([importlib.util.find_spec(name) for name in ("driver", "cell")])',
+      ].join('\n'),
+    );
+    assert.deepEqual(outcome, { status: 'ok' });
+    assert.equal(out, 'True True\n[None, None]\n');
+  });
+
   test('forked children and multiprocessing workers use cell definitions and their output is captured', async () => {
     const { outcome, out } = await run(
       session,

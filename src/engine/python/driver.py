@@ -458,14 +458,32 @@ _reader = None
 _writer = None
 
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
 def _load_run_cell():
     # Loaded under a private name rather than put on sys.path, so user code never imports driver files.
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cell.py")
-    spec = importlib.util.spec_from_file_location("_code_mode_cell", path)
+    spec = importlib.util.spec_from_file_location("_code_mode_cell", os.path.join(_HERE, "cell.py"))
     module = importlib.util.module_from_spec(spec)
     sys.modules["_code_mode_cell"] = module
     spec.loader.exec_module(module)
     return module.run_cell
+
+
+class _ShippedModules:
+    """Makes the modules shipped for user code (`from code_mode import tools`) importable by name.
+
+    The driver's folder is not on sys.path, so its other files stay out of reach. Consulted after the
+    standard finders: as with any module, one of the user's own by the same name comes first.
+    """
+
+    _NAMES = ("code_mode",)
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self._NAMES:
+            return None
+        location = os.path.join(_HERE, name + ".py")
+        return importlib.util.spec_from_file_location(name, location) if os.path.exists(location) else None
 
 
 def _watch_engine(fd):
@@ -540,6 +558,7 @@ def main():
     user_main.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = user_main
     sys.modules["_code_mode_host"] = _host_module()
+    sys.meta_path.append(_ShippedModules())
     # As in the interactive interpreter: imports resolve from the working directory, not the driver's.
     sys.path[0] = ""
     sys.argv = [""]
