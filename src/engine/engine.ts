@@ -320,6 +320,7 @@ export class Engine {
             const live = stderr.append(text);
             if (live) emit({ type: 'stderr', runId, text: live });
           },
+          dropped: (stream, bytes) => (stream === 'stdout' ? stdout : stderr).skip(bytes),
           display: (display) => {
             displays.push(display);
             emit({ type: 'display', runId, display });

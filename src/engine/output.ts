@@ -37,6 +37,13 @@ export class CappedOutput {
     return '';
   }
 
+  /** Counts bytes a source dropped before they reached us: they sit between the head and what comes next. */
+  skip(bytes: number): void {
+    if (bytes <= 0) return;
+    this.totalBytes += bytes;
+    this.headFull = true;
+  }
+
   get truncated(): boolean {
     return this.totalBytes > this.headBytes + this.tailBytes;
   }

@@ -81,6 +81,8 @@ export interface BackendRunRequest {
 export interface BackendSink {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** The source dropped this many bytes from the middle of a stream to stay within the cap. */
+  dropped(stream: 'stdout' | 'stderr', bytes: number): void;
   display(display: Display): void;
 }
 

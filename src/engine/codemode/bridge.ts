@@ -1,6 +1,7 @@
 import type { HostCallHandler, Logger } from '../types';
 import { toIdentifier, uniqueIdentifiers } from './pythonNames';
 import { firstSentence, pythonDocstring, pythonParams, pythonSignature, type PythonParam } from './pythonSignature';
+import type { ConfigProblem } from './serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from './toolProvider';
 import { toolErrorMessage, toolValue } from './toolValue';
 
@@ -31,6 +32,8 @@ export interface CatalogServer {
 export interface Catalog {
   servers: CatalogServer[];
   tools: CatalogTool[];
+  /** Config entries that could not be used, each naming its source. */
+  problems: ConfigProblem[];
 }
 
 /**
@@ -42,6 +45,8 @@ export class ToolBridge {
   private readonly groups = new Map<string, ToolProvider[]>();
   private readonly listeners = new Set<() => void>();
   policy: BridgePolicy = { allowServers: [], allowTools: [] };
+  /** Set by whoever reads the server configs, so Python and search_tools can say what was skipped. */
+  configProblems: ConfigProblem[] = [];
 
   constructor(private readonly log: Logger) {}
 
@@ -89,7 +94,7 @@ export class ToolBridge {
       ),
     );
     this.changed();
-    const catalog: Catalog = { servers: [], tools: [] };
+    const catalog: Catalog = { servers: [], tools: [], problems: this.configProblems };
     providers.forEach((provider, i) => {
       catalog.servers.push({ name: provider.name, ident: serverIdents[i], description: provider.description, status: provider.status() });
       const tools = listed[i].filter((t) => this.toolAllowed(provider.name, t.name));
@@ -116,7 +121,9 @@ export class ToolBridge {
     const provider = this.providers().find((p) => p.name === server);
     if (!provider) throw new Error(`no MCP server named "${server}" is configured`);
     if (!this.toolAllowed(server, tool)) throw new Error(`calling ${server}.${tool} is not allowed by the code-mode allowlist`);
-    const result = await provider.callTool(tool, args);
+    const result = await provider.callTool(tool, args).catch((error: unknown) => {
+      throw new Error(`${server}.${tool}: ${error instanceof Error ? error.message : String(error)}`);
+    });
     if (result.isError) throw new Error(`${server}.${tool}: ${toolErrorMessage(result)}`);
     return toolValue(result);
   }
@@ -161,7 +168,10 @@ export function renderSearch(catalog: Catalog, query: string): string {
     const haystack = `${t.server} ${t.name} ${t.ident} ${t.doc}`.toLowerCase();
     return words.every((w) => haystack.includes(w));
   });
-  const unavailable = catalog.servers.filter((s) => s.status.state === 'failed').map((s) => `# ${s.name}: unavailable — ${s.status.error}`);
+  const unavailable = [
+    ...catalog.servers.filter((s) => s.status.state === 'failed').map((s) => `# ${s.name}: unavailable — ${s.status.error}`),
+    ...catalog.problems.map((p) => `# config ${p.source}${p.server ? ` / ${p.server}` : ''}: ${p.message}`),
+  ];
   if (matches.length === 0) {
     return [...unavailable, catalog.tools.length === 0 ? 'No external tools are configured.' : `No tool matches "${query}".`].join('\n');
   }

@@ -63,7 +63,13 @@ export class ExternalServer implements ToolProvider {
 
   async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const client = await this.connect();
-    return (await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+    try {
+      return (await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+    } catch (error) {
+      // If the server died during the call, say so with its stderr rather than a bare "Connection closed".
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(this.state === 'failed' && this.error ? `${message}: ${this.error}` : message);
+    }
   }
 
   async close(): Promise<void> {

@@ -49,6 +49,7 @@ export class ExternalServers {
     const parts = this.sources.files.map((file) => readServersFile(file, { workspaceFolder: this.sources.workspaceFolder }));
     const merged = mergeServers(this.sources.fromSettings ?? { servers: [], problems: [] }, ...parts);
     this.problemList = merged.problems;
+    this.bridge.configProblems = merged.problems;
     for (const problem of merged.problems) this.log.warn(`MCP server config ${problem.source}${problem.server ? ` / ${problem.server}` : ''}: ${problem.message}`);
     const next = new Map<string, ExternalServer>();
     for (const config of merged.servers) {

@@ -71,6 +71,7 @@ type StreamName = 'stdout' | 'stderr';
 type DriverMessage =
   | ({ type: 'hello' } & Hello)
   | { type: StreamName; text: string }
+  | { type: 'dropped'; stream: StreamName; bytes: number }
   | { type: 'hostCall'; callId: number; method: string; params: unknown }
   | { type: 'result'; id: string; outcome: BackendOutcome; rawMarkers: [boolean, boolean] };
 
@@ -85,6 +86,7 @@ interface DriverListener {
   onMessage(message: DriverMessage): void;
   onRawText(stream: StreamName, text: string): void;
   onRawMarker(stream: StreamName): void;
+  onRawDropped(stream: StreamName, bytes: number): void;
   onProtocolError(error: Error): void;
 }
 
@@ -115,6 +117,7 @@ class DriverProcess {
     this.stdout = new RawOutputChannel(
       (text) => listener.onRawText('stdout', text),
       () => listener.onRawMarker('stdout'),
+      (bytes) => listener.onRawDropped('stdout', bytes),
     );
     this.stderr = new RawOutputChannel(
       (text) => {
@@ -122,6 +125,7 @@ class DriverProcess {
         listener.onRawText('stderr', text);
       },
       () => listener.onRawMarker('stderr'),
+      (bytes) => listener.onRawDropped('stderr', bytes),
     );
     // No shell: code only ever travels as data in frames. A process group of its own lets restart() kill
     // whatever user code started along with the driver.
@@ -383,6 +387,7 @@ class PythonSession implements BackendSession {
     const driver: DriverProcess = new DriverProcess(interpreter, driverPath, {
       onMessage: (message) => this.onMessage(driver, message),
       onRawText: (stream, text) => this.onOutput(driver, stream, text),
+      onRawDropped: (stream, bytes) => this.onDropped(driver, stream, bytes),
       onRawMarker: (stream) => this.onRawMarker(driver, stream),
       onProtocolError: (error) => {
         this.log.error(`Python session "${this.options.session}": ${error.message}`);
@@ -406,6 +411,9 @@ class PythonSession implements BackendSession {
       case 'stdout':
       case 'stderr':
         this.onOutput(driver, message.type, message.text);
+        return;
+      case 'dropped':
+        this.onDropped(driver, message.stream, message.bytes);
         return;
       case 'hostCall':
         this.onHostCall(driver, message.callId, message.method, message.params);
@@ -432,6 +440,11 @@ class PythonSession implements BackendSession {
       // Background threads or processes writing between runs: nobody's result, but worth a trace.
       this.log.info(`Python session "${this.options.session}" ${stream} between runs: ${text.slice(0, 1000).trimEnd()}`);
     }
+  }
+
+  private onDropped(driver: DriverProcess, stream: StreamName, bytes: number): void {
+    const run = this.active;
+    if (run?.driver === driver) run.sink.dropped(stream, bytes);
   }
 
   private onRawMarker(driver: DriverProcess, stream: StreamName): void {

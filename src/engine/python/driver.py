@@ -237,17 +237,12 @@ def _utf8_tail(text, limit):
     return data[cut:].decode("utf-8", "surrogatepass")
 
 
-def _truncation_notice(dropped):
-    # Worded as the engine's CappedOutput words its own, so a reader sees one kind of notice.
-    return "\n\u2026 [%d bytes of output truncated] \u2026\n" % dropped
-
-
 class _RunStream(io.TextIOBase):
     """sys.stdout / sys.stderr while the driver runs.
 
     Text is sent as event frames as it is produced: on each newline, on flush, when a long line piles up,
     and at the end of the run. Per run, at most half the output cap is sent live; after that only the last
-    half-cap is kept and sent at the end, behind a notice of how much was dropped, so a flood of output
+    half-cap is kept and sent at the end, after a frame saying how much was dropped, so a flood of output
     costs neither the pipe nor the engine more than the cap.
     """
 
@@ -290,7 +285,7 @@ class _RunStream(io.TextIOBase):
                         self._dropped += self._tail_bytes - _utf8_len(kept)
                         text = kept
                     if self._dropped:
-                        text = _truncation_notice(self._dropped) + text
+                        self._writer.send({"type": "dropped", "stream": self._kind, "bytes": self._dropped})
                     self._send(text)
                 self._limit(self._cap)
         finally:

@@ -2,11 +2,6 @@ import { StringDecoder } from 'node:string_decoder';
 
 const EMPTY = Buffer.alloc(0);
 
-/** Same wording as the engine's CappedOutput and the driver, so a reader sees one kind of notice. */
-function truncationNotice(droppedBytes: number): string {
-  return `\n… [${droppedBytes} bytes of output truncated] …\n`;
-}
-
 interface RunCap {
   liveLeft: number;
   tailCap: number;
@@ -32,6 +27,7 @@ export class RawOutputChannel {
   constructor(
     private readonly onText: (text: string) => void,
     private readonly onMarker: () => void,
+    private readonly onDropped: (bytes: number) => void,
   ) {}
 
   /** The driver names its marker in its hello frame; until then no run has started, so none can arrive. */
@@ -112,7 +108,8 @@ export class RawOutputChannel {
       dropped += start;
       tail = tail.subarray(start);
     }
-    this.emitText((dropped > 0 ? truncationNotice(dropped) : '') + tail.toString('utf8'));
+    if (dropped > 0) this.onDropped(dropped);
+    this.emitText(tail.toString('utf8'));
   }
 
   private emitText(text: string): void {
