@@ -1,0 +1,70 @@
+"""Per-instance setup of the Pyodide worker, run after the memory snapshot is restored.
+
+JavaScript objects cannot be part of a snapshot, so everything that reaches back into the worker (host calls,
+the interruptible sleep) is wired up here, on every fresh instance.
+"""
+import json
+import sys
+import time
+import types
+
+
+def install(cell_source, js_host_call, js_sleep_ms):
+    """Install the cell runner, `_code_mode_host` and the interruptible `time.sleep`; return `run(source, filename)`."""
+    cell = types.ModuleType("_code_mode_cell")
+    exec(compile(cell_source, "<code-mode cell runner>", "exec"), cell.__dict__)
+    sys.modules[cell.__name__] = cell
+
+    sys.modules["_code_mode_host"] = _host_module(js_host_call)
+    time.sleep = _interruptible_sleep(js_sleep_ms)
+
+    # A real module object as __main__, so pickle, dataclasses and typing find what the cells define.
+    main = types.ModuleType("__main__")
+    sys.modules["__main__"] = main
+    namespace = main.__dict__
+    run_cell = cell.run_cell
+
+    def run(source, filename):
+        return json.dumps(run_cell(source, namespace, filename))
+
+    return run
+
+
+def _host_module(js_host_call):
+    module = types.ModuleType("_code_mode_host", "Synchronous calls from Python into the code-mode host.")
+
+    class HostCallError(Exception):
+        """The host rejected a call; the message is the host's error text."""
+
+    HostCallError.__module__ = module.__name__
+
+    def call(method, params=None):
+        """Call `method` on the host with JSON-compatible `params`; return its JSON-compatible result."""
+        if not isinstance(method, str):
+            raise TypeError(f"method must be a str, not {type(method).__name__}")
+        # JSON both ways keeps the contract exact: None/null, no NaN, and a clear error for anything else.
+        ok, value = json.loads(js_host_call(method, json.dumps(params, allow_nan=False)))
+        if not ok:
+            raise HostCallError(value)
+        return value
+
+    module.HostCallError = HostCallError
+    module.call = call
+    return module
+
+
+def _interruptible_sleep(js_sleep_ms):
+    # Pyodide's own time.sleep busy-waits in C, which neither KeyboardInterrupt nor the CPU budget survives.
+    original = time.sleep
+
+    def sleep(secs):
+        if isinstance(secs, (str, bytes, bytearray)):
+            raise TypeError(f"'{type(secs).__name__}' object cannot be interpreted as an integer or float")
+        secs = float(secs)
+        if secs != secs or secs < 0:
+            raise ValueError("sleep length must be non-negative")
+        js_sleep_ms(secs * 1000.0)
+
+    sleep.__doc__ = original.__doc__
+    sleep.__module__ = "time"
+    return sleep

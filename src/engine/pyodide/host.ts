@@ -1,0 +1,233 @@
+// The child process the Pyodide backend forks for each session. Pyodide runs on a worker thread; this main
+// thread never runs Python, so it stays free while code runs to deliver interrupts, forward output and relay
+// host calls. Replacing the worker (after a MemoryError or a worker crash) keeps the process; a restart from
+// the backend kills the whole process instead.
+import * as path from 'node:path';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import type { BackendOutcome } from '../types';
+import type { FromHost, FromWorker, HostCallReply, HostConfig, OutputChunk, RunMessage, StreamName, ToHost, WorkerInit } from './protocol';
+import { createRing, DROPPED, RingReader, STDERR, STDOUT, type StreamId } from './ring';
+
+/** How often output is forwarded while a run is going: the coalescing window. */
+const OUTPUT_INTERVAL_MS = 16;
+/** Value that makes Pyodide raise KeyboardInterrupt (SIGINT). */
+const SIGINT = 2;
+
+const config = JSON.parse(process.argv[2] ?? '{}') as HostConfig;
+
+function send(message: FromHost): void {
+  process.send?.(message);
+}
+
+interface Instance {
+  worker: Worker;
+  interrupt: Int32Array;
+  callSignal: Int32Array;
+  output: RingReader;
+  replyPort: MessagePort;
+  ready: boolean;
+  lost: boolean;
+}
+
+interface ActiveRun {
+  runId: string;
+  decoders: Record<StreamId, TextDecoder>;
+  timer: NodeJS.Timeout;
+}
+
+/** A run received while the worker was still loading. */
+let queued: RunMessage | undefined;
+let active: ActiveRun | undefined;
+/** Host-call ids seen by the backend -> the worker (and its own id) that asked. */
+const pendingCalls = new Map<number, { from: Instance; workerCallId: number }>();
+let lastCallId = 0;
+let instance = spawnWorker();
+
+function spawnWorker(): Instance {
+  const interrupt = new SharedArrayBuffer(4);
+  const callSignal = new SharedArrayBuffer(4);
+  const outputRing = createRing();
+  const { port1, port2 } = new MessageChannel();
+  const init: WorkerInit = {
+    // Pyodide appends file names to it, so it must end in a separator; '/' works on Windows too.
+    indexURL: path.join(__dirname, 'pyodide') + '/',
+    cacheDir: config.cacheDir,
+    heapLimitMb: config.heapLimitMb,
+    interruptBuffer: interrupt,
+    callSignal,
+    outputRing,
+    replyPort: port2,
+  };
+  const worker = new Worker(path.join(__dirname, 'pyodide-worker.js'), { workerData: init, transferList: [port2] });
+  const created: Instance = {
+    worker,
+    interrupt: new Int32Array(interrupt),
+    callSignal: new Int32Array(callSignal),
+    output: new RingReader(outputRing),
+    replyPort: port1,
+    ready: false,
+    lost: false,
+  };
+  worker.on('message', (message: FromWorker) => onWorkerMessage(created, message));
+  worker.on('error', (error) => onWorkerLost(created, `Pyodide worker failed: ${error.stack ?? error.message}`));
+  worker.on('exit', (code) => onWorkerLost(created, `Pyodide worker exited with code ${code}`));
+  return created;
+}
+
+/** Replaces the worker with a fresh instance (from the snapshot); calls the old one made are abandoned. */
+function recycle(): void {
+  const old = instance;
+  old.lost = true;
+  void old.worker.terminate();
+  old.replyPort.close();
+  pendingCalls.clear();
+  instance = spawnWorker();
+  send({ type: 'loading' });
+}
+
+function onWorkerMessage(from: Instance, message: FromWorker): void {
+  if (from !== instance) return;
+  switch (message.type) {
+    case 'ready': {
+      from.ready = true;
+      const { type: _type, ...info } = message;
+      send({ type: 'ready', ...info });
+      if (queued) {
+        const run = queued;
+        queued = undefined;
+        dispatch(run);
+      }
+      return;
+    }
+    case 'result':
+      if (active?.runId === message.runId) {
+        finishRun(message.outcome);
+        if (message.recycle) recycle();
+      }
+      return;
+    case 'hostCall': {
+      const id = ++lastCallId;
+      pendingCalls.set(id, { from, workerCallId: message.id });
+      send({ type: 'hostCall', id, method: message.method, params: message.params });
+      return;
+    }
+    case 'log':
+      send(message);
+      return;
+    case 'fatal':
+      fail(message.message);
+  }
+}
+
+function onWorkerLost(from: Instance, reason: string): void {
+  if (from.lost || from !== instance) return;
+  from.lost = true;
+  if (!from.ready) {
+    fail(reason);
+    return;
+  }
+  if (active) finishRun({ status: 'crashed', message: reason });
+  recycle();
+}
+
+/** Pyodide cannot start at all: report it and exit; the backend fails the start (and retries on next use). */
+function fail(message: string): void {
+  // Exit only once the message is out: exiting at once can drop it.
+  if (process.send) process.send({ type: 'fatal', message } satisfies FromHost, () => process.exit(1));
+  else process.exit(1);
+}
+
+function dispatch(run: RunMessage): void {
+  const decoders = { [STDOUT]: new TextDecoder(), [STDERR]: new TextDecoder() };
+  active = { runId: run.runId, decoders, timer: setInterval(forwardOutput, OUTPUT_INTERVAL_MS) };
+  Atomics.store(instance.interrupt, 0, 0);
+  instance.worker.postMessage(run);
+}
+
+function finishRun(outcome: BackendOutcome): void {
+  const run = active!;
+  clearInterval(run.timer);
+  active = undefined;
+  // The worker wrote all of its output before posting the result, so this drain gets the rest of it.
+  send({ type: 'result', runId: run.runId, outcome, output: takeOutput(run, true) });
+}
+
+function forwardOutput(): void {
+  const run = active;
+  if (!run) return;
+  for (const chunk of takeOutput(run, false)) send({ type: 'output', runId: run.runId, ...chunk });
+}
+
+/** What the worker has written since the last call, consecutive text of one stream merged. */
+function takeOutput(run: ActiveRun, final: boolean): OutputChunk[] {
+  const chunks: OutputChunk[] = [];
+  const add = (stream: StreamId, text: string): void => {
+    if (!text) return;
+    const name = streamName(stream);
+    const last = chunks[chunks.length - 1];
+    if (last && last.stream === name && 'text' in last) last.text += text;
+    else chunks.push({ stream: name, text });
+  };
+  instance.output.drain((tag, bytes) => {
+    const stream: StreamId = tag & STDERR ? STDERR : STDOUT;
+    if (tag & DROPPED) {
+      // Text still held by the decoder was written before the drop: it goes first.
+      add(stream, run.decoders[stream].decode());
+      chunks.push({ stream: streamName(stream), dropped: new DataView(bytes.buffer).getFloat64(0, true) });
+    } else {
+      add(stream, run.decoders[stream].decode(bytes, { stream: true }));
+    }
+  });
+  if (final) {
+    add(STDOUT, run.decoders[STDOUT].decode());
+    add(STDERR, run.decoders[STDERR].decode());
+  }
+  return chunks;
+}
+
+function streamName(stream: StreamId): StreamName {
+  return stream === STDERR ? 'stderr' : 'stdout';
+}
+
+function interrupt(): void {
+  if (queued) {
+    send({ type: 'result', runId: queued.runId, outcome: { status: 'interrupted' }, output: [] });
+    queued = undefined;
+    return;
+  }
+  if (!active) return;
+  Atomics.store(instance.interrupt, 0, SIGINT);
+  // Wakes Python wherever it blocks: in time.sleep (on the interrupt buffer) or in a host call.
+  Atomics.notify(instance.interrupt, 0);
+  wakeCaller(instance);
+}
+
+function wakeCaller(target: Instance): void {
+  Atomics.add(target.callSignal, 0, 1);
+  Atomics.notify(target.callSignal, 0);
+}
+
+function relayReply(reply: HostCallReply): void {
+  const pending = pendingCalls.get(reply.id);
+  pendingCalls.delete(reply.id);
+  if (!pending || pending.from !== instance) return;
+  pending.from.replyPort.postMessage({ ...reply, id: pending.workerCallId });
+  wakeCaller(pending.from);
+}
+
+process.on('message', (message: ToHost) => {
+  switch (message.type) {
+    case 'run':
+      if (instance.ready) dispatch(message);
+      else queued = message;
+      return;
+    case 'interrupt':
+      interrupt();
+      return;
+    case 'hostCallReply':
+      relayReply(message);
+  }
+});
+
+// The backend is gone (or killed its end): nothing would ever read from this process again.
+process.on('disconnect', () => process.exit(0));

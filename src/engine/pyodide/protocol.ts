@@ -1,0 +1,77 @@
+// Messages between the backend (extension or CLI process), the host process it forks, and the worker thread
+// inside the host that runs Pyodide. Every message is plain structured-clone data.
+import type { MessagePort } from 'node:worker_threads';
+import type { BackendOutcome } from '../types';
+
+export type LogLevel = 'info' | 'warn' | 'error';
+export type StreamName = 'stdout' | 'stderr';
+
+/** Text a run wrote, or how many bytes of a stream the worker dropped at that point to stay within the cap. */
+export type OutputChunk = { stream: StreamName; text: string } | { stream: StreamName; dropped: number };
+
+/** Passed to the host process as its only command-line argument (JSON). */
+export interface HostConfig {
+  cacheDir: string;
+  heapLimitMb: number;
+}
+
+/** What the worker reports once Pyodide can run code. */
+export interface ReadyInfo {
+  pyodideVersion: string;
+  pythonVersion: string;
+  fromSnapshot: boolean;
+  loadMs: number;
+}
+
+export interface RunMessage {
+  type: 'run';
+  runId: string;
+  code: string;
+  outputCapBytes: number;
+}
+
+export type HostCallReply =
+  | { type: 'hostCallReply'; id: number; ok: true; value: unknown }
+  | { type: 'hostCallReply'; id: number; ok: false; error: string };
+
+/** Backend -> host, over the child process IPC channel. */
+export type ToHost = RunMessage | { type: 'interrupt' } | HostCallReply;
+
+/** Host -> backend. */
+export type FromHost =
+  | ({ type: 'ready' } & ReadyInfo)
+  /** The instance is being replaced (after a MemoryError or a crash inside the worker); runs wait for it. */
+  | { type: 'loading' }
+  | ({ type: 'output'; runId: string } & OutputChunk)
+  /** `output` is what the run wrote since the last 'output' message: one message instead of two on the fast path. */
+  | { type: 'result'; runId: string; outcome: BackendOutcome; output: OutputChunk[] }
+  | { type: 'hostCall'; id: number; method: string; params: unknown }
+  | { type: 'log'; level: LogLevel; message: string }
+  /** Pyodide cannot be loaded at all; the host exits after sending this. */
+  | { type: 'fatal'; message: string };
+
+/** The worker's `workerData`. The shared buffers are owned by the host, one set per worker. */
+export interface WorkerInit {
+  indexURL: string;
+  cacheDir: string;
+  heapLimitMb: number;
+  /** Int32Array[1] handed to pyodide.setInterruptBuffer; the host writes 2 to raise KeyboardInterrupt. */
+  interruptBuffer: SharedArrayBuffer;
+  /** Int32Array[1] counter the host bumps (and notifies) after posting a host-call reply or an interrupt. */
+  callSignal: SharedArrayBuffer;
+  /** Byte ring (see ring.ts) carrying stdout/stderr from the worker to the host. */
+  outputRing: SharedArrayBuffer;
+  /** Where host-call replies arrive; read synchronously with receiveMessageOnPort while Python waits. */
+  replyPort: MessagePort;
+}
+
+/** Host -> worker. */
+export type ToWorker = RunMessage;
+
+/** Worker -> host. */
+export type FromWorker =
+  | ({ type: 'ready' } & ReadyInfo)
+  | { type: 'result'; runId: string; outcome: BackendOutcome; recycle: boolean }
+  | { type: 'hostCall'; id: number; method: string; params: unknown }
+  | { type: 'log'; level: LogLevel; message: string }
+  | { type: 'fatal'; message: string };

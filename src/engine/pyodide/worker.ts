@@ -1,0 +1,353 @@
+// The worker thread that runs Pyodide inside the host process. While Python runs, this thread is busy, so
+// whatever has to happen meanwhile (interrupts, forwarding output, answering host calls) is done by the
+// host's main thread through shared memory; this side only reads it or blocks on it.
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
+import type { PyodideInterface } from 'pyodide';
+import type { BackendOutcome } from '../types';
+import cellSource from '../python/cell.py';
+import bootstrapSource from './bootstrap.py';
+import type { FromWorker, HostCallReply, LogLevel, ToWorker, WorkerInit } from './protocol';
+import { DROPPED, RingWriter, STDERR, STDOUT, type StreamId } from './ring';
+
+type LoadPyodide = (typeof import('pyodide'))['loadPyodide'];
+type PyodideOptions = NonNullable<Parameters<LoadPyodide>[0]>;
+/** Emscripten internals used to cap the heap exactly; not part of Pyodide's public API. */
+interface EmscriptenModule {
+  HEAPU8: Uint8Array;
+  growMemory?: (bytes: number) => number | undefined;
+}
+
+const init = workerData as WorkerInit;
+const port = parentPort!;
+const interruptBuffer = new Int32Array(init.interruptBuffer);
+const callSignal = new Int32Array(init.callSignal);
+const ring = new RingWriter(init.outputRing);
+/** The most a 32-bit Emscripten heap can reach (4 GiB less one 64 KiB page). */
+const WASM_MAX_HEAP_BYTES = 4294901760;
+const heapLimitBytes = Math.min(init.heapLimitMb * 1024 * 1024, WASM_MAX_HEAP_BYTES);
+
+function post(message: FromWorker): void {
+  port.postMessage(message);
+}
+
+function log(level: LogLevel, message: string): void {
+  post({ type: 'log', level, message });
+}
+
+// ---- heap cap -------------------------------------------------------------------------------------------
+
+let heapModule: EmscriptenModule | undefined;
+
+/**
+ * Worker resourceLimits do not bound WebAssembly memory, and a runaway allocation would grow the heap towards
+ * 4 GiB. Emscripten grows it through the `emscripten_resize_heap` import; refusing growth past the limit
+ * makes malloc fail, which Python reports as MemoryError. Emscripten over-allocates by up to 20% per step,
+ * so near the limit the heap is grown to exactly the limit instead.
+ */
+function capHeapGrowth(): void {
+  const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (
+    source: BufferSource | WebAssembly.Module,
+    imports?: WebAssembly.Imports,
+  ) => Promise<unknown>;
+  const capped = (source: BufferSource | WebAssembly.Module, imports?: WebAssembly.Imports): Promise<unknown> => {
+    const env = imports?.env as Record<string, WebAssembly.ImportValue> | undefined;
+    const resize = env?.emscripten_resize_heap;
+    if (env && typeof resize === 'function') {
+      env.emscripten_resize_heap = (requested: number): number => {
+        const bytes = requested >>> 0;
+        if (bytes > heapLimitBytes) return 0;
+        const grow = heapModule?.growMemory;
+        if (!grow || heapModule!.HEAPU8.length * 1.2 <= heapLimitBytes) return Number(resize(requested));
+        return grow(heapLimitBytes) ? 1 : 0;
+      };
+    }
+    return instantiate(source, imports);
+  };
+  WebAssembly.instantiate = capped as typeof WebAssembly.instantiate;
+}
+
+// ---- loading, with a cached memory snapshot ---------------------------------------------------------------
+
+function pyodideModule(): typeof import('pyodide') {
+  // Loaded from the copied package at run time: bundling it would break its own file lookups.
+  return createRequire(__filename)(path.join(init.indexURL, 'pyodide.js')) as typeof import('pyodide');
+}
+
+/**
+ * A snapshot only restores into the exact Pyodide build that made it. The build id is not exported before
+ * an instance exists, so it is read from the loader the snapshot belongs to.
+ */
+function snapshotFile(version: string): string {
+  const loader = fs.readFileSync(path.join(init.indexURL, 'pyodide.js'), 'utf8');
+  const buildId = /BUILD_ID:"([0-9a-f]+)"/.exec(loader)?.[1]?.slice(0, 16) ?? 'unknown-build';
+  return path.join(init.cacheDir, `pyodide-${version}-${buildId}.snapshot`);
+}
+
+function readSnapshot(file: string): Uint8Array | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function saveSnapshot(file: string, bytes: Uint8Array): void {
+  // Other sessions may be reading or writing the same file: write aside, then rename into place.
+  const temp = `${file}.${process.pid}-${threadId}.tmp`;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(temp, bytes);
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    log('warn', `could not cache the Pyodide snapshot in ${file}: ${String(error)}`);
+    return;
+  }
+  // Snapshots of other Pyodide builds can never be restored again; each is tens of MB.
+  try {
+    for (const name of fs.readdirSync(path.dirname(file))) {
+      if (/^pyodide-.+\.snapshot$/.test(name) && name !== path.basename(file)) fs.rmSync(path.join(path.dirname(file), name));
+    }
+  } catch (error) {
+    log('warn', `could not remove an outdated Pyodide snapshot: ${String(error)}`);
+  }
+}
+
+async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boolean }> {
+  const { loadPyodide, version } = pyodideModule();
+  // Lock file, stdlib and packages resolve inside the copied package. In Node, Pyodide retries a package it
+  // cannot find locally from jsDelivr unless packageBaseUrl is given (it becomes that fallback's base too).
+  const options: PyodideOptions = { indexURL: init.indexURL, packageBaseUrl: init.indexURL };
+  const file = snapshotFile(version);
+  const cached = readSnapshot(file);
+  if (cached) {
+    try {
+      return { py: await loadPyodide({ ...options, _loadSnapshot: cached }), fromSnapshot: true };
+    } catch (error) {
+      log('warn', `cached Pyodide snapshot ${file} could not be restored, making a new one: ${String(error)}`);
+    }
+  }
+  // Later instances start from the snapshot, so this one does too: every session then begins identically.
+  try {
+    const maker = await loadPyodide({ ...options, _makeSnapshot: true });
+    const snapshot = maker.makeMemorySnapshot();
+    saveSnapshot(file, snapshot);
+    return { py: await loadPyodide({ ...options, _loadSnapshot: snapshot }), fromSnapshot: false };
+  } catch (error) {
+    log('warn', `Pyodide memory snapshot unavailable, starting without it: ${String(error)}`);
+    return { py: await loadPyodide(options), fromSnapshot: false };
+  }
+}
+
+// ---- output ---------------------------------------------------------------------------------------------
+
+/**
+ * Between runs, Python still writes when asyncio tasks it started keep going. Nobody drains the ring then,
+ * and a full ring would block this thread for good, so such output is bounded well below the ring's size;
+ * it reaches the user with the next run.
+ */
+const BETWEEN_RUNS_BYTES = 16 * 1024;
+
+/**
+ * One stream of one run, capped at the source so a flood never crosses IPC: the first `budget` bytes go out
+ * live, later bytes only update a tail of `budget` bytes that is sent, after a marker, when the run ends.
+ */
+class CappedStream {
+  private liveLeft = BETWEEN_RUNS_BYTES;
+  private tailSize = 0;
+  private tail = new Uint8Array(0);
+  private tailEnd = 0;
+  private tailFill = 0;
+  private overflow = 0;
+
+  constructor(private readonly stream: StreamId) {}
+
+  begin(budget: number): void {
+    this.liveLeft = budget;
+    this.tailSize = budget;
+    this.tailEnd = this.tailFill = this.overflow = 0;
+  }
+
+  /** Ends a run (sending the kept tail) and bounds what may be written until the next one begins. */
+  end(): void {
+    if (this.overflow > 0) this.sendTail();
+    this.liveLeft = BETWEEN_RUNS_BYTES;
+    this.tailSize = 0;
+    this.overflow = 0;
+  }
+
+  write(bytes: Uint8Array): void {
+    if (bytes.length <= this.liveLeft) {
+      this.liveLeft -= bytes.length;
+      ring.write(this.stream, bytes);
+      return;
+    }
+    let cut = this.liveLeft;
+    while (cut > 0 && isContinuationByte(bytes[cut])) cut--;
+    this.liveLeft = 0;
+    if (cut > 0) ring.write(this.stream, bytes.subarray(0, cut));
+    this.keep(bytes.subarray(cut));
+  }
+
+  private sendTail(): void {
+    let kept = this.orderedTail();
+    let start = 0;
+    while (start < kept.length && isContinuationByte(kept[start])) start++;
+    kept = kept.subarray(start);
+    const dropped = new Uint8Array(8);
+    new DataView(dropped.buffer).setFloat64(0, this.overflow - kept.length, true);
+    ring.write(this.stream | DROPPED, dropped);
+    ring.write(this.stream, kept);
+  }
+
+  private keep(bytes: Uint8Array): void {
+    this.overflow += bytes.length;
+    const size = this.tailSize;
+    if (size === 0) return;
+    if (this.tail.length !== size) this.tail = new Uint8Array(size);
+    if (bytes.length >= size) {
+      this.tail.set(bytes.subarray(bytes.length - size));
+      this.tailEnd = 0;
+      this.tailFill = size;
+      return;
+    }
+    const first = Math.min(bytes.length, size - this.tailEnd);
+    this.tail.set(bytes.subarray(0, first), this.tailEnd);
+    this.tail.set(bytes.subarray(first), 0);
+    this.tailEnd = (this.tailEnd + bytes.length) % size;
+    this.tailFill = Math.min(size, this.tailFill + bytes.length);
+  }
+
+  private orderedTail(): Uint8Array {
+    if (this.tailFill < this.tailSize) return this.tail.subarray(0, this.tailFill);
+    const ordered = new Uint8Array(this.tailSize);
+    ordered.set(this.tail.subarray(this.tailEnd));
+    ordered.set(this.tail.subarray(0, this.tailEnd), this.tailSize - this.tailEnd);
+    return ordered;
+  }
+}
+
+function isContinuationByte(byte: number | undefined): boolean {
+  return byte !== undefined && (byte & 0xc0) === 0x80;
+}
+
+const streams: Record<StreamId, CappedStream> = { [STDOUT]: new CappedStream(STDOUT), [STDERR]: new CappedStream(STDERR) };
+
+// ---- calls Python makes into this thread --------------------------------------------------------------------
+
+let lastCallId = 0;
+
+/** Blocks Python until the host answers; returns JSON `[ok, value-or-error-text]` (see bootstrap.py). */
+function hostCall(py: PyodideInterface, method: string, paramsJson: string): string {
+  const id = ++lastCallId;
+  post({ type: 'hostCall', id, method, params: JSON.parse(paramsJson) as unknown });
+  for (;;) {
+    const seen = Atomics.load(callSignal, 0);
+    for (let received = receiveMessageOnPort(init.replyPort); received; received = receiveMessageOnPort(init.replyPort)) {
+      // Replies to calls abandoned by an earlier interrupt can still arrive; they are dropped here.
+      const reply = received.message as HostCallReply;
+      if (reply.id === id) return encodeReply(reply);
+    }
+    // Raises KeyboardInterrupt in the calling Python code; the reply, if it ever comes, is then ignored.
+    if (Atomics.load(interruptBuffer, 0) !== 0) py.checkInterrupt();
+    Atomics.wait(callSignal, 0, seen);
+  }
+}
+
+function encodeReply(reply: HostCallReply): string {
+  if (!reply.ok) return JSON.stringify([false, reply.error]);
+  try {
+    return JSON.stringify([true, reply.value ?? null]);
+  } catch (error) {
+    return JSON.stringify([false, `host call result is not JSON-compatible: ${String(error)}`]);
+  }
+}
+
+/** time.sleep replacement: waits on the interrupt buffer, so an interrupt ends the sleep at once. */
+function sleepMs(py: PyodideInterface, ms: number): void {
+  const deadline = performance.now() + ms;
+  for (let left = ms; left > 0 && Atomics.load(interruptBuffer, 0) === 0; left = deadline - performance.now()) {
+    Atomics.wait(interruptBuffer, 0, 0, left);
+  }
+  py.checkInterrupt();
+}
+
+// ---- running cells --------------------------------------------------------------------------------------
+
+type RunCell = (source: string, filename: string) => string;
+
+function setUp(py: PyodideInterface): RunCell {
+  py.setInterruptBuffer(interruptBuffer);
+  py.setStdout({ write: (bytes: Uint8Array) => (streams[STDOUT].write(bytes), bytes.length) });
+  py.setStderr({ write: (bytes: Uint8Array) => (streams[STDERR].write(bytes), bytes.length) });
+  // No terminal behind this process: input() gets end-of-file instead of blocking on a pipe nobody writes.
+  py.setStdin({ stdin: () => undefined });
+  const scope = py.globals.get('dict')();
+  try {
+    py.runPython(bootstrapSource, { globals: scope, filename: '<code-mode bootstrap>' });
+    const install = scope.get('install');
+    try {
+      return install(
+        cellSource,
+        (method: string, params: string) => hostCall(py, method, params),
+        (ms: number) => sleepMs(py, ms),
+      ) as RunCell;
+    } finally {
+      install.destroy();
+    }
+  } finally {
+    scope.destroy();
+  }
+}
+
+type PythonErrorClass = PyodideInterface['ffi']['PythonError'];
+
+function outcomeOfThrow(PythonError: PythonErrorClass, error: unknown): { outcome: BackendOutcome; recycle: boolean } {
+  // run_cell catches everything the user's code raises; what escapes it was raised while it reported
+  // (an interrupt landing in its flush, memory too exhausted to build the result) or is a Pyodide fatal error.
+  if (error instanceof PythonError) {
+    if (error.type === 'KeyboardInterrupt') return { outcome: { status: 'interrupted' }, recycle: false };
+    const message = error.message.trimEnd().split('\n').pop() ?? error.type;
+    const outcome: BackendOutcome = { status: 'error', errorType: 'RuntimeError', excName: error.type, message, traceback: error.message };
+    return { outcome, recycle: false };
+  }
+  return { outcome: { status: 'crashed', message: `Pyodide failed: ${String(error)}` }, recycle: true };
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  capHeapGrowth();
+  const { py, fromSnapshot } = await loadInstance();
+  heapModule = (py as unknown as { _module: EmscriptenModule })._module;
+  const runCell = setUp(py);
+  // Read now: after a fatal error every property of the instance throws.
+  const PythonError = py.ffi.PythonError;
+  const pythonVersion = String(py.runPython('import sys; sys.version.split()[0]'));
+  let cells = 0;
+
+  port.on('message', (message: ToWorker) => {
+    for (const stream of Object.values(streams)) stream.begin(Math.max(0, Math.floor(message.outputCapBytes / 2)));
+    let outcome: BackendOutcome;
+    let recycle = false;
+    try {
+      outcome = JSON.parse(runCell(message.code, `<cell ${++cells}>`)) as BackendOutcome;
+    } catch (error) {
+      ({ outcome, recycle } = outcomeOfThrow(PythonError, error));
+    }
+    for (const stream of Object.values(streams)) stream.end();
+    // The heap never shrinks after a runaway allocation; only a fresh instance gets the memory back.
+    if (outcome.status === 'error' && outcome.excName === 'MemoryError') {
+      outcome.sessionReset = true;
+      recycle = true;
+    }
+    post({ type: 'result', runId: message.runId, outcome, recycle });
+  });
+  post({ type: 'ready', pyodideVersion: py.version, pythonVersion, fromSnapshot, loadMs: Math.round(performance.now() - started) });
+}
+
+main().catch((error: unknown) => {
+  post({ type: 'fatal', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+});
