@@ -34,7 +34,10 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const output = new RunOutputWriter(runsChannel);
 
   let localClient: Promise<LocalMcpClient> | undefined;
-  const tools = () => (localClient ??= host.getEngine().then((engine) => LocalMcpClient.connect(engine, { origin: 'explorer' })));
+  const tools = () =>
+    (localClient ??= Promise.all([host.getEngine(), host.getCodeMode()]).then(([engine, codeMode]) =>
+      LocalMcpClient.connect(engine, { origin: 'explorer', bridge: codeMode.bridge }),
+    ));
 
   const results = new ResultsView(
     context.extensionUri,
@@ -51,14 +54,21 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
         if (!record || !host.isCreated) return false;
         return (await host.getEngine()).interrupt(record.run.session, record.run.backend);
       },
-      invokeTool: async (_server, name, args) => {
+      invokeTool: async (server, name, args) => {
+        if (server) {
+          const { bridge } = await host.getCodeMode();
+          return { ok: true, content: await bridge.call(server, name, args) };
+        }
         const result = await (await tools()).callTool(name, args);
         return { ok: !result.isError, content: result.content };
       },
     },
     log,
   );
-  const explorer = new ToolExplorer(host, history, tools);
+  const explorer = new ToolExplorer(host, history, tools, async () => {
+    const { bridge, external } = await host.getCodeMode();
+    return { providers: () => bridge.providers(), problems: () => external.problems };
+  });
   const mcpProvider = new CodeModeMcpProvider(host, context.extensionPath);
 
   context.subscriptions.push(
@@ -100,8 +110,11 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.commands.registerCommand('codeMode.explorer.refresh', () => explorer.refresh()),
     vscode.commands.registerCommand('codeMode.explorer.openRun', (runId: string) => results.reveal(runId)),
     vscode.commands.registerCommand('codeMode.explorer.invokeTool', (node?: ExplorerNode) => {
-      if (node?.kind !== 'tool') return;
-      results.showToolForm({ name: node.tool.name, description: node.tool.description ?? '', inputSchema: node.tool.inputSchema as Record<string, unknown> });
+      if (node?.kind === 'tool') {
+        results.showToolForm({ name: node.tool.name, description: node.tool.description ?? '', inputSchema: node.tool.inputSchema as Record<string, unknown> });
+      } else if (node?.kind === 'externalTool') {
+        results.showToolForm({ server: node.tool.server, name: node.tool.name, description: node.tool.description, inputSchema: node.tool.inputSchema });
+      }
     }),
   );
 

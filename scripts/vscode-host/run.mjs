@@ -182,6 +182,8 @@ async function main() {
     TMPDIR: path.join(tmp, 'tmp'),
     CODE_MODE_TEST: '1',
     CODE_MODE_TEST_WORKSPACE: workspace,
+    // The fixture's .vscode/mcp.json starts MCP servers from this checkout's node_modules.
+    CODE_MODE_REPO_ROOT: repoRoot,
     CODE_MODE_TEST_EXPECT_TRUSTED: noTrust ? '0' : '1',
     ...(grep ? { CODE_MODE_TEST_GREP: grep } : {}),
     ...extraEnv,

@@ -5,10 +5,20 @@ import type { Engine } from '../engine/engine';
 import { createEngine } from '../engine/index';
 import { createPyodideBackend } from '../engine/pyodide/backend';
 import { createPythonBackend } from '../engine/python/backend';
+import { attachCodeMode, type CodeMode } from '../engine/codemode/index';
+import type { ServerSources } from '../engine/codemode/externalServers';
+import { parseServers } from '../engine/codemode/serverConfig';
+import type { ToolProvider } from '../engine/codemode/toolProvider';
 import type { Logger, RunEvent } from '../engine/types';
 import { startLoopbackMcpServer, type LoopbackMcpServer } from '../mcp/http';
 import type { InterpreterChoice, InterpreterTracker } from './interpreter';
 import { readSettings, type ExtensionSettings } from './settings';
+import { VscodeToolsProvider } from './vscodeTools';
+
+/** Our own MCP tools as VS Code lists them (`mcp_<server>_<tool>`): Python must not call them through VS Code. */
+function isOwnLmTool(name: string): boolean {
+  return /code.?mode/i.test(name) && /(run_python|search_tools|_code_file|_learning|_packages|get_environment|configure)$/.test(name);
+}
 
 export const UNTRUSTED_REASON =
   'Workspace Python is off because this workspace is not trusted (Restricted Mode). Trust the workspace to use it; Pyodide stays available.';
@@ -19,6 +29,7 @@ export const UNTRUSTED_REASON =
  */
 export class EngineHost implements vscode.Disposable {
   private engine: Promise<Engine> | undefined;
+  private codeMode: Promise<CodeMode> | undefined;
   private loopback: Promise<LoopbackMcpServer> | undefined;
   private settings: ExtensionSettings;
   private interpreterChoice: InterpreterChoice | undefined;
@@ -55,9 +66,18 @@ export class EngineHost implements vscode.Disposable {
     return this.engine;
   }
 
+  /** The code-mode bridge (external servers and VS Code's tools), attached to the engine on first use. */
+  async getCodeMode(): Promise<CodeMode> {
+    await this.getEngine();
+    if (!this.codeMode) throw new Error('code mode failed to attach');
+    return this.codeMode;
+  }
+
   /** The loopback endpoint the MCP provider hands to VS Code; started on first resolve. */
   getLoopbackEndpoint(): Promise<LoopbackMcpServer> {
-    this.loopback ??= this.getEngine().then((engine) => startLoopbackMcpServer(engine, { origin: 'mcp', log: this.logger }));
+    this.loopback ??= Promise.all([this.getEngine(), this.getCodeMode()]).then(([engine, codeMode]) =>
+      startLoopbackMcpServer(engine, { origin: 'mcp', log: this.logger, bridge: codeMode.bridge }),
+    );
     return this.loopback;
   }
 
@@ -65,6 +85,12 @@ export class EngineHost implements vscode.Disposable {
     const before = this.settings;
     this.settings = readSettings(defaultEngineConfig);
     if (event.affectsConfiguration('codeMode.pythonPath')) this.interpreter.settingChanged();
+    if (this.codeMode) {
+      const codeMode = await this.codeMode;
+      codeMode.bridge.policy = this.settings.bridgePolicy;
+      if (event.affectsConfiguration('codeMode.mcpServers')) await codeMode.external.setSources(this.serverSources());
+      if (event.affectsConfiguration('codeMode.tools.vscodeTools')) await codeMode.bridge.setProviders('vscode', this.vscodeProviders());
+    }
     if (!this.engine) return;
     const engine = await this.engine;
     engine.config = this.settings.engine;
@@ -102,8 +128,33 @@ export class EngineHost implements vscode.Disposable {
       this.showPyodideProgressOnce(engine);
     });
     if (!vscode.workspace.isTrusted) await engine.setBackendEnabled('python', false, UNTRUSTED_REASON);
+    // Attached before any run, so `from code_mode import tools` works from the first one.
+    this.codeMode = this.createCodeMode(engine);
+    await this.codeMode;
     this.log.info(`engine ready (storage ${this.storageDir})`);
     return engine;
+  }
+
+  private async createCodeMode(engine: Engine): Promise<CodeMode> {
+    const codeMode = await attachCodeMode(engine, this.serverSources(), this.logger);
+    codeMode.bridge.policy = this.settings.bridgePolicy;
+    await codeMode.bridge.setProviders('vscode', this.vscodeProviders());
+    codeMode.bridge.onDidChange(() => this.stateChanges.fire());
+    return codeMode;
+  }
+
+  /** mcp_servers.json and .vscode/mcp.json at the workspace root (both watched), over the setting. */
+  private serverSources(): ServerSources {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return {
+      files: folder ? [path.join(folder, 'mcp_servers.json'), path.join(folder, '.vscode', 'mcp.json')] : [],
+      workspaceFolder: folder,
+      fromSettings: parseServers({ servers: this.settings.mcpServers }, { source: 'setting codeMode.mcpServers', workspaceFolder: folder }),
+    };
+  }
+
+  private vscodeProviders(): ToolProvider[] {
+    return this.settings.exposeVscodeTools ? [new VscodeToolsProvider(isOwnLmTool)] : [];
   }
 
   private pyodideFactory() {
@@ -135,6 +186,7 @@ export class EngineHost implements vscode.Disposable {
 
   dispose(): void {
     void this.loopback?.then((server) => server.close());
+    void this.codeMode?.then((codeMode) => codeMode.dispose());
     void this.engine?.then((engine) => engine.dispose());
     this.runEvents.dispose();
     this.stateChanges.dispose();

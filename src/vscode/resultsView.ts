@@ -74,6 +74,11 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     view.onDidDispose(() => this.ready.delete(view.webview));
   }
 
+  /** What a submitted tool form does: call the tool, turning a failure into a result the form can show. */
+  invokeFromForm(server: string | undefined, name: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: unknown }> {
+    return this.actions.invokeTool(server, name, args).catch((error: unknown) => ({ ok: false, content: error instanceof Error ? error.message : String(error) }));
+  }
+
   /** The cards one loaded page renders now, read from its DOM; empty when no page is loaded. */
   async probe(): Promise<ProbedCard[]> {
     const [webview] = this.ready;
@@ -142,9 +147,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
         this.probes.delete(message.requestId);
         return;
       case 'invokeTool': {
-        const reply = await this.actions
-          .invokeTool(message.server, message.name, message.args)
-          .catch((error: unknown) => ({ ok: false, content: error instanceof Error ? error.message : String(error) }));
+        const reply = await this.invokeFromForm(message.server, message.name, message.args);
         await webview.postMessage({ type: 'toolResult', requestId: message.requestId, ...reply } satisfies HostToPageMessage);
         return;
       }

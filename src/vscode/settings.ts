@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { BridgePolicy } from '../engine/codemode/bridge';
 import type { EngineConfig } from '../engine/config';
 import type { BackendKind } from '../engine/types';
 
@@ -6,6 +7,10 @@ export type McpTransport = 'http' | 'stdio';
 
 export interface ExtensionSettings {
   engine: EngineConfig;
+  /** `{name: {command, args, env} | {type: 'http', url}}`, as in mcp_servers.json. */
+  mcpServers: Record<string, unknown>;
+  bridgePolicy: BridgePolicy;
+  exposeVscodeTools: boolean;
   pythonPath: string;
   heapLimitMb: number;
   mcpTransport: McpTransport;
@@ -31,6 +36,9 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
         deniedTokens: strings('guardrails.deniedTokens'),
       },
     },
+    mcpServers: c.get<Record<string, unknown>>('mcpServers', {}),
+    bridgePolicy: { allowServers: strings('tools.allowServers'), allowTools: strings('tools.allowTools') },
+    exposeVscodeTools: c.get<boolean>('tools.vscodeTools', true),
     pythonPath: c.get<string>('pythonPath', '').trim(),
     heapLimitMb: c.get<number>('pyodide.heapLimitMB', 1024),
     mcpTransport: c.get<McpTransport>('mcp.transport', 'http') === 'stdio' ? 'stdio' : 'http',

@@ -1,6 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
 import type { RunHistory, RunRecord } from '../engine/history';
+import type { ConfigProblem } from '../engine/codemode/serverConfig';
+import type { ProviderStatus, ToolProvider, ToolSpec } from '../engine/codemode/toolProvider';
 import type { BackendInfo, BackendKind } from '../engine/types';
 import { UNTRUSTED_REASON, type EngineHost } from './engineHost';
 
@@ -12,6 +14,8 @@ export type ExplorerNode =
   | { kind: 'section'; section: Section }
   | { kind: 'backend'; backend: BackendKind; info: BackendInfo; disabledReason?: string }
   | { kind: 'tool'; tool: Tool }
+  | { kind: 'server'; status: ProviderStatus; description?: string }
+  | { kind: 'externalTool'; tool: ToolSpec }
   | { kind: 'message'; text: string; tooltip?: string }
   | { kind: 'run'; record: RunRecord };
 
@@ -29,6 +33,12 @@ export interface ToolSource {
   listTools(): Promise<Tool[]>;
 }
 
+/** External tool providers (the code-mode bridge), listed without connecting to any of them. */
+export interface ServerSource {
+  providers(): ToolProvider[];
+  problems(): ConfigProblem[];
+}
+
 /**
  * The sidebar: backends with their state and interpreter, the MCP tools agents see, external servers, and
  * recent runs. Reading it never starts an interpreter.
@@ -42,6 +52,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
     private readonly host: EngineHost,
     private readonly history: RunHistory,
     private readonly tools: () => Promise<ToolSource>,
+    private readonly servers: () => Promise<ServerSource>,
   ) {}
 
   /** Coalesces bursts (a streaming run changes history many times a second). */
@@ -86,6 +97,27 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         item.command = { command: 'codeMode.explorer.invokeTool', title: 'Invoke Tool…', arguments: [node] };
         return item;
       }
+      case 'server': {
+        const { status } = node;
+        const item = new vscode.TreeItem(status.name, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `server:${status.name}`;
+        item.description = `${status.state}${status.toolCount !== undefined ? ` · ${status.toolCount} tools` : ''}`;
+        item.tooltip = [node.description, status.command, status.source && `from ${status.source}`, status.error && `Error: ${status.error}`, status.stderrTail && `stderr:\n${status.stderrTail}`]
+          .filter(Boolean)
+          .join('\n');
+        item.iconPath = new vscode.ThemeIcon(status.state === 'failed' ? 'error' : status.state === 'connected' ? 'plug' : 'debug-disconnect');
+        item.contextValue = 'server';
+        return item;
+      }
+      case 'externalTool': {
+        const item = new vscode.TreeItem(node.tool.name);
+        item.id = `external:${node.tool.server}:${node.tool.name}`;
+        item.tooltip = node.tool.description;
+        item.iconPath = new vscode.ThemeIcon('symbol-method');
+        item.contextValue = 'externalTool';
+        item.command = { command: 'codeMode.explorer.invokeTool', title: 'Invoke Tool…', arguments: [node] };
+        return item;
+      }
       case 'message': {
         const item = new vscode.TreeItem(node.text);
         item.tooltip = node.tooltip;
@@ -110,6 +142,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
 
   async getChildren(node?: ExplorerNode): Promise<ExplorerNode[]> {
     if (!node) return (['backends', 'tools', 'servers', 'runs'] as Section[]).map((section) => ({ kind: 'section', section }));
+    if (node.kind === 'server') return this.serverTools(node.status.name);
     if (node.kind !== 'section') return [];
     switch (node.section) {
       case 'backends':
@@ -118,12 +151,34 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const tools = await (await this.tools()).listTools();
         return tools.map((tool) => ({ kind: 'tool', tool }));
       }
-      case 'servers':
-        return [{ kind: 'message', text: 'No external MCP servers configured', tooltip: 'Add servers in mcp_servers.json or .vscode/mcp.json at the workspace root.' }];
+      case 'servers': {
+        const source = await this.servers();
+        const nodes: ExplorerNode[] = source.providers().map((p) => ({ kind: 'server', status: p.status(), description: p.description }));
+        for (const problem of source.problems()) {
+          nodes.push({ kind: 'message', text: `${problem.server ?? problem.source}: config problem`, tooltip: `${problem.source}: ${problem.message}` });
+        }
+        return nodes.length
+          ? nodes
+          : [{ kind: 'message', text: 'No external MCP servers configured', tooltip: 'Add servers in mcp_servers.json or .vscode/mcp.json at the workspace root, or the codeMode.mcpServers setting.' }];
+      }
       case 'runs': {
         const runs = this.history.all().reverse().slice(0, 20);
         return runs.length ? runs.map((record) => ({ kind: 'run', record })) : [{ kind: 'message', text: 'No runs yet' }];
       }
+    }
+  }
+
+  /** Expanding a server connects to it to list its tools; a failure shows as a message under it. */
+  private async serverTools(name: string): Promise<ExplorerNode[]> {
+    const provider = (await this.servers()).providers().find((p) => p.name === name);
+    if (!provider) return [];
+    try {
+      const tools = await provider.listTools();
+      return tools.length ? tools.map((tool) => ({ kind: 'externalTool', tool })) : [{ kind: 'message', text: 'No tools' }];
+    } catch (error) {
+      return [{ kind: 'message', text: 'Could not connect', tooltip: error instanceof Error ? error.message : String(error) }];
+    } finally {
+      this.refresh();
     }
   }
 

@@ -183,3 +183,46 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.match(String(python?.tooltip), /not trusted/);
   });
 });
+
+(untrusted ? describe.skip : describe)('Code mode inside VS Code', function () {
+  this.timeout(180_000);
+
+  it('Python calls a server from .vscode/mcp.json and a VS Code tool through tools.vscode', async () => {
+    const codeMode = await api();
+    await codeModeLmTools();
+    const vscodeTools = vscode.lm.tools.map((t) => t.name);
+    console.log('[info] vscode.lm.tools:', vscodeTools.join(' '));
+    const memoryViaVscode = await until('VS Code to run the memory server from .vscode/mcp.json', () => vscode.lm.tools.find((t) => /read_graph/.test(t.name))?.name);
+    const engine = await codeMode.host.getEngine();
+    const result = await engine.run({
+      code: [
+        'from code_mode import tools',
+        'tools.memory.create_entities(entities=[{"name": "FromVSCode", "entityType": "test", "observations": ["bridged"]}])',
+        'print(sorted(e["name"] for e in tools.memory.read_graph()["entities"]))',
+        `graph = tools.vscode.${memoryViaVscode.replace(/[^A-Za-z0-9_]/g, '_')}()`,
+        'print("via vscode:", "FromVSCode" in str(graph))',
+        'print("own tools hidden:", not any("run_python" in n for n in dir(tools.vscode)))',
+      ].join('\n'),
+      backend: 'python',
+      timeoutS: 60,
+    });
+    assert.equal(result.success, true, `${JSON.stringify(result.diagnostics)}\n${result.stdout}`);
+    assert.match(result.stdout, /\['FromVSCode'\]/);
+    assert.match(result.stdout, /via vscode: True/);
+    assert.match(result.stdout, /own tools hidden: True/);
+  });
+
+  it('the tool explorer lists the external server and invokes one of its tools', async () => {
+    const { explorer, results } = await api();
+    const sections = await explorer.getChildren();
+    const servers = (await explorer.getChildren(sections[2])) as ExplorerNode[];
+    const memory = servers.find((n) => n.kind === 'server' && n.status.name === 'memory');
+    assert.ok(memory, `memory listed among ${servers.map((n) => explorer.getTreeItem(n).label).join(', ')}`);
+    const tools = (await explorer.getChildren(memory)) as ExplorerNode[];
+    const readGraph = tools.find((n) => n.kind === 'externalTool' && n.tool.name === 'read_graph');
+    assert.ok(readGraph, 'read_graph listed under memory');
+    const reply = await results.invokeFromForm(readGraph.kind === 'externalTool' ? readGraph.tool.server : undefined, 'read_graph', {});
+    assert.equal(reply.ok, true);
+    assert.match(JSON.stringify(reply.content), /FromVSCode/);
+  });
+});
