@@ -260,6 +260,32 @@ describe('Pyodide backend', () => {
     assert.equal(notJson.outcome.excName, 'TypeError');
   });
 
+  it('serves the shipped code_mode module over host calls', async () => {
+    const { outcome, stdout } = await run(main, "from code_mode import tools\nprint(tools.search('read file')['params'])");
+    assert.deepEqual(outcome, { status: 'ok' });
+    assert.equal(stdout, "{'query': 'read file'}\n");
+  });
+
+  it('refuses host calls from asyncio tasks that outlive their cell', async () => {
+    await run(
+      main,
+      [
+        'import asyncio, _code_mode_host as host',
+        'refused = []',
+        'async def later():',
+        '    try:',
+        "        host.call('from-background')",
+        '    except host.HostCallError as e:',
+        '        refused.append(str(e))',
+        'task = asyncio.ensure_future(later())',
+      ].join('\n'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { stdout } = await run(main, 'print(task.done(), refused)');
+    assert.equal(stdout, "True ['host calls can only be made while a cell runs']\n");
+    assert.ok(!hostCalls.some((call) => call.method === 'from-background'));
+  });
+
   it('abandons a pending host call on interrupt', async () => {
     const called = new Promise<void>((resolve) => (hangCalled = resolve));
     const { outcome } = start(main, "import _code_mode_host as host\nhost.call('hang')");

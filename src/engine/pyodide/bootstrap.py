@@ -3,20 +3,34 @@
 JavaScript objects cannot be part of a snapshot, so everything that reaches back into the worker (host calls,
 the interruptible sleep) is wired up here, on every fresh instance.
 """
+import importlib.util
 import json
+import os
 import sys
 import time
 import types
 
+# Off sys.path: user code reaches these modules only by the names the finder below serves.
+_SHIPPED_DIR = "/lib/code-mode"
 
-def install(cell_source, js_host_call, js_sleep_ms):
-    """Install the cell runner, `_code_mode_host` and the interruptible `time.sleep`; return `run(source, filename)`."""
+
+def install(cell_source, shipped_json, js_host_call, js_sleep_ms):
+    """Install the cell runner, `_code_mode_host`, the shipped modules (`code_mode`) and the interruptible
+    `time.sleep`; return `run(source, filename)`."""
     cell = types.ModuleType("_code_mode_cell")
     exec(compile(cell_source, "<code-mode cell runner>", "exec"), cell.__dict__)
     sys.modules[cell.__name__] = cell
 
     sys.modules["_code_mode_host"] = _host_module(js_host_call)
     time.sleep = _interruptible_sleep(js_sleep_ms)
+
+    # Real files (in Pyodide's in-memory file system), so tracebacks, inspect and help() show their source.
+    os.makedirs(_SHIPPED_DIR, exist_ok=True)
+    shipped = json.loads(shipped_json)
+    for name, source in shipped.items():
+        with open(os.path.join(_SHIPPED_DIR, name + ".py"), "w", encoding="utf-8") as file:
+            file.write(source)
+    sys.meta_path.append(_ShippedModules(tuple(shipped)))
 
     # A real module object as __main__, so pickle, dataclasses and typing find what the cells define.
     main = types.ModuleType("__main__")
@@ -28,6 +42,21 @@ def install(cell_source, js_host_call, js_sleep_ms):
         return json.dumps(run_cell(source, namespace, filename))
 
     return run
+
+
+class _ShippedModules:
+    """Serves the modules shipped for user code (`from code_mode import tools`), as the CPython driver does.
+
+    Consulted after the standard finders: as with any module, one of the user's own by the same name comes first.
+    """
+
+    def __init__(self, names):
+        self._names = names
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self._names:
+            return None
+        return importlib.util.spec_from_file_location(name, os.path.join(_SHIPPED_DIR, name + ".py"))
 
 
 def _host_module(js_host_call):

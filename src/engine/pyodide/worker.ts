@@ -8,6 +8,7 @@ import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:wor
 import type { PyodideInterface } from 'pyodide';
 import type { BackendOutcome } from '../types';
 import cellSource from '../python/cell.py';
+import codeModeSource from '../python/code_mode.py';
 import bootstrapSource from './bootstrap.py';
 import type { FromWorker, HostCallReply, LogLevel, ToWorker, WorkerInit } from './protocol';
 import { DROPPED, RingWriter, STDERR, STDOUT, type StreamId } from './ring';
@@ -239,9 +240,13 @@ const streams: Record<StreamId, CappedStream> = { [STDOUT]: new CappedStream(STD
 // ---- calls Python makes into this thread --------------------------------------------------------------------
 
 let lastCallId = 0;
+/** Whether a cell is running: only then does the host watch for interrupts that could end a waiting call. */
+let cellRunning = false;
 
 /** Blocks Python until the host answers; returns JSON `[ok, value-or-error-text]` (see bootstrap.py). */
 function hostCall(py: PyodideInterface, method: string, paramsJson: string): string {
+  // Same rule as the CPython driver: asyncio tasks left running between cells cannot call out.
+  if (!cellRunning) return JSON.stringify([false, 'host calls can only be made while a cell runs']);
   const id = ++lastCallId;
   post({ type: 'hostCall', id, method, params: JSON.parse(paramsJson) as unknown });
   for (;;) {
@@ -292,6 +297,7 @@ function setUp(py: PyodideInterface): RunCell {
     try {
       return install(
         cellSource,
+        JSON.stringify({ code_mode: codeModeSource }),
         (method: string, params: string) => hostCall(py, method, params),
         (ms: number) => sleepMs(py, ms),
       ) as RunCell;
@@ -332,10 +338,13 @@ async function main(): Promise<void> {
     for (const stream of Object.values(streams)) stream.begin(Math.max(0, Math.floor(message.outputCapBytes / 2)));
     let outcome: BackendOutcome;
     let recycle = false;
+    cellRunning = true;
     try {
       outcome = JSON.parse(runCell(message.code, `<cell ${++cells}>`)) as BackendOutcome;
     } catch (error) {
       ({ outcome, recycle } = outcomeOfThrow(PythonError, error));
+    } finally {
+      cellRunning = false;
     }
     for (const stream of Object.values(streams)) stream.end();
     // The heap never shrinks after a runaway allocation; only a fresh instance gets the memory back.
