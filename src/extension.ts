@@ -104,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
       mcpProvider.refresh();
     }),
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
-    vscode.window.registerTreeDataProvider(EXPLORER_VIEW_ID, explorer),
+    vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true }),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
     ...registerCommands({ host, runsChannel, results }),
     vscode.commands.registerCommand('codeMode.explorer.refresh', () => explorer.refresh()),

@@ -10,6 +10,7 @@
 //   --env KEY=VALUE    (repeatable)               extra environment for the extension host; the
 //                                                 runner's own environment reaches it too.
 //                                                 CODE_MODE_TEST=1 is always set.
+//   --screenshot FILE  CODE_MODE_TEST_SCREENSHOT  save a PNG of the workbench when the tests end
 //   --no-trust         CODE_MODE_TEST_NO_TRUST=1  open the workspace untrusted (Restricted Mode)
 //   --grep REGEX       CODE_MODE_TEST_GREP        only tests whose full title matches
 //   --timeout MS       CODE_MODE_TEST_TIMEOUT_MS  whole run, default 300000
@@ -49,6 +50,7 @@ const { values: opt } = parseArgs({
     tests: { type: 'string' },
     extension: { type: 'string' },
     logs: { type: 'string' },
+    screenshot: { type: 'string' },
     verbose: { type: 'boolean' },
     'keep-tmp': { type: 'boolean' },
   },
@@ -60,6 +62,7 @@ const noTrust = opt['no-trust'] || truthy(process.env.CODE_MODE_TEST_NO_TRUST);
 const keepTmp = opt['keep-tmp'] || truthy(process.env.KEEP_TMP);
 const timeoutMs = Number(opt.timeout || process.env.CODE_MODE_TEST_TIMEOUT_MS || 300_000);
 const logsDir = opt.logs || process.env.CODE_MODE_TEST_LOGS_DIR;
+const screenshot = opt.screenshot || process.env.CODE_MODE_TEST_SCREENSHOT ? path.resolve(opt.screenshot || process.env.CODE_MODE_TEST_SCREENSHOT) : undefined;
 const grep = opt.grep || process.env.CODE_MODE_TEST_GREP;
 const testsEntry = path.resolve(opt.tests || process.env.CODE_MODE_TEST_ENTRY || path.join(repoRoot, 'out', 'test', 'vscode', 'index.js'));
 const extensionDir = path.resolve(opt.extension || process.env.CODE_MODE_TEST_EXTENSION || repoRoot);
@@ -231,6 +234,7 @@ async function main() {
   context = await playwright.chromium.launchPersistentContext(path.join(tmp, 'chromium-profile'), {
     executablePath: host.chromium,
     headless: true,
+    viewport: { width: 1440, height: 900 },
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   if (cleanedUp) await context.close(); // timed out while Chromium was starting
@@ -267,6 +271,12 @@ async function main() {
   let resolveExit;
   const exited = new Promise((r) => (resolveExit = r));
   await page.exposeFunction('codeAutomationExit', async (code, logs) => {
+    if (screenshot) {
+      // The workbench as the tests left it; the last suite arranges the sidebar and the results for this.
+      fs.mkdirSync(path.dirname(screenshot), { recursive: true });
+      await page.screenshot({ path: screenshot }).catch((e) => say(`screenshot failed: ${e.message}`));
+      say(`screenshot saved to ${screenshot}`);
+    }
     if (logsDir && Array.isArray(logs)) {
       for (const l of logs) {
         const file = path.resolve(logsDir, l.relativePath);

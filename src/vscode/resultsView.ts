@@ -27,6 +27,8 @@ export interface ResultsActions {
  */
 export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
+  /** Kept apart because a disposed panel throws on `.webview`. */
+  private panelWebview: vscode.Webview | undefined;
   private readonly ready = new Set<vscode.Webview>();
   /** Reveal and form requests made before any page loaded; run events need no queue (history covers them). */
   private queued: HostToPageMessage[] = [];
@@ -48,18 +50,31 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
 
   /** Opens (or focuses) the panel, optionally scrolled to one run. */
   reveal(runId?: string): void {
+    if (this.panel) {
+      try {
+        this.panel.reveal(undefined, true);
+      } catch {
+        // Closed moments ago: onDidDispose has not reached us yet.
+        this.forgetPanel();
+      }
+    }
     if (!this.panel) {
       this.panel = vscode.window.createWebviewPanel(PANEL_TYPE, 'Code Mode Results', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.webviewOptions());
       this.panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
-      this.attach(this.panel.webview);
-      this.panel.onDidDispose(() => {
-        if (this.panel) this.ready.delete(this.panel.webview);
-        this.panel = undefined;
+      this.panelWebview = this.panel.webview;
+      this.attach(this.panelWebview);
+      const panel = this.panel;
+      panel.onDidDispose(() => {
+        if (this.panel === panel) this.forgetPanel();
       });
-    } else {
-      this.panel.reveal(undefined, true);
     }
     if (runId) this.postOrQueue({ type: 'reveal', runId });
+  }
+
+  private forgetPanel(): void {
+    if (this.panelWebview) this.ready.delete(this.panelWebview);
+    this.panel = undefined;
+    this.panelWebview = undefined;
   }
 
   /** Shows a form for one tool in the panel; the page posts invokeTool when the person submits it. */
