@@ -139,7 +139,9 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
     test('output streams as progress notifications', async () => {
       const messages: string[] = [];
       const { result } = await run(
-        { code: 'import sys, time\nfor i in range(3):\n    print("tick", i, flush=True)\n    time.sleep(0.05)\nprint("oops", file=sys.stderr)' },
+        // The trailing sleep keeps the last notification out of the response's pipe read: the SDK client
+        // handles notifications a microtask late, so one read holding both drops the progress.
+        { code: 'import sys, time\nfor i in range(3):\n    print("tick", i, flush=True)\n    time.sleep(0.05)\nprint("oops", file=sys.stderr, flush=True)\ntime.sleep(0.05)' },
         { onprogress: (p) => messages.push(p.message ?? '') },
       );
       assert.equal(result.success, true);
