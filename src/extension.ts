@@ -36,7 +36,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   let localClient: Promise<LocalMcpClient> | undefined;
   const tools = () =>
     (localClient ??= Promise.all([host.getEngine(), host.getCodeMode()]).then(([engine, codeMode]) =>
-      LocalMcpClient.connect(engine, { origin: 'explorer', bridge: codeMode.bridge }),
+      LocalMcpClient.connect(engine, { origin: 'explorer', ...host.serverOptions(codeMode) }),
     ));
 
   const results = new ResultsView(

@@ -9,6 +9,8 @@ export interface EngineConfig {
   outputCapBytes: number;
   /** After an interrupt, how long the code has to stop before its interpreter is killed and respawned. */
   interruptGraceMs: number;
+  /** On ModuleNotFoundError in Pyodide, install the package once and re-run. */
+  autoInstall: boolean;
   policy: PolicyConfig;
 }
 
@@ -17,6 +19,7 @@ export const defaultEngineConfig: EngineConfig = {
   timeoutS: 30,
   outputCapBytes: 64 * 1024,
   interruptGraceMs: 1500,
+  autoInstall: true,
   policy: defaultPolicy,
 };
 

@@ -7,12 +7,18 @@ import { renderResultText } from '../engine/result';
 import { BACKEND_KINDS, type RunEvent, type RunOrigin, type RunResult } from '../engine/types';
 import { PRODUCT_VERSION } from '../version';
 import { renderSearch, type ToolBridge } from '../engine/codemode/bridge';
+import type { SettingsPort } from '../engine/userSettings';
+import { registerEnvironmentTools } from './environmentTools';
 
 export interface McpServerOptions {
   /** Tagged on runs this server starts, so front doors can tell agents' runs apart. */
   origin?: RunOrigin;
   /** The code-mode bridge; with it the server offers search_tools. */
   bridge?: ToolBridge;
+  /** Where `configure` persists; with it the server offers get_environment and configure. */
+  settings?: SettingsPort;
+  /** How many learnings are stored, for get_environment. */
+  learningsCount?: () => number;
 }
 
 const runPythonInput = {
@@ -81,6 +87,10 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
       return toolResult(result);
     },
   );
+
+  if (options.settings) {
+    registerEnvironmentTools(server, { engine, settings: options.settings, bridge: options.bridge, learningsCount: options.learningsCount });
+  }
 
   const bridge = options.bridge;
   if (bridge) {

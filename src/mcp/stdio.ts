@@ -5,6 +5,7 @@ import { attachCodeMode } from '../engine/codemode/index';
 import { isBackendKind, timeoutProblem } from '../engine/config';
 import { createEngine, defaultStorageDir } from '../engine/index';
 import type { Logger } from '../engine/types';
+import { FileSettings, type SettingKey } from '../engine/userSettings';
 import { PRODUCT_VERSION } from '../version';
 import { createMcpServer } from './server';
 
@@ -44,6 +45,12 @@ function parseCli(argv: string[]) {
     strict: true,
   });
   const backend = values.backend ?? 'pyodide';
+  // Flags the person typed win over settings saved by `configure`.
+  const explicit = new Set<SettingKey>([
+    ...(values.backend !== undefined ? (['default_backend'] as const) : []),
+    ...(values.timeout !== undefined ? (['timeout_s'] as const) : []),
+    ...(values.python !== undefined ? (['python_path'] as const) : []),
+  ]);
   if (!isBackendKind(backend)) throw new Error(`--backend must be "pyodide" or "python", not "${backend}"`);
   const timeoutS = values.timeout === undefined ? undefined : Number(values.timeout);
   const timeoutError = timeoutS === undefined ? undefined : timeoutProblem(timeoutS);
@@ -52,7 +59,7 @@ function parseCli(argv: string[]) {
   if (pyodideOnly && backend === 'python') throw new Error('--pyodide-only cannot be combined with --backend python');
   const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
   if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64)) throw new Error('--heap-mb must be a whole number of at least 64');
-  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers };
+  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, explicit };
 }
 
 const stderrLogger: Logger = {
@@ -73,16 +80,19 @@ async function main(): Promise<void> {
     process.stdout.write(`${HELP}\n`);
     return;
   }
+  const storageDir = cli.storage ?? defaultStorageDir();
   const engine = createEngine({
     config: { defaultBackend: cli.backend, ...(cli.timeoutS !== undefined ? { timeoutS: cli.timeoutS } : {}) },
     pythonPath: cli.python,
-    storageDir: cli.storage,
+    storageDir,
     pyodideHeapLimitMb: cli.heapMb,
     log: stderrLogger,
   });
   if (cli.pyodideOnly) await engine.setBackendEnabled('python', false, 'the python backend is disabled for this server (--pyodide-only)');
   const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: process.cwd() }, stderrLogger);
-  const server = createMcpServer(engine, { origin: 'cli', bridge: codeMode.bridge });
+  const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '');
+  await settings.load(cli.explicit);
+  const server = createMcpServer(engine, { origin: 'cli', bridge: codeMode.bridge, settings });
   const shutdown = async () => {
     await server.close().catch(() => undefined);
     await codeMode.dispose();

@@ -14,6 +14,8 @@ import { startLoopbackMcpServer, type LoopbackMcpServer } from '../mcp/http';
 import type { InterpreterChoice, InterpreterTracker } from './interpreter';
 import { readSettings, type ExtensionSettings } from './settings';
 import { VscodeToolsProvider } from './vscodeTools';
+import { VscodeSettingsPort } from './settingsPort';
+import type { McpServerOptions } from '../mcp/server';
 
 /** Our own MCP tools as VS Code lists them (`mcp_<server>_<tool>`): Python must not call them through VS Code. */
 function isOwnLmTool(name: string): boolean {
@@ -76,9 +78,15 @@ export class EngineHost implements vscode.Disposable {
   /** The loopback endpoint the MCP provider hands to VS Code; started on first resolve. */
   getLoopbackEndpoint(): Promise<LoopbackMcpServer> {
     this.loopback ??= Promise.all([this.getEngine(), this.getCodeMode()]).then(([engine, codeMode]) =>
-      startLoopbackMcpServer(engine, { origin: 'mcp', log: this.logger, bridge: codeMode.bridge }),
+      startLoopbackMcpServer(engine, { origin: 'mcp', log: this.logger, ...this.serverOptions(codeMode) }),
     );
     return this.loopback;
+  }
+
+  /** Re-reads settings just written (configure) so the engine uses them before VS Code's change event arrives. */
+  async settingsApplied(): Promise<void> {
+    this.settings = readSettings(defaultEngineConfig);
+    if (this.engine) (await this.engine).config = this.settings.engine;
   }
 
   async settingsChanged(event: vscode.ConfigurationChangeEvent): Promise<void> {
@@ -133,6 +141,11 @@ export class EngineHost implements vscode.Disposable {
     await this.codeMode;
     this.log.info(`engine ready (storage ${this.storageDir})`);
     return engine;
+  }
+
+  /** What every MCP server the extension builds gets: the bridge and the settings behind `configure`. */
+  serverOptions(codeMode: CodeMode): Pick<McpServerOptions, 'bridge' | 'settings'> {
+    return { bridge: codeMode.bridge, settings: new VscodeSettingsPort(this) };
   }
 
   private async createCodeMode(engine: Engine): Promise<CodeMode> {

@@ -28,6 +28,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
       defaultBackend: c.get<BackendKind>('defaultBackend', 'pyodide') === 'python' ? 'python' : 'pyodide',
       timeoutS: c.get<number>('timeoutSeconds', 30),
       outputCapBytes: Math.round(c.get<number>('outputCapKB', 64) * 1024),
+      autoInstall: c.get<boolean>('pyodide.autoInstall', true),
       policy: {
         maxCodeBytes: Math.round(c.get<number>('guardrails.maxCodeKB', 256) * 1024),
         maxCodeLines: c.get<number>('guardrails.maxCodeLines', 0),
