@@ -185,6 +185,17 @@ describe('Pyodide backend', () => {
     assert.equal(after.stdout, 'still here\n');
   });
 
+  it('never loses an interrupt that lands while Python polls for one', { timeout: 60_000 }, async () => {
+    // CPython's poll reads the buffer and clears it in two steps; without an atomic read, about one
+    // interrupt in a few dozen fell between them and the loop never stopped.
+    for (let i = 0; i < 100; i++) {
+      const { outcome } = start(main, 'while True: pass');
+      await new Promise((resolve) => setTimeout(resolve, 2 + (i % 5)));
+      main.interrupt();
+      assert.deepEqual(await outcome, { status: 'interrupted' }, `interrupt ${i}`);
+    }
+  });
+
   it('interrupts time.sleep', async (t) => {
     const { capture, outcome } = start(main, "import time\nprint('sleeping', flush=True)\ntime.sleep(60)");
     await capture.waitFor('sleeping');
