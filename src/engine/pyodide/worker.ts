@@ -95,6 +95,9 @@ function readSnapshot(file: string): Uint8Array | undefined {
   }
 }
 
+/** Writing a snapshot takes well under a second; a temp file this old belongs to no live writer. */
+const STALE_TEMP_MS = 10 * 60 * 1000;
+
 function saveSnapshot(file: string, bytes: Uint8Array): void {
   // Other sessions may be reading or writing the same file: write aside, then rename into place.
   const temp = `${file}.${process.pid}-${threadId}.tmp`;
@@ -107,10 +110,15 @@ function saveSnapshot(file: string, bytes: Uint8Array): void {
     log('warn', `could not cache the Pyodide snapshot in ${file}: ${String(error)}`);
     return;
   }
-  // Snapshots of other Pyodide builds can never be restored again; each is tens of MB.
+  // Snapshots of other Pyodide builds can never be restored again, and a temp file that is not fresh was left
+  // by a process killed while writing; each is tens of MB.
+  const dir = path.dirname(file);
   try {
-    for (const name of fs.readdirSync(path.dirname(file))) {
-      if (/^pyodide-.+\.snapshot$/.test(name) && name !== path.basename(file)) fs.rmSync(path.join(path.dirname(file), name));
+    for (const name of fs.readdirSync(dir)) {
+      const other = path.join(dir, name);
+      const outdated = /^pyodide-.+\.snapshot$/.test(name) && other !== file;
+      const abandoned = /^pyodide-.+\.snapshot\..+\.tmp$/.test(name) && Date.now() - fs.statSync(other).mtimeMs > STALE_TEMP_MS;
+      if (outdated || abandoned) fs.rmSync(other, { force: true });
     }
   } catch (error) {
     log('warn', `could not remove an outdated Pyodide snapshot: ${String(error)}`);
