@@ -6,6 +6,7 @@ import { RunHistory } from './engine/history';
 import { LocalMcpClient } from './mcp/localClient';
 import { registerCommands } from './vscode/commands';
 import { EngineHost } from './vscode/engineHost';
+import { generateAndRun } from './vscode/generateAndRun';
 import { InterpreterTracker } from './vscode/interpreter';
 import { CodeModeMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
 import { RESULTS_VIEW_ID, ResultsView } from './vscode/resultsView';
@@ -107,6 +108,24 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true }),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
     ...registerCommands({ host, runsChannel, results }),
+    vscode.commands.registerCommand('codeMode.generateAndRun', async (taskArg?: string, options?: { vendor?: string }) => {
+      const task = taskArg ?? (await vscode.window.showInputBox({ title: 'Code Mode: Generate and Run', prompt: 'What should the Python code do?', ignoreFocusOut: true }));
+      if (!task?.trim()) return undefined;
+      results.reveal();
+      const maxAttempts = vscode.workspace.getConfiguration('codeMode').get<number>('generate.maxAttempts', 3);
+      const outcome = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Code Mode: generating and running…', cancellable: true },
+        (_progress, token) =>
+          generateAndRun(task, maxAttempts, {
+            engine: () => host.getEngine(),
+            toolsSummary: async () => (await host.getCodeMode()).bridge.search(''),
+            selector: options?.vendor ? { vendor: options.vendor } : undefined,
+            log,
+          }, token),
+      );
+      if (!outcome.success) void vscode.window.showWarningMessage(`Code Mode: ${outcome.message ?? 'the generated code failed.'}`);
+      return outcome;
+    }),
     vscode.commands.registerCommand('codeMode.explorer.refresh', () => explorer.refresh()),
     vscode.commands.registerCommand('codeMode.explorer.openRun', (runId: string) => results.reveal(runId)),
     vscode.commands.registerCommand('codeMode.explorer.invokeTool', (node?: ExplorerNode) => {

@@ -192,6 +192,9 @@ async function main() {
     ...extraEnv,
   };
   fs.mkdirSync(env.TMPDIR);
+  // A scripted language model standing in for Copilot (which cannot sign in offline), for generate-and-run.
+  // Installed as a plain extension folder: code-server loads only one extension under development.
+  fs.cpSync(path.join(repoRoot, 'test', 'vscode', 'fixtures', 'scripted-model'), path.join(tmp, 'extensions', 'code-mode-tests.scripted-model-0.0.1'), { recursive: true });
   const args = [
     host.codeServerEntry,
     '--auth', 'none',

@@ -49,7 +49,7 @@ export interface RunResult {
   displays?: Display[];
 }
 
-export type RunOrigin = 'mcp' | 'command' | 'explorer' | 'cli' | 'test';
+export type RunOrigin = 'mcp' | 'command' | 'explorer' | 'cli' | 'generate' | 'test';
 
 export type RunEvent =
   | { type: 'started'; runId: string; session: string; backend: BackendKind; code: string; origin: RunOrigin; startedAt: number }

@@ -17,6 +17,7 @@ const ORIGIN_LABELS: Record<RunOrigin, string> = {
   command: 'command',
   explorer: 'tool explorer',
   cli: 'CLI',
+  generate: 'generate and run',
   test: 'test',
 };
 

@@ -1,0 +1,55 @@
+// Generate and Run with a scripted language model (test/vscode/fixtures/scripted-model), which stands in for
+// Copilot: no Copilot model can sign in on this offline machine. The loop, the runs and the views are real.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { CodeModeApi } from '../../../src/extension';
+import type { GenerateOutcome } from '../../../src/vscode/generateAndRun';
+
+const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
+
+(untrusted ? describe.skip : describe)('Generate and Run', function () {
+  this.timeout(120_000);
+
+  it('feeds a failure back to the model and runs its corrected code', async () => {
+    const codeMode = await vscode.extensions.getExtension<CodeModeApi>('code-mode.code-mode-python')!.activate();
+    await vscode.commands.executeCommand('codeModeTest.scriptModel', [
+      'Here you go:\n```python\nvalues = [6, 7]\nprint("product", values[0] * values[2])\n```',
+      '```python\nvalues = [6, 7]\nprint("product", values[0] * values[1])\n```',
+    ]);
+    const outcome = (await vscode.commands.executeCommand('codeMode.generateAndRun', 'multiply six by seven', { vendor: 'code-mode-scripted' })) as GenerateOutcome;
+    assert.equal(outcome.success, true, JSON.stringify(outcome));
+    assert.equal(outcome.attempts, 2);
+    assert.equal(outcome.result?.stdout, 'product 42\n');
+
+    const requests = (await vscode.commands.executeCommand('codeModeTest.modelRequests')) as string[][];
+    assert.equal(requests.length, 2);
+    assert.match(requests[0].join('\n'), /Task: multiply six by seven/);
+    assert.match(requests[0].join('\n'), /from code_mode import tools/);
+    assert.match(requests[1].join('\n'), /IndexError: list index out of range/, 'the error is fed back');
+
+    const attempts = codeMode.history.all().filter((r) => r.run.origin === 'generate');
+    assert.deepEqual(attempts.slice(-2).map((r) => r.result?.success), [false, true]);
+    const shown = async () => {
+      const cards = await codeMode.results.probe();
+      return attempts.slice(-2).every((attempt) => cards.some((c) => c.runId === attempt.run.runId));
+    };
+    const deadline = Date.now() + 20_000;
+    while (!(await shown()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    assert.ok(await shown(), 'each attempt shows in the webview');
+  });
+
+  it('gives up after the configured attempts', async () => {
+    await vscode.commands.executeCommand('codeModeTest.scriptModel', ['```python\nraise ValueError("one")\n```', '```python\nraise ValueError("two")\n```', '```python\nraise ValueError("three")\n```']);
+    const outcome = (await vscode.commands.executeCommand('codeMode.generateAndRun', 'fail forever', { vendor: 'code-mode-scripted' })) as GenerateOutcome;
+    assert.equal(outcome.success, false);
+    assert.equal(outcome.attempts, 3);
+    assert.match(outcome.message ?? '', /after 3 attempts/);
+  });
+
+  it('says clearly when no language model is available', async () => {
+    const outcome = (await vscode.commands.executeCommand('codeMode.generateAndRun', 'anything', { vendor: 'no-such-vendor' })) as GenerateOutcome;
+    assert.equal(outcome.success, false);
+    assert.equal(outcome.attempts, 0);
+    assert.match(outcome.message ?? '', /No language model is available/);
+  });
+});
