@@ -21,6 +21,12 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'engine/ and mcp/ never import vscode' }] }] },
   },
   {
+    // Plain CommonJS extensions used as test fixtures.
+    files: ['test/vscode/fixtures/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { exports: 'writable' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly', setTimeout: 'readonly', URL: 'readonly' } },
   },
