@@ -264,8 +264,9 @@ function hostCall(py: PyodideInterface, method: string, paramsJson: string): str
       const reply = received.message as HostCallReply;
       if (reply.id === id) return encodeReply(reply);
     }
-    // Raises KeyboardInterrupt in the calling Python code; the reply, if it ever comes, is then ignored.
-    if (Atomics.load(interruptBuffer, 0) !== 0) py.checkInterrupt();
+    // Raises KeyboardInterrupt in the calling Python code, also for one Python's own poll took just before
+    // the call; the reply, if it ever comes, is then ignored. The host bumps callSignal on interrupt.
+    py.checkInterrupt();
     Atomics.wait(callSignal, 0, seen);
   }
 }
@@ -281,6 +282,8 @@ function encodeReply(reply: HostCallReply): string {
 
 /** time.sleep replacement: waits on the interrupt buffer, so an interrupt ends the sleep at once. */
 function sleepMs(py: PyodideInterface, ms: number): void {
+  // An interrupt Python's own poll already took is pending in Python, not in the buffer: raise it now.
+  py.checkInterrupt();
   const deadline = performance.now() + ms;
   for (let left = ms; left > 0 && Atomics.load(interruptBuffer, 0) === 0; left = deadline - performance.now()) {
     Atomics.wait(interruptBuffer, 0, 0, left);
