@@ -174,7 +174,7 @@ class PyodideSession implements BackendSession {
     const child = fork(path.join(assetsDir(), 'pyodide-host.js'), [JSON.stringify(this.config)], {
       env: minimalEnvironment(),
       // Never inherit the parent's flags (--inspect ports, tsx loaders under tests).
-      execArgv: [],
+      execArgv: permissionFlags(this.config.cacheDir),
       cwd: assetsDir(),
       // Large code and output strings are copied as they are instead of being JSON-escaped and re-parsed.
       serialization: 'advanced',
@@ -306,6 +306,18 @@ class PyodideSession implements BackendSession {
     this.pending = undefined;
     pending.resolve(outcome);
   }
+}
+
+/**
+ * Node's permission model for the host process, where the runtime has it: Python reaches the worker's JS
+ * globals (`import js`), so the process itself may read only the bundled files and the snapshot cache,
+ * write only the cache, and never spawn processes or load native addons.
+ */
+export function permissionFlags(cacheDir: string): string[] {
+  const flags = process.allowedNodeEnvironmentFlags;
+  const enable = flags.has('--permission') ? '--permission' : flags.has('--experimental-permission') ? '--experimental-permission' : undefined;
+  if (!enable) return [];
+  return [enable, `--allow-fs-read=${assetsDir()}`, `--allow-fs-read=${cacheDir}`, `--allow-fs-write=${cacheDir}`, '--allow-worker', '--no-warnings'];
 }
 
 /** Only what Node itself needs: the host's variables (tokens, paths, proxies) never reach Python. */

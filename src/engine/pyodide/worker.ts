@@ -12,6 +12,7 @@ import codeModeSource from '../python/code_mode.py';
 import bootstrapSource from './bootstrap.py';
 import type { FromWorker, HostCallReply, LogLevel, ToWorker, WorkerInit } from './protocol';
 import { DROPPED, RingWriter, STDERR, STDOUT, type StreamId } from './ring';
+import { shimConstantsBinding, withholdProcessPowers } from './harden';
 
 type LoadPyodide = (typeof import('pyodide'))['loadPyodide'];
 type PyodideOptions = NonNullable<Parameters<LoadPyodide>[0]>;
@@ -352,12 +353,14 @@ function outcomeOfThrow(PythonError: PythonErrorClass, error: unknown): { outcom
 async function main(): Promise<void> {
   const started = performance.now();
   capHeapGrowth();
+  shimConstantsBinding();
   const { py, fromSnapshot } = await loadInstance();
   heapModule = (py as unknown as { _module: EmscriptenModule })._module;
   const runCell = setUp(py);
   // Read now: after a fatal error every property of the instance throws.
   const PythonError = py.ffi.PythonError;
   const pythonVersion = String(py.runPython('import sys; sys.version.split()[0]'));
+  withholdProcessPowers();
   let cells = 0;
 
   port.on('message', (message: ToWorker) => {
