@@ -1,7 +1,10 @@
 // npm run bench — medians and ratios against a spawn-per-call baseline measured in the same run.
 // Numbers are printed, never asserted: this machine is shared and noisy.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -15,6 +18,7 @@ const COLD_RUNS = quick ? 2 : 5;
 const WARM_CALLS = quick ? 100 : 1000;
 const PARALLEL_CALLS = quick ? 400 : 2000;
 const CALLERS = 8;
+const BRIDGE_CALLS = quick ? 100 : 500;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -101,6 +105,50 @@ async function measureSpawnPerCall(python: string): Promise<Figures> {
   };
 }
 
+const everythingServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+
+/** One echo call to a real MCP server made directly with the SDK client: the floor the bridge adds to. */
+async function measureDirectToolCall(): Promise<number> {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [everythingServer, 'stdio'], stderr: 'ignore' }));
+  try {
+    for (let i = 0; i < 50; i++) await client.callTool({ name: 'echo', arguments: { message: 'x' } });
+    const samples: number[] = [];
+    for (let i = 0; i < BRIDGE_CALLS; i++) samples.push(await timed(() => client.callTool({ name: 'echo', arguments: { message: 'x' } })));
+    return median(samples);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The same call from Python through `code_mode.tools`, timed inside Python around each call. */
+async function measureBridgedToolCall(backend: BackendKind): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-bench-'));
+  const servers = path.join(dir, 'servers.json');
+  fs.writeFileSync(servers, JSON.stringify({ servers: { everything: { command: process.execPath, args: [everythingServer, 'stdio'] } } }));
+  const conn = await connectStdio(['--backend', backend, '--servers', servers]);
+  try {
+    const code = [
+      'from code_mode import tools',
+      'import json, time',
+      'for _ in range(50): tools.everything.echo(message="warm")',
+      'samples = []',
+      `for _ in range(${BRIDGE_CALLS}):`,
+      '    start = time.perf_counter()',
+      '    tools.everything.echo(message="x")',
+      '    samples.append((time.perf_counter() - start) * 1000)',
+      'samples.sort()',
+      'print(json.dumps(samples))',
+    ].join('\n');
+    const { result } = await runPython(conn.client, { code, timeout_s: 300 });
+    if (!result.success) throw new Error(`bridge bench failed: ${JSON.stringify(result.diagnostics)}`);
+    return median(JSON.parse(result.stdout) as number[]);
+  } finally {
+    await conn.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(3));
 
 async function main(): Promise<void> {
@@ -126,9 +174,18 @@ async function main(): Promise<void> {
     });
     console.log(`| ${label} | ${cells.join(' | ')} |`);
   }
+  const direct = await measureDirectToolCall();
+  console.log(`\nBridge round trip: tools.everything.echo() from Python vs the same call with the SDK client (median of ${BRIDGE_CALLS})`);
+  console.log('| backend | from Python (ms) | direct SDK call (ms) | bridge overhead (ms) |');
+  console.log('|---|---|---|---|');
+  const bridge: Record<string, number> = {};
+  for (const backend of ['pyodide', 'python'] as BackendKind[]) {
+    bridge[backend] = await measureBridgedToolCall(backend);
+    console.log(`| ${backend} | ${fmt(bridge[backend])} | ${fmt(direct)} | ${fmt(bridge[backend] - direct)} |`);
+  }
   const outDir = path.join(repoRoot, 'bench', 'results');
   fs.mkdirSync(outDir, { recursive: true });
-  fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify({ date: new Date().toISOString(), results }, null, 2));
+  fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify({ date: new Date().toISOString(), results, bridge: { direct, ...bridge } }, null, 2));
 }
 
 main().catch((error: unknown) => {
