@@ -78,6 +78,7 @@ export class Engine {
   private hostCall: HostCallHandler = async (method) => {
     throw new Error(`no host function "${method}" is available here`);
   };
+  private hints?: (diagnostics: Diagnostics) => string[];
   private runCounter = 0;
   private readonly runPrefix = randomBytes(3).toString('hex');
   readonly log: Logger;
@@ -116,6 +117,11 @@ export class Engine {
     this.hostCall = handler;
   }
 
+  /** Advice attached to failed runs as `diagnostics.hints` (the learnings store gives past fixes). */
+  setHintsProvider(provider: ((diagnostics: Diagnostics) => string[]) | undefined): void {
+    this.hints = provider;
+  }
+
   /** Turns a backend off (e.g. workspace Python in an untrusted workspace); runs on it are refused with `reason`. */
   async setBackendEnabled(kind: BackendKind, enabled: boolean, reason = ''): Promise<void> {
     if (enabled) {
@@ -147,7 +153,9 @@ export class Engine {
     const timeoutS = options.timeoutS ?? this.config.timeoutS;
     const emit = (event: RunEvent) => this.emitRun(event, options.onEvent);
     const refuse = (diagnostics: Diagnostics): RunResult => {
-      const result = shapeResult({ runId, backend: isBackendKind(backend) ? backend : this.config.defaultBackend, session: sessionName, durationMs: 0, diagnostics });
+      const result = this.withHints(
+        shapeResult({ runId, backend: isBackendKind(backend) ? backend : this.config.defaultBackend, session: sessionName, durationMs: 0, diagnostics }),
+      );
       emit({ type: 'finished', runId, result });
       return result;
     };
@@ -258,16 +266,18 @@ export class Engine {
     const started = performance.now();
     const active: ActiveRun = { runId, restarted: false };
     const finish = (outcome: BackendOutcome | undefined, startError?: string): RunResult => {
-      const result = shapeResult({
-        runId,
-        backend,
-        session: session.name,
-        durationMs: performance.now() - started,
-        stdout,
-        stderr,
-        displays,
-        diagnostics: diagnose(outcome, active, timeoutS, startError),
-      });
+      const result = this.withHints(
+        shapeResult({
+          runId,
+          backend,
+          session: session.name,
+          durationMs: performance.now() - started,
+          stdout,
+          stderr,
+          displays,
+          diagnostics: diagnose(outcome, active, timeoutS, startError),
+        }),
+      );
       emit({ type: 'finished', runId, result });
       this.emitState();
       return result;
@@ -336,6 +346,19 @@ export class Engine {
       session.active = undefined;
     }
     return finish(outcome);
+  }
+
+  /** Before the finished event, so every front door and the history see the hints too. */
+  private withHints(result: RunResult): RunResult {
+    if (!result.diagnostics || !this.hints) return result;
+    try {
+      const hints = this.hints(result.diagnostics);
+      // The diagnostics object is made for this result alone, so setting a field on it is safe.
+      if (hints.length > 0) result.diagnostics.hints = hints;
+    } catch (error) {
+      this.log.warn(`hints for a failed run could not be made: ${String(error)}`);
+    }
+    return result;
   }
 
   private emitRun(event: RunEvent, own?: Listener<RunEvent>): void {

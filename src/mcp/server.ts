@@ -1,14 +1,17 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_TIMEOUT_S, SESSION_NAME } from '../engine/config';
-import type { Engine } from '../engine/engine';
+import type { Engine, RunOptions } from '../engine/engine';
 import { renderResultText } from '../engine/result';
 import { BACKEND_KINDS, type RunEvent, type RunOrigin, type RunResult } from '../engine/types';
 import { PRODUCT_VERSION } from '../version';
 import { renderSearch, type ToolBridge } from '../engine/codemode/bridge';
 import type { SettingsPort } from '../engine/userSettings';
 import { registerEnvironmentTools } from './environmentTools';
+import type { Stores } from '../engine/stores/index';
+import { registerStoreTools } from './storeTools';
 
 export interface McpServerOptions {
   /** Tagged on runs this server starts, so front doors can tell agents' runs apart. */
@@ -19,9 +22,13 @@ export interface McpServerOptions {
   settings?: SettingsPort;
   /** How many learnings are stored, for get_environment. */
   learningsCount?: () => number;
+  /** Code files and learnings; with them the server offers the *_code_file, add_learning and get_learnings tools. */
+  stores?: Stores;
 }
 
-const runPythonInput = {
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export const runPythonInput = {
   code: z.string().describe('Python source to run. Globals persist between calls in the same session.'),
   backend: z
     .enum(BACKEND_KINDS as [string, ...string[]])
@@ -54,38 +61,19 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
       inputSchema: runPythonInput,
       annotations: { openWorldHint: false },
     },
-    async (args, extra): Promise<CallToolResult> => {
-      const progressToken = extra._meta?.progressToken;
-      let progress = 0;
-      // The client drops progress that arrives after the response: every notification is awaited before it.
-      const sent: Promise<unknown>[] = [];
-      const onEvent =
-        progressToken === undefined
-          ? undefined
-          : (event: RunEvent) => {
-              if (event.type !== 'stdout' && event.type !== 'stderr') return;
-              progress += 1;
-              const notification = extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken, progress, message: event.type === 'stderr' ? `[stderr] ${event.text}` : event.text },
-                })
-                .catch(() => undefined);
-              sent.push(notification);
-            };
-      const result = await engine.run({
-        code: args.code,
-        backend: args.backend as RunResult['backend'] | undefined,
-        timeoutS: args.timeout_s,
-        session: args.session,
-        reset: args.reset,
-        signal: extra.signal,
-        origin: options.origin ?? 'mcp',
-        onEvent,
-      });
-      await Promise.all(sent);
-      return toolResult(result);
-    },
+    (args, extra): Promise<CallToolResult> =>
+      runForTool(
+        engine,
+        {
+          code: args.code,
+          backend: args.backend as RunResult['backend'] | undefined,
+          timeoutS: args.timeout_s,
+          session: args.session,
+          reset: args.reset,
+          origin: options.origin ?? 'mcp',
+        },
+        extra,
+      ),
   );
 
   if (options.settings) {
@@ -121,7 +109,37 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
     );
   }
 
+  if (options.stores) registerStoreTools(server, { engine, stores: options.stores, origin: options.origin ?? 'mcp' });
+
   return server;
+}
+
+/**
+ * Runs code for a tool call: output streams as progress notifications when the client sent a progress token,
+ * and the client's cancel notification interrupts the run.
+ */
+export async function runForTool(engine: Engine, run: Omit<RunOptions, 'signal' | 'onEvent'>, extra: ToolExtra): Promise<CallToolResult> {
+  const progressToken = extra._meta?.progressToken;
+  let progress = 0;
+  // The client drops progress that arrives after the response: every notification is awaited before it.
+  const sent: Promise<unknown>[] = [];
+  const onEvent =
+    progressToken === undefined
+      ? undefined
+      : (event: RunEvent) => {
+          if (event.type !== 'stdout' && event.type !== 'stderr') return;
+          progress += 1;
+          const notification = extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress, message: event.type === 'stderr' ? `[stderr] ${event.text}` : event.text },
+            })
+            .catch(() => undefined);
+          sent.push(notification);
+        };
+  const result = await engine.run({ ...run, signal: extra.signal, onEvent });
+  await Promise.all(sent);
+  return toolResult(result);
 }
 
 /** Structured content for programs, a short text for models, images as image content. */

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { attachCodeMode } from '../engine/codemode/index';
 import { isBackendKind, timeoutProblem } from '../engine/config';
 import { createEngine, defaultStorageDir } from '../engine/index';
+import { createStores } from '../engine/stores/index';
 import type { Logger } from '../engine/types';
 import { FileSettings, type SettingKey } from '../engine/userSettings';
 import { PRODUCT_VERSION } from '../version';
@@ -92,7 +93,15 @@ async function main(): Promise<void> {
   const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: process.cwd() }, stderrLogger);
   const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '');
   await settings.load(cli.explicit);
-  const server = createMcpServer(engine, { origin: 'cli', bridge: codeMode.bridge, settings });
+  const stores = createStores(storageDir, stderrLogger);
+  engine.setHintsProvider((diagnostics) => stores.learnings.hintsFor(diagnostics));
+  const server = createMcpServer(engine, {
+    origin: 'cli',
+    bridge: codeMode.bridge,
+    settings,
+    stores,
+    learningsCount: () => stores.learnings.count(),
+  });
   const shutdown = async () => {
     await server.close().catch(() => undefined);
     await codeMode.dispose();
