@@ -123,6 +123,25 @@ for expr in ("tools.nope", "tools.memory.nope"):
       assert.match(result.stdout, /MCP server 'memory' has no tool 'nope'/);
     });
 
+    test('structured content comes back as a dict', async () => {
+      const { result } = await run('from code_mode import tools\nr = tools.everything.get_structured_content(location="New York")\nprint(type(r).__name__, sorted(r))');
+      assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+      assert.match(result.stdout, /^dict \[.*'temperature'.*\]/);
+    });
+
+    test('a tool call still waiting when the time limit fires is abandoned and the session goes on', async () => {
+      await run('kept = 41');
+      const slow = await runPython(conn.client, {
+        code: 'from code_mode import tools\ntools.everything.trigger_long_running_operation(duration=20, steps=2)',
+        backend,
+        timeout_s: 1,
+      });
+      assert.equal(slow.result.diagnostics?.error_type, 'TIMEOUT');
+      const next = await run('from code_mode import tools\nkept += 1\nprint(kept, tools.everything.echo(message="after"))');
+      assert.match(next.result.stdout, /after/);
+      if (!slow.result.diagnostics?.session_reset) assert.match(next.result.stdout, /^42 /);
+    });
+
     test('a server that crashes mid-session is reported and the next run still works', async () => {
       const first = await run('from code_mode import tools\nprint(tools.crash_test.ping()["pong"])');
       assert.equal(first.result.stdout, 'True\n');
