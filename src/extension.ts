@@ -31,7 +31,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const runsChannel = vscode.window.createOutputChannel('Code Mode: Runs');
   const interpreter = new InterpreterTracker(() => vscode.workspace.getConfiguration('codeMode').get<string>('pythonPath', '').trim(), log);
   const host = new EngineHost(context.globalStorageUri.fsPath, log, interpreter);
-  const history = new RunHistory();
+  const history = new RunHistory(100, host.stores.history);
   const output = new RunOutputWriter(runsChannel);
 
   let localClient: Promise<LocalMcpClient> | undefined;
@@ -44,12 +44,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     context.extensionUri,
     history,
     {
-      rerun: async (runId) => {
-        const record = history.get(runId);
-        if (!record) return undefined;
-        const engine = await host.getEngine();
-        return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command' });
-      },
+      rerun: (runId) => rerun(runId),
       interrupt: async (runId) => {
         const record = history.get(runId);
         if (!record || !host.isCreated) return false;
@@ -66,10 +61,23 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     },
     log,
   );
-  const explorer = new ToolExplorer(host, history, tools, async () => {
-    const { bridge, external } = await host.getCodeMode();
-    return { providers: () => bridge.providers(), problems: () => external.problems };
-  });
+  const explorer = new ToolExplorer(
+    host,
+    history,
+    tools,
+    async () => {
+      const { bridge, external } = await host.getCodeMode();
+      return { providers: () => bridge.providers(), problems: () => external.problems };
+    },
+    host.stores.codeFiles,
+  );
+  const rerun = async (runId: string) => {
+    const record = history.get(runId);
+    if (!record) return undefined;
+    const engine = await host.getEngine();
+    results.reveal();
+    return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command' });
+  };
   const mcpProvider = new CodeModeMcpProvider(host, context.extensionPath);
 
   context.subscriptions.push(
@@ -82,6 +90,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     explorer,
     mcpProvider,
     { dispose: () => void localClient?.then((c) => c.close()) },
+    { dispose: () => history.flush() },
     host.onRunEvent((event) => {
       history.handle(event);
       output.handle(event);
@@ -128,6 +137,13 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     }),
     vscode.commands.registerCommand('codeMode.explorer.refresh', () => explorer.refresh()),
     vscode.commands.registerCommand('codeMode.explorer.openRun', (runId: string) => results.reveal(runId)),
+    vscode.commands.registerCommand('codeMode.explorer.rerun', (node?: ExplorerNode) => (node?.kind === 'run' ? rerun(node.record.run.runId) : undefined)),
+    vscode.commands.registerCommand('codeMode.explorer.runCodeFile', async (node?: ExplorerNode) => {
+      if (node?.kind !== 'codeFile') return undefined;
+      const engine = await host.getEngine();
+      results.reveal();
+      return engine.run({ code: (await host.stores.codeFiles.read(node.file.name)).content, origin: 'explorer' });
+    }),
     vscode.commands.registerCommand('codeMode.explorer.invokeTool', (node?: ExplorerNode) => {
       if (node?.kind === 'tool') {
         results.showToolForm({ name: node.tool.name, description: node.tool.description ?? '', inputSchema: node.tool.inputSchema as Record<string, unknown> });

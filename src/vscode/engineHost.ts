@@ -16,6 +16,7 @@ import { readSettings, type ExtensionSettings } from './settings';
 import { VscodeToolsProvider } from './vscodeTools';
 import { VscodeSettingsPort } from './settingsPort';
 import type { McpServerOptions } from '../mcp/server';
+import { createStores, type Stores } from '../engine/stores/index';
 
 /** Our own MCP tools as VS Code lists them (`mcp_<server>_<tool>`): Python must not call them through VS Code. */
 function isOwnLmTool(name: string): boolean {
@@ -41,6 +42,8 @@ export class EngineHost implements vscode.Disposable {
   readonly onRunEvent = this.runEvents.event;
   readonly onStateChange = this.stateChanges.event;
   readonly logger: Logger;
+  /** Code files, learnings and run history in the extension's global storage. */
+  readonly stores: Stores;
 
   constructor(
     private readonly storageDir: string,
@@ -49,6 +52,8 @@ export class EngineHost implements vscode.Disposable {
   ) {
     this.settings = readSettings(defaultEngineConfig);
     this.logger = { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) };
+    // Nothing touches the disk until a store is first used.
+    this.stores = createStores(storageDir, this.logger);
   }
 
   get isCreated(): boolean {
@@ -128,9 +133,11 @@ export class EngineHost implements vscode.Disposable {
       pythonPath: this.interpreterChoice.path,
       storageDir: this.storageDir,
       pyodideHeapLimitMb: this.settings.heapLimitMb,
+      workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
       log: this.logger,
     });
     engine.onRunEvent((event) => this.runEvents.fire(event));
+    engine.setHintsProvider((diagnostics) => this.stores.learnings.hintsFor(diagnostics));
     engine.onStateChange(() => {
       this.stateChanges.fire();
       this.showPyodideProgressOnce(engine);
@@ -144,8 +151,8 @@ export class EngineHost implements vscode.Disposable {
   }
 
   /** What every MCP server the extension builds gets: the bridge and the settings behind `configure`. */
-  serverOptions(codeMode: CodeMode): Pick<McpServerOptions, 'bridge' | 'settings'> {
-    return { bridge: codeMode.bridge, settings: new VscodeSettingsPort(this) };
+  serverOptions(codeMode: CodeMode): Pick<McpServerOptions, 'bridge' | 'settings' | 'stores' | 'learningsCount'> {
+    return { bridge: codeMode.bridge, settings: new VscodeSettingsPort(this), stores: this.stores, learningsCount: () => this.stores.learnings.count() };
   }
 
   private async createCodeMode(engine: Engine): Promise<CodeMode> {

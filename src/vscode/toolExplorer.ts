@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
 import type { RunHistory, RunRecord } from '../engine/history';
+import type { CodeFileInfo, CodeFiles } from '../engine/stores/codeFiles';
 import type { ConfigProblem } from '../engine/codemode/serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from '../engine/codemode/toolProvider';
 import type { BackendInfo, BackendKind } from '../engine/types';
@@ -8,7 +9,7 @@ import { UNTRUSTED_REASON, type EngineHost } from './engineHost';
 
 export const EXPLORER_VIEW_ID = 'codeMode.explorer';
 
-type Section = 'backends' | 'tools' | 'servers' | 'runs';
+type Section = 'backends' | 'tools' | 'servers' | 'files' | 'runs';
 
 export type ExplorerNode =
   | { kind: 'section'; section: Section }
@@ -17,9 +18,16 @@ export type ExplorerNode =
   | { kind: 'server'; status: ProviderStatus; description?: string }
   | { kind: 'externalTool'; tool: ToolSpec }
   | { kind: 'message'; text: string; tooltip?: string }
-  | { kind: 'run'; record: RunRecord };
+  | { kind: 'run'; record: RunRecord }
+  | { kind: 'codeFile'; file: CodeFileInfo; path: string };
 
-const SECTION_LABELS: Record<Section, string> = { backends: 'Backends', tools: 'Tools', servers: 'External Servers', runs: 'Recent Runs' };
+const SECTION_LABELS: Record<Section, string> = {
+  backends: 'Backends',
+  tools: 'Tools',
+  servers: 'External Servers',
+  files: 'Code Files',
+  runs: 'Recent Runs',
+};
 
 const STATE_LABELS: Record<BackendInfo['state'], string> = {
   'not-loaded': 'not loaded',
@@ -53,6 +61,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
     private readonly history: RunHistory,
     private readonly tools: () => Promise<ToolSource>,
     private readonly servers: () => Promise<ServerSource>,
+    private readonly codeFiles: CodeFiles,
   ) {}
 
   /** Coalesces bursts (a streaming run changes history many times a second). */
@@ -124,6 +133,16 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         item.iconPath = new vscode.ThemeIcon('info');
         return item;
       }
+      case 'codeFile': {
+        const item = new vscode.TreeItem(node.file.name);
+        item.id = `file:${node.file.name}`;
+        item.description = `${Math.max(1, Math.round(node.file.size / 1024))} KB`;
+        item.tooltip = `${node.path}\nmodified ${new Date(node.file.mtime).toLocaleString()}`;
+        item.resourceUri = vscode.Uri.file(node.path);
+        item.contextValue = node.file.name.endsWith('.py') ? 'codeFile.python' : 'codeFile';
+        item.command = { command: 'vscode.open', title: 'Open', arguments: [vscode.Uri.file(node.path)] };
+        return item;
+      }
       case 'run': {
         const { run, result } = node.record;
         const firstLine = run.code.split('\n').find((l) => l.trim()) ?? '';
@@ -141,7 +160,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
   }
 
   async getChildren(node?: ExplorerNode): Promise<ExplorerNode[]> {
-    if (!node) return (['backends', 'tools', 'servers', 'runs'] as Section[]).map((section) => ({ kind: 'section', section }));
+    if (!node) return (['backends', 'tools', 'servers', 'files', 'runs'] as Section[]).map((section) => ({ kind: 'section', section }));
     if (node.kind === 'server') return this.serverTools(node.status.name);
     if (node.kind !== 'section') return [];
     switch (node.section) {
@@ -160,6 +179,12 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         return nodes.length
           ? nodes
           : [{ kind: 'message', text: 'No external MCP servers configured', tooltip: 'Add servers in mcp_servers.json or .vscode/mcp.json at the workspace root, or the codeMode.mcpServers setting.' }];
+      }
+      case 'files': {
+        const files = await this.codeFiles.list();
+        return files.length
+          ? files.map((file) => ({ kind: 'codeFile', file, path: this.codeFiles.path(file.name) }))
+          : [{ kind: 'message', text: 'No code files yet', tooltip: 'Agents build programs over several calls with write_code_file, then run_code_file.' }];
       }
       case 'runs': {
         const runs = this.history.all().reverse().slice(0, 20);

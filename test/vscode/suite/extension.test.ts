@@ -66,7 +66,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const { explorer } = await api();
     const sections = await explorer.getChildren();
     const labels = sections.map((s) => explorer.getTreeItem(s).label);
-    assert.deepEqual(labels, ['Backends', 'Tools', 'External Servers', 'Recent Runs']);
+    assert.deepEqual(labels, ['Backends', 'Tools', 'External Servers', 'Code Files', 'Recent Runs']);
     const backends = await explorer.getChildren(sections[0]);
     assert.deepEqual(
       backends.map((b) => explorer.getTreeItem(b).label),
@@ -103,6 +103,26 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       return cards.find((c) => c.runId === result.run_id && c.status === 'ok');
     });
     assert.match(shown.text, /line 0\s+line 1\s+line 2/);
+  });
+
+  it('code files are listed in the explorer, open in an editor and run; a past run re-runs', async () => {
+    const codeMode = await api();
+    await codeMode.host.stores.codeFiles.write('explorer_demo.py', 'print("from a code file", 6 * 7)\n', 'create');
+    const { explorer } = codeMode;
+    const sections = await explorer.getChildren();
+    const files = (await explorer.getChildren(sections[3])) as ExplorerNode[];
+    const demo = files.find((n) => n.kind === 'codeFile' && n.file.name === 'explorer_demo.py');
+    assert.ok(demo, 'the code file is listed');
+    const item = explorer.getTreeItem(demo);
+    await vscode.commands.executeCommand(item.command!.command, ...(item.command!.arguments ?? []));
+    assert.match(vscode.window.activeTextEditor?.document.getText() ?? '', /from a code file/);
+    const ran = (await vscode.commands.executeCommand('codeMode.explorer.runCodeFile', demo)) as RunResult;
+    assert.equal(ran.stdout, 'from a code file 42\n');
+    const runNode = ((await explorer.getChildren(sections[4])) as ExplorerNode[]).find((n) => n.kind === 'run' && n.record.run.runId === ran.run_id);
+    assert.ok(runNode, 'the run is in Recent Runs');
+    const again = (await vscode.commands.executeCommand('codeMode.explorer.rerun', runNode)) as RunResult;
+    assert.equal(again.stdout, 'from a code file 42\n');
+    assert.notEqual(again.run_id, ran.run_id);
   });
 
   it('a nested block selected from inside a function runs', async () => {
