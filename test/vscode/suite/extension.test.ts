@@ -172,6 +172,29 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.ok(codeMode.history.all().some((r) => r.run.origin === 'mcp' && r.stdout.includes('from the agent')));
   });
 
+  it('the stdio transport setting switches the provider to the bundled CLI', async () => {
+    const codeMode = await api();
+    const config = vscode.workspace.getConfiguration('codeMode');
+    await config.update('mcp.transport', 'stdio', vscode.ConfigurationTarget.Global);
+    try {
+      const marker = `stdio-${Date.now()}`;
+      const text = await until(
+        'run_python served by the CLI',
+        async () => {
+          const [tool] = await codeModeLmTools();
+          const result = await vscode.lm.invokeTool(tool.name, { input: { code: `import os\nprint("${marker}", os.getpid())` }, toolInvocationToken: undefined });
+          const out = toolText(result);
+          // Until VS Code restarts the server, the in-process endpoint may still answer: wait for the CLI.
+          return out.includes(marker) && !codeMode.history.all().some((r) => r.run.code.includes(marker)) ? out : undefined;
+        },
+        90_000,
+      );
+      assert.match(text, new RegExp(`${marker} \\d+`));
+    } finally {
+      await config.update('mcp.transport', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('the loopback endpoint refuses requests without the token or with a browser Origin', async () => {
     const codeMode = await api();
     const endpoint = await codeMode.host.getLoopbackEndpoint();
