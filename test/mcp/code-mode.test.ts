@@ -142,6 +142,27 @@ for expr in ("tools.nope", "tools.memory.nope"):
       if (!slow.result.diagnostics?.session_reset) assert.match(next.result.stdout, /^42 /);
     });
 
+    test('tools.search from Python lists signatures', async () => {
+      const { result } = await run('from code_mode import tools\nprint(tools.search("echo"))');
+      assert.match(result.stdout, /tools\.everything\.echo\(\*, message: str\)/);
+    });
+
+    test('a server added to the watched config file becomes callable without a restart', async () => {
+      const file = path.join(dir, 'mcp_servers.json');
+      const config = JSON.parse(fs.readFileSync(file, 'utf8'));
+      config.servers['late-addition'] = { command: process.execPath, args: [path.join(repoRoot, 'test', 'fixtures', 'crash-server.mjs')] };
+      fs.writeFileSync(file, JSON.stringify(config));
+      let listed = '';
+      for (let i = 0; i < 100 && !listed.includes('late_addition'); i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        const found = await conn.client.callTool({ name: 'search_tools', arguments: { server: 'late-addition' } });
+        listed = (found.content as { text: string }[])[0].text;
+      }
+      assert.match(listed, /tools\.late_addition\.ping\(\)/);
+      const { result } = await run('from code_mode import tools\nprint(tools.late_addition.ping()["pong"])');
+      assert.equal(result.stdout, 'True\n', JSON.stringify(result.diagnostics));
+    });
+
     test('a server that crashes mid-session is reported and the next run still works', async () => {
       const first = await run('from code_mode import tools\nprint(tools.crash_test.ping()["pong"])');
       assert.equal(first.result.stdout, 'True\n');

@@ -1,0 +1,132 @@
+// Pure pieces of the code-mode bridge: names, signatures, config parsing, tool values, the allowlist.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { renderSearch, ToolBridge } from '../../src/engine/codemode/bridge';
+import { toIdentifier, uniqueIdentifiers } from '../../src/engine/codemode/pythonNames';
+import { pythonDocstring, pythonParams, pythonSignature } from '../../src/engine/codemode/pythonSignature';
+import { mergeServers, parseServers, readServersFile, stripJsonComments } from '../../src/engine/codemode/serverConfig';
+import type { ToolProvider, ToolSpec } from '../../src/engine/codemode/toolProvider';
+import { toolErrorMessage, toolValue } from '../../src/engine/codemode/toolValue';
+import { silentLogger } from '../../src/engine/types';
+
+test('names become Python identifiers, unique, keywords avoided', () => {
+  assert.equal(toIdentifier('read-file'), 'read_file');
+  assert.equal(toIdentifier('mcp.server/x'), 'mcp_server_x');
+  assert.equal(toIdentifier('2fa'), '_2fa');
+  assert.equal(toIdentifier('class'), 'class_');
+  assert.equal(toIdentifier(''), '_');
+  assert.deepEqual(uniqueIdentifiers(['a-b', 'a_b', 'a.b']), ['a_b', 'a_b_2', 'a_b_3']);
+  assert.deepEqual(uniqueIdentifiers(['search'], new Set(['search'])), ['search_2']);
+});
+
+test('signatures and docstrings come from the JSON schema, required first', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      limit: { type: 'integer', description: 'How many' },
+      'file-path': { type: 'string', description: 'Where' },
+      mode: { enum: ['a', 'b'] },
+      tags: { type: 'array', items: { type: 'string' } },
+      from: { type: 'string' },
+    },
+    required: ['file-path', 'from'],
+  };
+  const params = pythonParams(schema);
+  assert.deepEqual(params.map((p) => p.ident), ['file_path', 'from_', 'limit', 'mode', 'tags']);
+  assert.equal(pythonSignature('read', params), 'read(*, file_path: str, from_: str, limit: int = None, mode: Literal["a", "b"] = None, tags: list[str] = None)');
+  const doc = pythonDocstring('Reads a file.', params, 'read-file', 'read');
+  assert.match(doc, /file_path \(str\) \(sent as "file-path"\): Where/);
+  assert.match(doc, /limit \(int, optional\): How many/);
+  assert.match(doc, /MCP tool name: read-file/);
+  assert.equal(pythonSignature('ping', pythonParams(undefined)), 'ping()');
+});
+
+test('server configs: stdio and http entries, variables, and a broken entry that leaves the rest', () => {
+  const parsed = parseServers(
+    {
+      servers: {
+        good: { command: 'node', args: ['${workspaceFolder}/server.js'], env: { TOKEN: '${env:CM_TEST_TOKEN}' } },
+        web: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { a: 'b' } },
+        'bad name!': { command: 'x' },
+        noCommand: { args: [] },
+        prompt: { command: 'x', args: ['${input:secret}'] },
+        ftp: { type: 'ftp' },
+      },
+    },
+    { source: 'test.json', workspaceFolder: '/ws', env: { CM_TEST_TOKEN: 't0k' } },
+  );
+  assert.deepEqual(
+    parsed.servers.map((s) => s.name),
+    ['good', 'web'],
+  );
+  const good = parsed.servers[0];
+  assert.ok(good.transport === 'stdio');
+  assert.deepEqual(good.args, ['/ws/server.js']);
+  assert.equal(good.env.TOKEN, 't0k');
+  assert.equal(good.cwd, '/ws');
+  assert.deepEqual(
+    parsed.problems.map((p) => p.server),
+    ['bad name!', 'noCommand', 'prompt', 'ftp'],
+  );
+  assert.match(parsed.problems[2].message, /unsupported variable \$\{input:secret\}/);
+  assert.equal(parseServers([], { source: 'x' }).problems.length, 1);
+});
+
+test("VS Code's mcp.json with comments and trailing commas reads; a broken file is a problem, not a crash", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cm-config-'));
+  const file = path.join(dir, 'mcp.json');
+  fs.writeFileSync(file, '{\n // comment\n "servers": { "a": { "command": "x", /* why */ "args": ["http://not/a/comment"], }, },\n}');
+  const read = readServersFile(file, {});
+  assert.deepEqual(read.problems, []);
+  assert.deepEqual(read.servers[0].transport === 'stdio' && read.servers[0].args, ['http://not/a/comment']);
+  fs.writeFileSync(file, '{ "servers": ');
+  assert.match(readServersFile(file, {}).problems[0].message, /not valid JSON/);
+  assert.deepEqual(readServersFile(path.join(dir, 'missing.json'), {}), { servers: [], problems: [] });
+  assert.equal(stripJsonComments('{"a": "//x", "b": "/*y*/"}'), '{"a": "//x", "b": "/*y*/"}');
+  const merged = mergeServers(parseServers({ servers: { a: { command: 'one' } } }, { source: 'setting' }), read);
+  assert.equal(merged.servers.length, 1);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('tool values: structured content, else parsed JSON, else text; errors keep the message', () => {
+  const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
+  assert.deepEqual(toolValue({ content: [], structuredContent: { a: 1 } }), { a: 1 });
+  assert.deepEqual(toolValue(text('{"b": [1, 2]}')), { b: [1, 2] });
+  assert.equal(toolValue(text('Echo: hi')), 'Echo: hi');
+  assert.equal(toolValue(text('42')), 42);
+  assert.equal(toolValue({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }), 'a\nb');
+  assert.equal(toolValue({ content: [] }), null);
+  assert.equal(toolErrorMessage({ isError: true, content: [{ type: 'text', text: ' Access denied ' }] }), 'Access denied');
+});
+
+test('the allowlist limits servers and tools, and calls outside it are refused', async () => {
+  const calls: string[] = [];
+  const provider = (name: string, tools: string[]): ToolProvider => ({
+    name,
+    listTools: async () => tools.map((t): ToolSpec => ({ server: name, name: t, description: `${t} things.`, inputSchema: { type: 'object' } })),
+    callTool: async (tool) => {
+      calls.push(`${name}.${tool}`);
+      return { content: [{ type: 'text', text: 'done' }] };
+    },
+    status: () => ({ name, state: 'connected' }),
+    close: async () => undefined,
+  });
+  const bridge = new ToolBridge(silentLogger);
+  await bridge.setProviders('external', [provider('files', ['read', 'write']), provider('web-search', ['query'])]);
+  assert.equal((await bridge.catalog()).tools.length, 3);
+  bridge.policy = { allowServers: ['files'], allowTools: ['files.read'] };
+  const catalog = await bridge.catalog();
+  assert.deepEqual(catalog.tools.map((t) => `${t.server}.${t.name}`), ['files.read']);
+  assert.equal(await bridge.call('files', 'read', {}), 'done');
+  await assert.rejects(bridge.call('files', 'write', {}), /not allowed by the code-mode allowlist/);
+  await assert.rejects(bridge.call('web-search', 'query', {}), /not allowed/);
+  await assert.rejects(bridge.call('nope', 'x', {}), /no MCP server named "nope"/);
+  assert.deepEqual(calls, ['files.read']);
+  bridge.policy = { allowServers: [], allowTools: ['web-search.*'] };
+  assert.match(renderSearch(await bridge.catalog(), 'query'), /tools\.web_search\.query\(\)\n {4}query things\./);
+  await bridge.dispose();
+});
