@@ -61,6 +61,8 @@ const contexts = [
       target: 'node20',
       // Pyodide is loaded at run time from dist/pyodide, never bundled; vscode is provided by the host.
       external: ['vscode', 'pyodide', './pyodide/pyodide.js'],
+      // zod probes `typeof navigator`, which newer Node hosts flag with a migration error: there is none in Node.
+      define: { navigator: 'undefined' },
       banner: out === 'cli.js' ? { js: '#!/usr/bin/env node' } : undefined,
     }),
   ),

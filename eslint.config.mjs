@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test-host/**', '.vscode-test/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test-host/**', '.vscode-test/**', 'coverage/**', 'test-output/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
