@@ -10,7 +10,7 @@
 //   --env KEY=VALUE    (repeatable)               extra environment for the extension host; the
 //                                                 runner's own environment reaches it too.
 //                                                 CODE_MODE_TEST=1 is always set.
-//   --screenshot FILE  CODE_MODE_TEST_SCREENSHOT  save a PNG of the workbench when the tests end
+//   --screenshot FILE  CODE_MODE_TEST_SCREENSHOT  save a PNG of the workbench when a test logs the cue
 //   --no-trust         CODE_MODE_TEST_NO_TRUST=1  open the workspace untrusted (Restricted Mode)
 //   --grep REGEX       CODE_MODE_TEST_GREP        only tests whose full title matches
 //   --timeout MS       CODE_MODE_TEST_TIMEOUT_MS  whole run, default 300000
@@ -62,6 +62,7 @@ const noTrust = opt['no-trust'] || truthy(process.env.CODE_MODE_TEST_NO_TRUST);
 const keepTmp = opt['keep-tmp'] || truthy(process.env.KEEP_TMP);
 const timeoutMs = Number(opt.timeout || process.env.CODE_MODE_TEST_TIMEOUT_MS || 300_000);
 const logsDir = opt.logs || process.env.CODE_MODE_TEST_LOGS_DIR;
+const SCREENSHOT_CUE = '[code-mode-test] screenshot now';
 const screenshot = opt.screenshot || process.env.CODE_MODE_TEST_SCREENSHOT ? path.resolve(opt.screenshot || process.env.CODE_MODE_TEST_SCREENSHOT) : undefined;
 const grep = opt.grep || process.env.CODE_MODE_TEST_GREP;
 const testsEntry = path.resolve(opt.tests || process.env.CODE_MODE_TEST_ENTRY || path.join(repoRoot, 'out', 'test', 'vscode', 'index.js'));
@@ -246,6 +247,13 @@ async function main() {
   let consoleQueue = Promise.resolve();
   // Console messages are resolved one after another so that lines print in order, and
   // the runner waits for this queue before it reports the result.
+  // A test that has arranged the workbench logs SCREENSHOT_CUE and waits: by the time the tests exit, the
+  // extension host has shut down and its views are empty.
+  const takeScreenshot = async () => {
+    fs.mkdirSync(path.dirname(screenshot), { recursive: true });
+    await page.screenshot({ path: screenshot }).catch((e) => say(`screenshot failed: ${e.message}`));
+    say(`screenshot saved to ${screenshot}`);
+  };
   const printConsole = async (msg) => {
     let parts;
     try {
@@ -259,6 +267,7 @@ async function main() {
       parts.splice(1, 1);
     }
     const text = format(...parts);
+    if (screenshot && text.includes(SCREENSHOT_CUE)) await takeScreenshot();
     if (verbose || (['log', 'info', 'error', 'warning'].includes(msg.type()) && !NOISE.test(text))) {
       const line = text.replace(/^(INFO|ERR|WARN) ?/, '');
       if (!line.trim() && lastBlank && !verbose) return; // collapse runs of blank lines
@@ -274,12 +283,6 @@ async function main() {
   let resolveExit;
   const exited = new Promise((r) => (resolveExit = r));
   await page.exposeFunction('codeAutomationExit', async (code, logs) => {
-    if (screenshot) {
-      // The workbench as the tests left it; the last suite arranges the sidebar and the results for this.
-      fs.mkdirSync(path.dirname(screenshot), { recursive: true });
-      await page.screenshot({ path: screenshot }).catch((e) => say(`screenshot failed: ${e.message}`));
-      say(`screenshot saved to ${screenshot}`);
-    }
     if (logsDir && Array.isArray(logs)) {
       for (const l of logs) {
         const file = path.resolve(logsDir, l.relativePath);

@@ -149,7 +149,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const item = new vscode.TreeItem(firstLine.trim().slice(0, 60) || '(empty)');
         item.id = `run:${run.runId}`;
         const status = result ? (result.success ? 'ok' : result.diagnostics?.error_type) : 'running';
-        item.description = `${status} · ${run.backend}${result ? ` · ${result.duration_ms} ms` : ''}`;
+        item.description = `${status} · ${run.backend}${result ? ` · ${formatDuration(result.duration_ms)}` : ''}`;
         item.tooltip = `${run.code.slice(0, 500)}\n\n${run.origin} · session "${run.session}" · ${new Date(run.startedAt).toLocaleString()}`;
         item.iconPath = new vscode.ThemeIcon(!result ? 'sync~spin' : result.success ? 'pass' : 'error');
         item.contextValue = 'run';
@@ -223,4 +223,9 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
     clearTimeout(this.refreshTimer);
     this.changed.dispose();
   }
+}
+
+function formatDuration(ms: number): string {
+  if (ms >= 1000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${ms >= 10 ? Math.round(ms) : ms.toFixed(1)} ms`;
 }

@@ -35,6 +35,9 @@ const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
     const deadline = Date.now() + 20_000;
     while ((await codeMode.results.probe()).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     assert.ok((await codeMode.results.probe()).length >= 3, 'the results panel shows the runs');
+    // The runner's --screenshot waits for this line; give it time before the suite (and the views) end.
     await new Promise((r) => setTimeout(r, 1000));
+    console.log('[code-mode-test] screenshot now');
+    await new Promise((r) => setTimeout(r, 3000));
   });
 });
