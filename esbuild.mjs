@@ -28,6 +28,7 @@ const pyodideFiles = ['pyodide.asm.js', 'pyodide.asm.wasm', 'python_stdlib.zip',
 const copies = [
   ['src/engine/python/driver.py', 'python/driver.py'],
   ['src/engine/python/cell.py', 'python/cell.py'],
+  ['src/engine/python/displays.py', 'python/displays.py'],
   ['src/engine/python/code_mode.py', 'python/code_mode.py'],
   ...pyodideFiles.map((f) => [`node_modules/pyodide/${f}`, `pyodide/${f}`]),
 ];

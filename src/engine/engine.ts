@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { defaultEngineConfig, isBackendKind, SESSION_NAME, timeoutProblem, type EngineConfig } from './config';
+import { displaysForPrintedFiles } from './displayFiles';
 import { CappedOutput } from './output';
 import { checkPolicy } from './policy';
 import { shapeResult } from './result';
@@ -45,6 +48,10 @@ export interface EngineOptions {
   backends: BackendFactory[];
   config?: Partial<EngineConfig>;
   log?: Logger;
+  /** Folders whose files a run may show by printing their paths (displayFiles.ts). */
+  workspaceRoots?: string[];
+  /** A writable folder for runs' files (CODE_MODE_SCRATCH in Python), created as needed; shown like the workspace. */
+  scratchDir?: string;
 }
 
 type Listener<T> = (value: T) => void;
@@ -83,11 +90,16 @@ export class Engine {
   private readonly runPrefix = randomBytes(3).toString('hex');
   readonly log: Logger;
   config: EngineConfig;
+  private readonly scratchDir: string | undefined;
+  /** The workspace folders and the scratch folder. */
+  private readonly fileRoots: string[];
 
   constructor(options: EngineOptions) {
     for (const factory of options.backends) this.factories.set(factory.kind, factory);
     this.config = { ...defaultEngineConfig, ...options.config };
     this.log = options.log ?? silentLogger;
+    this.scratchDir = options.scratchDir && path.resolve(options.scratchDir);
+    this.fileRoots = [...(options.workspaceRoots ?? []).map((root) => path.resolve(root)), ...(this.scratchDir ? [this.scratchDir] : [])];
   }
 
   get backendKinds(): BackendKind[] {
@@ -232,10 +244,19 @@ export class Engine {
     if (!session) {
       const factory = this.factories.get(backend);
       if (!factory) throw new Error(`no ${backend} backend`);
+      if (this.scratchDir) {
+        try {
+          // Again for each new session: someone may have deleted it, and the Pyodide backend mounts it.
+          fs.mkdirSync(this.scratchDir, { recursive: true });
+        } catch (error) {
+          this.log.warn(`the scratch folder ${this.scratchDir} could not be created: ${String(error)}`);
+        }
+      }
       const instance = factory.create({
         session: name,
         log: this.log,
         hostCall: (method, params) => this.hostCall(method, params),
+        scratchDir: this.scratchDir,
       });
       session = new Session(name, instance);
       this.sessions.set(key, session);
@@ -345,7 +366,21 @@ export class Engine {
       options.signal?.removeEventListener('abort', onAbort);
       session.active = undefined;
     }
+    await this.showPrintedFiles(runId, stdout.text(), displays, emit);
     return finish(outcome);
+  }
+
+  /** Images and text files whose paths the run printed, after what the code displayed itself. */
+  private async showPrintedFiles(runId: string, text: string, displays: Display[], emit: (event: RunEvent) => void): Promise<void> {
+    if (this.fileRoots.length === 0) return;
+    try {
+      for (const display of await displaysForPrintedFiles(text, this.fileRoots)) {
+        displays.push(display);
+        emit({ type: 'display', runId, display });
+      }
+    } catch (error) {
+      this.log.warn(`files printed by run ${runId} could not be shown: ${String(error)}`);
+    }
   }
 
   /** Before the finished event, so every front door and the history see the hints too. */

@@ -13,6 +13,8 @@ export interface EngineSetup {
   /** Where caches (the Pyodide snapshot) and stores live. */
   storageDir?: string;
   pyodideHeapLimitMb?: number;
+  /** Folders whose files a run may show by printing their paths; `<storageDir>/scratch` is always one. */
+  workspaceRoots?: string[];
   log?: Logger;
 }
 
@@ -28,6 +30,8 @@ export function createEngine(setup: EngineSetup = {}): Engine {
   return new Engine({
     config: setup.config,
     log: setup.log,
+    workspaceRoots: setup.workspaceRoots,
+    scratchDir: path.join(storageDir, 'scratch'),
     backends: [
       createPyodideBackend({ cacheDir: path.join(storageDir, 'pyodide-cache'), heapLimitMb: setup.pyodideHeapLimitMb, log: setup.log }),
       createPythonBackend({ pythonPath: setup.pythonPath, log: setup.log }),

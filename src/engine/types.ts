@@ -134,6 +134,8 @@ export interface BackendSessionOptions {
   session: string;
   hostCall: HostCallHandler;
   log: Logger;
+  /** A writable folder on disk whose files runs may show by printing their paths (CODE_MODE_SCRATCH in Python). */
+  scratchDir?: string;
 }
 
 export interface BackendFactory {

@@ -52,8 +52,10 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
       title: 'Run Python',
       description:
         'Run Python code in a persistent session and get {success, stdout, stderr, duration_ms, diagnostics}. ' +
-        'Print what you need to see. On failure diagnostics.error_type is SyntaxError, RuntimeError, TIMEOUT, CANCELLED, ' +
-        'POLICY_VIOLATION, BACKEND_CRASHED or INVALID_ARGUMENT.' +
+        'Print what you need to see. Figures left open (matplotlib) and display(obj) come back as images or HTML; ' +
+        'printing the path of an image or text file in the workspace or in the scratch folder ($CODE_MODE_SCRATCH) shows it. ' +
+        'On failure diagnostics.error_type is SyntaxError, RuntimeError, TIMEOUT, CANCELLED, POLICY_VIOLATION, ' +
+        'BACKEND_CRASHED or INVALID_ARGUMENT.' +
         (options.bridge
           ? ' Code can call other tools as functions (`from code_mode import tools`; `tools.<server>.<tool>(**kwargs)`): ' +
             'find them with search_tools, then do many steps in one run.'
@@ -147,7 +149,8 @@ export function toolResult(result: RunResult): CallToolResult {
   const content: CallToolResult['content'] = [{ type: 'text', text: renderResultText(result) }];
   for (const display of result.displays ?? []) {
     if (display.mime.startsWith('image/')) content.push({ type: 'image', data: display.data, mimeType: display.mime });
-    else content.push({ type: 'text', text: display.data });
+    // A file's text is labelled with its path, so several shown files stay apart.
+    else content.push({ type: 'text', text: display.title ? `${display.title}:\n${display.data}` : display.data });
   }
   return {
     content,

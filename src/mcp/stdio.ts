@@ -23,6 +23,8 @@ Usage: code-mode-mcp [options]
   --pyodide-only              refuse the python backend (e.g. for an untrusted workspace)
   --servers <file>            MCP servers Python may call, as {"servers": {name: {command, args, env}}}
                               (watched; reloaded on change)
+  --workspace <dir>           the workspace folder (default: the current folder); runs may show
+                              images and text files in it, or in <storage>/scratch, by printing their paths
   --warm                      start the default backend before the first call
   -h, --help                  show this help
 
@@ -41,6 +43,7 @@ function parseCli(argv: string[]) {
       warm: { type: 'boolean' },
       'pyodide-only': { type: 'boolean' },
       servers: { type: 'string' },
+      workspace: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -60,7 +63,7 @@ function parseCli(argv: string[]) {
   if (pyodideOnly && backend === 'python') throw new Error('--pyodide-only cannot be combined with --backend python');
   const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
   if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64)) throw new Error('--heap-mb must be a whole number of at least 64');
-  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, explicit };
+  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
 }
 
 const stderrLogger: Logger = {
@@ -87,10 +90,11 @@ async function main(): Promise<void> {
     pythonPath: cli.python,
     storageDir,
     pyodideHeapLimitMb: cli.heapMb,
+    workspaceRoots: [cli.workspace],
     log: stderrLogger,
   });
   if (cli.pyodideOnly) await engine.setBackendEnabled('python', false, 'the python backend is disabled for this server (--pyodide-only)');
-  const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: process.cwd() }, stderrLogger);
+  const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: cli.workspace }, stderrLogger);
   const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '');
   await settings.load(cli.explicit);
   const stores = createStores(storageDir, stderrLogger);

@@ -8,8 +8,12 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
+import { spawnSync } from 'node:child_process';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { RunResult } from '../../src/engine/types';
+import { createEngine } from '../../src/engine/index';
+import type { RunEvent, RunResult } from '../../src/engine/types';
+import { testStorageDir } from '../support/mcp';
+import { checkPng, PYTHON_PNG_ENCODER } from '../support/pythonPng';
 import { makeNonce, renderResultsHtml } from '../../src/vscode/resultsHtml';
 import { messageForRunEvent, parsePageMessage, type HostToPageMessage, type PageToHostMessage, type RunCard, type RunInfo } from '../../src/webview/protocol';
 
@@ -594,6 +598,49 @@ describe('results page in Chromium', () => {
     // A theme switch restyles the frame.
     await page.evaluate(() => document.body.classList.replace('vscode-dark', 'vscode-light'));
     await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLIFrameElement).dataset.scheme === 'light', frameSelector);
+  });
+
+  test('a real run: display() of a pure-Python PNG, and a matplotlib figure where /usr/bin/python3 has it', async () => {
+    // Debian's python3-matplotlib serves /usr/bin/python3; without it the run still shows the pure-Python PNG.
+    const system = '/usr/bin/python3';
+    const withMatplotlib = fs.existsSync(system) && spawnSync(system, ['-c', 'import matplotlib'], { stdio: 'ignore' }).status === 0;
+    const engine = createEngine({ storageDir: testStorageDir, pythonPath: withMatplotlib ? system : undefined });
+    const events: RunEvent[] = [];
+    const code = [
+      PYTHON_PNG_ENCODER,
+      'display(make_png(96, 64), title="gradient made with zlib and struct")',
+      ...(withMatplotlib ? ['import matplotlib.pyplot as plt', 'plt.plot([0, 1, 2, 3, 4], [0, 1, 4, 9, 16], marker="o")', 'plt.title("squares")'] : []),
+    ].join('\n');
+    try {
+      const run = await engine.run({ code, backend: 'python', origin: 'command', onEvent: (event) => events.push(event) });
+      assert.equal(run.success, true, JSON.stringify(run.diagnostics));
+    } finally {
+      await engine.dispose();
+    }
+    const shown = events.flatMap((event) => (event.type === 'display' ? [event.display] : []));
+    assert.deepEqual(shown.map((d) => d.title), ['gradient made with zlib and struct', ...(withMatplotlib ? ['Figure 1'] : [])]);
+    const sizes = shown.map((d) => checkPng(Buffer.from(d.data, 'base64')));
+    fs.writeFileSync(path.join(outDir, 'webview-display-fixture.png'), Buffer.from(shown[0].data, 'base64'));
+
+    const { page, errors } = await openPage('dark', 760);
+    await post(page, ...events.map(messageForRunEvent));
+    const runId = events[0].runId;
+    await page.waitForSelector(`${card(runId)}[data-status="ok"]`);
+    await page.waitForFunction(
+      (count) => {
+        const images = Array.from(document.querySelectorAll('.run-card .display img')) as HTMLImageElement[];
+        return images.length === count && images.every((img) => img.complete && img.naturalWidth > 0);
+      },
+      shown.length,
+    );
+    const rendered = await page.$$eval(`${card(runId)} .display img`, (nodes) =>
+      (nodes as HTMLImageElement[]).map((img) => ({ width: img.naturalWidth, height: img.naturalHeight })),
+    );
+    assert.deepEqual(rendered, sizes);
+    assert.deepEqual(await page.$$eval(`${card(runId)} figcaption`, (nodes) => nodes.map((n) => n.textContent)), shown.map((d) => d.title));
+    await page.setViewportSize({ width: 760, height: await page.evaluate(() => document.documentElement.scrollHeight) });
+    await page.screenshot({ path: path.join(outDir, 'webview-run-displays.png'), animations: 'disabled' });
+    assert.deepEqual(errors, []);
   });
 
   test('the CSP blocks an injected inline script and reports it', async () => {

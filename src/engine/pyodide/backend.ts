@@ -171,10 +171,11 @@ class PyodideSession implements BackendSession {
   }
 
   private spawn(): Host {
-    const child = fork(path.join(assetsDir(), 'pyodide-host.js'), [JSON.stringify(this.config)], {
+    const hostConfig: HostConfig = { ...this.config, scratchDir: this.options.scratchDir };
+    const child = fork(path.join(assetsDir(), 'pyodide-host.js'), [JSON.stringify(hostConfig)], {
       env: minimalEnvironment(),
       // Never inherit the parent's flags (--inspect ports, tsx loaders under tests).
-      execArgv: permissionFlags(this.config.cacheDir),
+      execArgv: permissionFlags(this.config.cacheDir, this.options.scratchDir),
       cwd: assetsDir(),
       // Large code and output strings are copied as they are instead of being JSON-escaped and re-parsed.
       serialization: 'advanced',
@@ -246,6 +247,14 @@ class PyodideSession implements BackendSession {
       case 'output':
         if (pending?.runId === message.runId) this.deliver(pending, message);
         return;
+      case 'display':
+        if (pending?.runId !== message.runId) return;
+        try {
+          pending.sink.display(message.display);
+        } catch (error) {
+          this.options.log.error(`display sink failed: ${errorText(error)}`);
+        }
+        return;
       case 'result':
         if (pending?.runId !== message.runId) return;
         for (const chunk of message.output) this.deliver(pending, chunk);
@@ -310,14 +319,15 @@ class PyodideSession implements BackendSession {
 
 /**
  * Node's permission model for the host process, where the runtime has it: Python reaches the worker's JS
- * globals (`import js`), so the process itself may read only the bundled files and the snapshot cache,
- * write only the cache, and never spawn processes or load native addons.
+ * globals (`import js`), so the process itself may read only the bundled files, the snapshot cache and the
+ * scratch folder, write only the cache and the scratch folder, and never spawn processes or load native addons.
  */
-export function permissionFlags(cacheDir: string): string[] {
+export function permissionFlags(cacheDir: string, scratchDir?: string): string[] {
   const flags = process.allowedNodeEnvironmentFlags;
   const enable = flags.has('--permission') ? '--permission' : flags.has('--experimental-permission') ? '--experimental-permission' : undefined;
   if (!enable) return [];
-  return [enable, `--allow-fs-read=${assetsDir()}`, `--allow-fs-read=${cacheDir}`, `--allow-fs-write=${cacheDir}`, '--allow-worker', '--no-warnings'];
+  const scratch = scratchDir ? [`--allow-fs-read=${scratchDir}`, `--allow-fs-write=${scratchDir}`] : [];
+  return [enable, `--allow-fs-read=${assetsDir()}`, `--allow-fs-read=${cacheDir}`, `--allow-fs-write=${cacheDir}`, ...scratch, '--allow-worker', '--no-warnings'];
 }
 
 /** Only what Node itself needs: the host's variables (tokens, paths, proxies) never reach Python. */

@@ -14,12 +14,21 @@ import types
 _SHIPPED_DIR = "/lib/code-mode"
 
 
-def install(cell_source, shipped_json, js_host_call, js_sleep_ms):
-    """Install the cell runner, `_code_mode_host`, the shipped modules (`code_mode`) and the interruptible
-    `time.sleep`; return `run(source, filename)`."""
+def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_source, js_display, scratch_dir):
+    """Install the cell runner, `_code_mode_host`, the shipped modules (`code_mode`), the interruptible
+    `time.sleep` and `display()`; return `run(source, filename)`."""
     cell = types.ModuleType("_code_mode_cell")
     exec(compile(cell_source, "<code-mode cell runner>", "exec"), cell.__dict__)
     sys.modules[cell.__name__] = cell
+
+    displays = types.ModuleType("_code_mode_displays")
+    exec(compile(displays_source, "<code-mode displays>", "exec"), displays.__dict__)
+    sys.modules[displays.__name__] = displays
+    displays.install(lambda display: js_display(json.dumps(display)))
+    # Pyodide's own matplotlib backend draws into a browser page; there is none, figures come back as PNGs.
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    if scratch_dir is not None:
+        os.environ["CODE_MODE_SCRATCH"] = scratch_dir
 
     sys.modules["_code_mode_host"] = _host_module(js_host_call)
     time.sleep = _interruptible_sleep(js_sleep_ms)
@@ -39,7 +48,11 @@ def install(cell_source, shipped_json, js_host_call, js_sleep_ms):
     run_cell = cell.run_cell
 
     def run(source, filename):
-        return json.dumps(run_cell(source, namespace, filename))
+        displays.begin_run()
+        try:
+            return json.dumps(run_cell(source, namespace, filename))
+        finally:
+            displays.end_run()
 
     return run
 

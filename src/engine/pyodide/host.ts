@@ -53,6 +53,7 @@ function spawnWorker(): Instance {
     indexURL: path.join(__dirname, 'pyodide') + '/',
     cacheDir: config.cacheDir,
     heapLimitMb: config.heapLimitMb,
+    scratchDir: config.scratchDir,
     interruptBuffer: interrupt,
     callSignal,
     outputRing,
@@ -104,6 +105,9 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
         finishRun(message.outcome);
         if (message.recycle) recycle();
       }
+      return;
+    case 'display':
+      if (active) send({ type: 'display', runId: active.runId, display: message.display });
       return;
     case 'hostCall': {
       const id = ++lastCallId;

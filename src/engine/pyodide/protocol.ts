@@ -1,7 +1,7 @@
 // Messages between the backend (extension or CLI process), the host process it forks, and the worker thread
 // inside the host that runs Pyodide. Every message is plain structured-clone data.
 import type { MessagePort } from 'node:worker_threads';
-import type { BackendOutcome } from '../types';
+import type { BackendOutcome, Display } from '../types';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 export type StreamName = 'stdout' | 'stderr';
@@ -13,6 +13,8 @@ export type OutputChunk = { stream: StreamName; text: string } | { stream: Strea
 export interface HostConfig {
   cacheDir: string;
   heapLimitMb: number;
+  /** Host folder mounted at the same path in Pyodide's file system, so files saved there can be shown. */
+  scratchDir?: string;
 }
 
 /** What the worker reports once Pyodide can run code. */
@@ -43,6 +45,7 @@ export type FromHost =
   /** The instance is being replaced (after a MemoryError or a crash inside the worker); runs wait for it. */
   | { type: 'loading' }
   | ({ type: 'output'; runId: string } & OutputChunk)
+  | { type: 'display'; runId: string; display: Display }
   /** `output` is what the run wrote since the last 'output' message: one message instead of two on the fast path. */
   | { type: 'result'; runId: string; outcome: BackendOutcome; output: OutputChunk[] }
   | { type: 'hostCall'; id: number; method: string; params: unknown }
@@ -55,6 +58,7 @@ export interface WorkerInit {
   indexURL: string;
   cacheDir: string;
   heapLimitMb: number;
+  scratchDir?: string;
   /** Int32Array[1] handed to pyodide.setInterruptBuffer; the host writes 2 to raise KeyboardInterrupt. */
   interruptBuffer: SharedArrayBuffer;
   /** Int32Array[1] counter the host bumps (and notifies) after posting a host-call reply or an interrupt. */
@@ -72,6 +76,8 @@ export type ToWorker = RunMessage;
 export type FromWorker =
   | ({ type: 'ready' } & ReadyInfo)
   | { type: 'result'; runId: string; outcome: BackendOutcome; recycle: boolean }
+  /** Sent while a cell runs (display() or an open figure); the host tags it with the run. */
+  | { type: 'display'; display: Display }
   | { type: 'hostCall'; id: number; method: string; params: unknown }
   | { type: 'log'; level: LogLevel; message: string }
   | { type: 'fatal'; message: string };

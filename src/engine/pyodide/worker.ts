@@ -6,9 +6,10 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
 import type { PyodideInterface } from 'pyodide';
-import type { BackendOutcome } from '../types';
+import type { BackendOutcome, Display } from '../types';
 import cellSource from '../python/cell.py';
 import codeModeSource from '../python/code_mode.py';
+import displaysSource from '../python/displays.py';
 import bootstrapSource from './bootstrap.py';
 import type { FromWorker, HostCallReply, LogLevel, ToWorker, WorkerInit } from './protocol';
 import { DROPPED, RingWriter, STDERR, STDOUT, type StreamId } from './ring';
@@ -317,6 +318,7 @@ function setUp(py: PyodideInterface): RunCell {
   py.setStderr({ write: (bytes: Uint8Array) => (streams[STDERR].write(bytes), bytes.length) });
   // No terminal behind this process: input() gets end-of-file instead of blocking on a pipe nobody writes.
   py.setStdin({ stdin: () => undefined });
+  mountScratch(py);
   const scope = py.globals.get('dict')();
   try {
     py.runPython(bootstrapSource, { globals: scope, filename: '<code-mode bootstrap>' });
@@ -327,6 +329,10 @@ function setUp(py: PyodideInterface): RunCell {
         JSON.stringify({ code_mode: codeModeSource }),
         (method: string, params: string) => hostCall(py, method, params),
         (ms: number) => sleepMs(py, ms),
+        displaysSource,
+        showDisplay,
+        // undefined arrives as None (null would be JsNull).
+        init.scratchDir,
       ) as RunCell;
     } finally {
       install.destroy();
@@ -334,6 +340,21 @@ function setUp(py: PyodideInterface): RunCell {
   } finally {
     scope.destroy();
   }
+}
+
+/** At its host path, so a path Python prints is where the engine finds the file (see displayFiles.ts). */
+function mountScratch(py: PyodideInterface): void {
+  if (!init.scratchDir) return;
+  try {
+    py.mountNodeFS(init.scratchDir, init.scratchDir);
+  } catch (error) {
+    log('warn', `the scratch folder ${init.scratchDir} could not be mounted: ${String(error)}`);
+  }
+}
+
+/** display() and open figures (displays.py), as JSON; only a running cell's displays belong to a result. */
+function showDisplay(json: string): void {
+  if (cellRunning) post({ type: 'display', display: JSON.parse(json) as Display });
 }
 
 type PythonErrorClass = PyodideInterface['ffi']['PythonError'];

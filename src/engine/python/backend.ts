@@ -12,6 +12,7 @@ import type {
   BackendSessionOptions,
   BackendSink,
   BackendState,
+  Display,
   Logger,
 } from '../types';
 import { resolvePythonInterpreter } from './interpreter';
@@ -72,6 +73,7 @@ type DriverMessage =
   | ({ type: 'hello' } & Hello)
   | { type: StreamName; text: string }
   | { type: 'dropped'; stream: StreamName; bytes: number }
+  | { type: 'display'; display: Display }
   | { type: 'hostCall'; callId: number; method: string; params: unknown }
   | { type: 'result'; id: string; outcome: BackendOutcome; rawMarkers: [boolean, boolean] };
 
@@ -112,6 +114,7 @@ class DriverProcess {
   constructor(
     readonly interpreter: string,
     driverPath: string,
+    env: NodeJS.ProcessEnv,
     private readonly listener: DriverListener,
   ) {
     this.stdout = new RawOutputChannel(
@@ -131,6 +134,7 @@ class DriverProcess {
     // whatever user code started along with the driver.
     this.child = spawn(interpreter, ['-u', driverPath, '3', '4'], {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      env,
       shell: false,
       detached: true,
       windowsHide: true,
@@ -381,10 +385,20 @@ class PythonSession implements BackendSession {
     return driver;
   }
 
+  /**
+   * The user's environment, plus where the scratch folder is and a headless matplotlib backend (figures come
+   * back as images; a GUI backend would open windows nobody sees). A backend the user chose is kept.
+   */
+  private driverEnvironment(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env, MPLBACKEND: process.env.MPLBACKEND || 'Agg' };
+    if (this.options.scratchDir) env.CODE_MODE_SCRATCH = this.options.scratchDir;
+    return env;
+  }
+
   private spawnDriver(): DriverProcess {
     const interpreter = resolvePythonInterpreter(this.config.pythonPath);
     const driverPath = path.join(assetsDir(), 'python', 'driver.py');
-    const driver: DriverProcess = new DriverProcess(interpreter, driverPath, {
+    const driver: DriverProcess = new DriverProcess(interpreter, driverPath, this.driverEnvironment(), {
       onMessage: (message) => this.onMessage(driver, message),
       onRawText: (stream, text) => this.onOutput(driver, stream, text),
       onRawDropped: (stream, bytes) => this.onDropped(driver, stream, bytes),
@@ -414,6 +428,9 @@ class PythonSession implements BackendSession {
         return;
       case 'dropped':
         this.onDropped(driver, message.stream, message.bytes);
+        return;
+      case 'display':
+        if (this.active?.driver === driver) this.active.sink.display(message.display);
         return;
       case 'hostCall':
         this.onHostCall(driver, message.callId, message.method, message.params);

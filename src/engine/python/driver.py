@@ -9,6 +9,7 @@ Frames in:  {"type": "run", "id", "code", "outputCapBytes"}
             {"type": "hostResult", "callId", "ok", "result" | "error"}
 Frames out: {"type": "hello", "pid", "version", "pythonVersion", "executable", "marker"}
             {"type": "stdout" | "stderr", "text"}
+            {"type": "display", "display": {"mime", "data", "title"?}}  (displays.py)
             {"type": "hostCall", "callId", "method", "params"}
             {"type": "result", "id", "outcome", "rawMarkers": [bool, bool]}
 
@@ -456,13 +457,19 @@ _writer = None
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _load_run_cell():
+def _load_shared(name, filename):
     # Loaded under a private name rather than put on sys.path, so user code never imports driver files.
-    spec = importlib.util.spec_from_file_location("_code_mode_cell", os.path.join(_HERE, "cell.py"))
+    spec = importlib.util.spec_from_file_location(name, os.path.join(_HERE, filename))
     module = importlib.util.module_from_spec(spec)
-    sys.modules["_code_mode_cell"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
-    return module.run_cell
+    return module
+
+
+def _send_display(display):
+    # A forked child has closed the frame pipe: its displays have nowhere to go.
+    if os.getpid() == _DRIVER_PID:
+        _writer.send({"type": "display", "display": display})
 
 
 class _ShippedModules:
@@ -530,7 +537,9 @@ def main():
     marker_fds = (os.dup(1), os.dup(2))
     marker = ("\0code-mode-run-end-%s\0" % os.urandom(12).hex()).encode("ascii")
 
-    run_cell = _load_run_cell()
+    run_cell = _load_shared("_code_mode_cell", "cell.py").run_cell
+    displays = _load_shared("_code_mode_displays", "displays.py")
+    displays.install(_send_display)
     stdout = _RunStream("stdout", 1, _writer)
     stderr = _RunStream("stderr", 2, _writer)
     sys.stdout, sys.stderr = stdout, stderr
@@ -579,6 +588,7 @@ def main():
             cap = _DEFAULT_OUTPUT_CAP
         stdout.begin_run(cap)
         stderr.begin_run(cap)
+        displays.begin_run()
         _lend_sigint_to_user()
         try:
             _user_code_running = True
@@ -595,6 +605,8 @@ def main():
             os._exit(0)
         _interrupt_pending = False
         _take_back_sigint()
+        # After the user's SIGINT handler is put away: drawing figures is the driver's work, not the cell's.
+        displays.end_run()
         stdout.finish_run()
         stderr.finish_run()
         raw_markers = [_mark_end_of_run(fd, marker) for fd in marker_fds]
