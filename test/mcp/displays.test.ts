@@ -203,7 +203,7 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       }
     });
 
-    test('a real matplotlib figure left open comes back as a PNG, on the Agg backend', async (t: TestContext) => {
+    test('a real matplotlib figure left open comes back as a PNG, on the Agg backend; a PIL image too', async (t: TestContext) => {
       // Asked without importing, so nothing (auto-install included) reacts to a missing module.
       const has = async (client: Client) =>
         (await run({ code: 'import importlib.util\nprint(importlib.util.find_spec("matplotlib") is not None)', session: 'mpl' }, client)).result.stdout === 'True\n';
@@ -226,6 +226,9 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         const untouched = await run({ code: 'import sys\ndisplay("x")\nprint("matplotlib" in sys.modules)', session: 'mpl', reset: true }, client);
         assert.equal(untouched.result.stdout, 'False\n', 'displays never import matplotlib themselves');
         const code = [
+          // matplotlib requires Pillow, so wherever it runs a PIL image can be displayed (CMYK has no PNG form).
+          'from PIL import Image',
+          'display(Image.new("CMYK", (7, 5)), title="pil")',
           'import matplotlib.pyplot as plt',
           'plt.plot([0, 1, 2, 3], [0, 1, 4, 9], marker="o")',
           'plt.title("squares")',
@@ -236,13 +239,14 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         assert.equal(result.success, true, JSON.stringify(result.diagnostics));
         assert.equal(result.stdout, 'agg\n');
         assert.equal(result.stderr, '', 'no "non-interactive" warning from plt.show()');
-        assert.equal(result.displays?.length, 1);
-        const [figure] = result.displays!;
+        assert.equal(result.displays?.length, 2);
+        const [pil, figure] = result.displays!;
+        assert.deepEqual({ mime: pil.mime, title: pil.title, size: checkPng(Buffer.from(pil.data, 'base64')) }, { mime: 'image/png', title: 'pil', size: { width: 7, height: 5 } });
         assert.equal(figure.mime, 'image/png');
         assert.equal(figure.title, 'Figure 1');
         const size = checkPng(Buffer.from(figure.data, 'base64'));
         assert.ok(size.width > 300 && size.height > 200, `a figure-sized image (${size.width}×${size.height})`);
-        assert.deepEqual(images(raw).map((item) => item.data), [figure.data]);
+        assert.deepEqual(images(raw).map((item) => item.data), [pil.data, figure.data]);
         const after = await run({ code: 'print(plt.get_fignums())', session: 'mpl' }, client);
         assert.equal(after.result.stdout, '[]\n', 'shown figures are closed');
       } finally {
