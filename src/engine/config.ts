@@ -11,6 +11,8 @@ export interface EngineConfig {
   interruptGraceMs: number;
   /** On ModuleNotFoundError in Pyodide, install the package once and re-run. */
   autoInstall: boolean;
+  /** A folder of .whl files that installs by name (and auto-install) look in first; works offline. */
+  wheelhouse?: string;
   policy: PolicyConfig;
 }
 

@@ -5,6 +5,8 @@ import { performance } from 'node:perf_hooks';
 import { defaultEngineConfig, isBackendKind, SESSION_NAME, timeoutProblem, type EngineConfig } from './config';
 import { displaysForPrintedFiles } from './displayFiles';
 import { CappedOutput } from './output';
+import { distributionForImport, missingTopLevelModule } from './packages/importNames';
+import { distributionOf, parsePackageList, parseRequirement, type PackageSpec, type RequirementSpec } from './packages/spec';
 import { checkPolicy } from './policy';
 import { shapeResult } from './result';
 import {
@@ -14,10 +16,13 @@ import {
   type BackendKind,
   type BackendOutcome,
   type BackendSession,
+  type BackendSink,
   type Diagnostics,
   type Display,
   type HostCallHandler,
   type Logger,
+  type PackageReport,
+  type PackagesResult,
   type RunEvent,
   type RunOrigin,
   type RunResult,
@@ -37,6 +42,16 @@ export interface RunOptions {
   onEvent?: (event: RunEvent) => void;
 }
 
+export interface PackagesOptions {
+  /** Names with optional extras and version specifiers, absolute .whl paths or .whl URLs (see packages/spec.ts). */
+  packages: unknown;
+  backend?: BackendKind;
+  session?: string;
+}
+
+/** Per install_packages / check_packages call. */
+export const MAX_PACKAGES = 20;
+
 export interface SessionDescription {
   name: string;
   backend: BackendKind;
@@ -55,6 +70,9 @@ export interface EngineOptions {
 }
 
 type Listener<T> = (value: T) => void;
+
+/** What auto-install did for a run: the package it installed before running the code again, or why it could not. */
+type AutoInstall = { installed: string } | { hint: string };
 
 interface ActiveRun {
   runId: string;
@@ -187,6 +205,19 @@ export class Engine {
     return turn;
   }
 
+  /**
+   * Installs into the session's interpreter, queued like a run (never beside one). Pyodide installs live in
+   * that session's instance until it is reset; pip installs go into the interpreter's environment.
+   */
+  installPackages(options: PackagesOptions): Promise<PackagesResult> {
+    return this.packages('install', options);
+  }
+
+  /** Which packages the session's interpreter has, with versions; installs nothing. */
+  checkPackages(options: PackagesOptions): Promise<PackagesResult> {
+    return this.packages('check', options);
+  }
+
   /** Interrupts whatever runs in the session now (the person's "interrupt" command). */
   interrupt(sessionName = 'default', backend?: BackendKind): boolean {
     let interrupted = false;
@@ -230,12 +261,88 @@ export class Engine {
 
   private invalidArgument(code: unknown, backend: unknown, session: unknown, timeoutS: unknown): string | undefined {
     if (typeof code !== 'string') return 'code must be a string of Python source';
+    return this.invalidTarget(backend, session) ?? timeoutProblem(timeoutS);
+  }
+
+  private invalidTarget(backend: unknown, session: unknown): string | undefined {
     if (!isBackendKind(backend)) return `backend must be one of: ${[...this.factories.keys()].join(', ')}`;
     if (!this.factories.has(backend)) return `the ${backend} backend is not available here`;
     if (typeof session !== 'string' || !SESSION_NAME.test(session)) {
       return 'session must be 1-64 characters of letters, digits, "_", "-" or "."';
     }
-    return timeoutProblem(timeoutS);
+    return undefined;
+  }
+
+  private async packages(action: PackagesResult['action'], options: PackagesOptions): Promise<PackagesResult> {
+    const backend = options.backend ?? this.config.defaultBackend;
+    const sessionName = options.session ?? 'default';
+    const refuse = (message: string): PackagesResult => ({
+      success: false,
+      action,
+      backend: isBackendKind(backend) ? backend : this.config.defaultBackend,
+      session: sessionName,
+      packages: [],
+      message,
+      duration_ms: 0,
+    });
+    const invalid = this.invalidTarget(backend, sessionName) ?? this.disabled.get(backend);
+    if (invalid) return refuse(invalid);
+    const specs = parsePackageList(options.packages, MAX_PACKAGES);
+    if ('error' in specs) return refuse(specs.error);
+    const requirements = specs.filter((s): s is RequirementSpec => s.kind === 'requirement');
+    if (action === 'check' && requirements.length !== specs.length) {
+      return refuse('check_packages takes package names (with optional version specifiers), not wheel files or URLs');
+    }
+    const session = this.session(backend, sessionName);
+    const turn = session.queue.then(async (): Promise<PackagesResult> => {
+      const started = performance.now();
+      let report: PackageReport;
+      try {
+        report = action === 'install' ? await this.installInto(session, specs) : await this.checkIn(session, requirements);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        report = { packages: specs.map((spec) => ({ name: distributionOf(spec), requested: spec.requested, installed: false, error: message })), message };
+      }
+      this.emitState();
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      return { success: report.packages.every((p) => p.installed), action, backend, session: session.name, ...report, duration_ms: durationMs };
+    });
+    session.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private installInto(session: Session, specs: PackageSpec[]): Promise<PackageReport> {
+    const backend = session.backend;
+    if (!backend.installPackages) throw new Error(`the ${backend.kind} backend cannot install packages`);
+    this.log.info(`installing into the ${backend.kind} session "${session.name}": ${specs.map((s) => s.requested).join(', ')}`);
+    return backend.installPackages(specs, { wheelhouse: this.config.wheelhouse });
+  }
+
+  private checkIn(session: Session, specs: RequirementSpec[]): Promise<PackageReport> {
+    if (!session.backend.checkPackages) throw new Error(`the ${session.backend.kind} backend cannot check packages`);
+    return session.backend.checkPackages(specs);
+  }
+
+  /**
+   * On ModuleNotFoundError in Pyodide (with auto-install on), installs the missing package once. Returns
+   * `name==version` when the code is worth running again, else a hint saying what was tried.
+   */
+  private async autoInstall(session: Session, outcome: BackendOutcome, active: ActiveRun): Promise<AutoInstall | undefined> {
+    if (!this.config.autoInstall || session.backend.kind !== 'pyodide' || active.interruptedBy) return undefined;
+    if (outcome.status !== 'error' || outcome.excName !== 'ModuleNotFoundError') return undefined;
+    const module = missingTopLevelModule(outcome.message);
+    if (!module) return undefined;
+    const spec = parseRequirement(distributionForImport(module));
+    if ('error' in spec) return undefined;
+    let report: PackageReport;
+    try {
+      report = await this.installInto(session, [spec]);
+    } catch (error) {
+      report = { packages: [], message: error instanceof Error ? error.message : String(error) };
+    }
+    const status = report.packages[0];
+    if (status?.installed) return { installed: `${status.name}==${status.version ?? '?'}` };
+    return { hint: `auto-install tried to install "${spec.name}" for the missing module "${module}" and failed: ${status?.error ?? report.message}` };
   }
 
   private session(backend: BackendKind, name: string): Session {
@@ -281,12 +388,12 @@ export class Engine {
     emit: (event: RunEvent) => void,
   ): Promise<RunResult> {
     const backend = session.backend.kind;
-    const stdout = new CappedOutput(this.config.outputCapBytes);
-    const stderr = new CappedOutput(this.config.outputCapBytes);
+    let stdout = new CappedOutput(this.config.outputCapBytes);
+    let stderr = new CappedOutput(this.config.outputCapBytes);
     const displays: Display[] = [];
     const started = performance.now();
     const active: ActiveRun = { runId, restarted: false };
-    const finish = (outcome: BackendOutcome | undefined, startError?: string): RunResult => {
+    const finish = (outcome: BackendOutcome | undefined, startError?: string, autoInstalled?: AutoInstall): RunResult => {
       const result = this.withHints(
         shapeResult({
           runId,
@@ -299,6 +406,8 @@ export class Engine {
           diagnostics: diagnose(outcome, active, timeoutS, startError),
         }),
       );
+      if (autoInstalled && 'installed' in autoInstalled) result.auto_installed = [autoInstalled.installed];
+      if (autoInstalled && 'hint' in autoInstalled && result.diagnostics) result.diagnostics.hints = [autoInstalled.hint, ...(result.diagnostics.hints ?? [])];
       emit({ type: 'finished', runId, result });
       this.emitState();
       return result;
@@ -321,6 +430,56 @@ export class Engine {
       return finish(undefined, error instanceof Error ? error.message : String(error));
     }
 
+    const sink: BackendSink = {
+      stdout: (text) => {
+        const live = stdout.append(text);
+        if (live) emit({ type: 'stdout', runId, text: live });
+      },
+      stderr: (text) => {
+        const live = stderr.append(text);
+        if (live) emit({ type: 'stderr', runId, text: live });
+      },
+      dropped: (stream, bytes) => (stream === 'stdout' ? stdout : stderr).skip(bytes),
+      display: (display) => {
+        displays.push(display);
+        emit({ type: 'display', runId, display });
+      },
+    };
+    let outcome = await this.attempt(session, active, options, timeoutS, sink);
+    const autoInstalled = await this.autoInstall(session, outcome, active);
+    if (autoInstalled && 'installed' in autoInstalled) {
+      if (options.signal?.aborted) {
+        active.interruptedBy = 'cancel';
+        outcome = { status: 'interrupted' };
+      } else {
+        // The result is the second run's: what the first printed before failing was streamed already.
+        stdout = new CappedOutput(this.config.outputCapBytes);
+        stderr = new CappedOutput(this.config.outputCapBytes);
+        displays.length = 0;
+        outcome = await this.attempt(session, active, options, timeoutS, sink);
+      }
+    }
+    await this.showPrintedFiles(runId, stdout.text(), displays, emit);
+    return finish(outcome, undefined, autoInstalled);
+  }
+
+  /** Images and text files whose paths the run printed, after what the code displayed itself. */
+  private async showPrintedFiles(runId: string, text: string, displays: Display[], emit: (event: RunEvent) => void): Promise<void> {
+    if (this.fileRoots.length === 0) return;
+    try {
+      for (const display of await displaysForPrintedFiles(text, this.fileRoots)) {
+        displays.push(display);
+        emit({ type: 'display', runId, display });
+      }
+    } catch (error) {
+      this.log.warn(`files printed by run ${runId} could not be shown: ${String(error)}`);
+    }
+  }
+
+  /** One execution of the code, under the run's time limit and cancellation. */
+  private async attempt(session: Session, active: ActiveRun, options: RunOptions, timeoutS: number, sink: BackendSink): Promise<BackendOutcome> {
+    const backend = session.backend.kind;
+    const runId = active.runId;
     session.active = active;
     const stop = (reason: 'timeout' | 'cancel') => {
       if (session.active !== active) return;
@@ -338,48 +497,15 @@ export class Engine {
     const onAbort = () => stop('cancel');
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    let outcome: BackendOutcome;
     try {
-      outcome = await session.backend.run(
-        { runId, code: options.code, outputCapBytes: this.config.outputCapBytes },
-        {
-          stdout: (text) => {
-            const live = stdout.append(text);
-            if (live) emit({ type: 'stdout', runId, text: live });
-          },
-          stderr: (text) => {
-            const live = stderr.append(text);
-            if (live) emit({ type: 'stderr', runId, text: live });
-          },
-          dropped: (stream, bytes) => (stream === 'stdout' ? stdout : stderr).skip(bytes),
-          display: (display) => {
-            displays.push(display);
-            emit({ type: 'display', runId, display });
-          },
-        },
-      );
+      return await session.backend.run({ runId, code: options.code, outputCapBytes: this.config.outputCapBytes }, sink);
     } catch (error) {
-      outcome = { status: 'crashed', message: error instanceof Error ? error.message : String(error) };
+      return { status: 'crashed', message: error instanceof Error ? error.message : String(error) };
     } finally {
       clearTimeout(timeoutTimer);
       clearTimeout(graceTimer);
       options.signal?.removeEventListener('abort', onAbort);
       session.active = undefined;
-    }
-    await this.showPrintedFiles(runId, stdout.text(), displays, emit);
-    return finish(outcome);
-  }
-
-  /** Images and text files whose paths the run printed, after what the code displayed itself. */
-  private async showPrintedFiles(runId: string, text: string, displays: Display[], emit: (event: RunEvent) => void): Promise<void> {
-    if (this.fileRoots.length === 0) return;
-    try {
-      for (const display of await displaysForPrintedFiles(text, this.fileRoots)) {
-        displays.push(display);
-        emit({ type: 'display', runId, display });
-      }
-    } catch (error) {
-      this.log.warn(`files printed by run ${runId} could not be shown: ${String(error)}`);
     }
   }
 

@@ -41,6 +41,7 @@ export function renderResultText(result: RunResult): string {
     if (d.traceback && d.traceback.trim() !== d.message) lines.push(d.traceback.replace(/\n$/, ''));
     if (d.hints?.length) lines.push(...d.hints.map((h) => `hint: ${h}`));
   }
+  if (result.auto_installed) lines.push(`[auto-installed ${result.auto_installed.join(', ')} and ran the code again]`);
   if (result.truncated) lines.push('[output truncated: head and tail kept]');
   lines.push(`[${result.success ? 'ok' : 'failed'} in ${result.duration_ms} ms on ${result.backend}, session "${result.session}"]`);
   return lines.join('\n');

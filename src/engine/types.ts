@@ -1,4 +1,5 @@
 // The contracts every part of the engine shares. No `vscode` import anywhere under engine/.
+import type { PackageSpec, RequirementSpec } from './packages/spec';
 
 export type BackendKind = 'pyodide' | 'python';
 export const BACKEND_KINDS: readonly BackendKind[] = ['pyodide', 'python'];
@@ -47,6 +48,44 @@ export interface RunResult {
   run_id: string;
   truncated?: boolean;
   displays?: Display[];
+  /** Packages installed because the code failed with ModuleNotFoundError and was then run again, as `name==version`. */
+  auto_installed?: string[];
+}
+
+/** One package of an install or a check. */
+export interface PackageStatus {
+  /** Distribution name. */
+  name: string;
+  /** The entry as it was given. */
+  requested: string;
+  /** Installed (for a check: installed in a version that meets the request). */
+  installed: boolean;
+  version?: string;
+  /** Where an install came from. */
+  source?: 'file' | 'url' | 'wheelhouse' | 'pyodide' | 'micropip' | 'pip';
+  error?: string;
+}
+
+/** What a backend reports for an install or a check. */
+export interface PackageReport {
+  packages: PackageStatus[];
+  /** One line for people and models, e.g. what to do when offline. */
+  message: string;
+}
+
+export interface InstallOptions {
+  /** A folder of .whl files that installs by name look in before any index. */
+  wheelhouse?: string;
+}
+
+/** The result of install_packages / check_packages. */
+export interface PackagesResult extends PackageReport {
+  /** Every package is (now) installed. */
+  success: boolean;
+  action: 'install' | 'check';
+  backend: BackendKind;
+  session: string;
+  duration_ms: number;
 }
 
 export type RunOrigin = 'mcp' | 'command' | 'explorer' | 'cli' | 'generate' | 'test';
@@ -128,6 +167,14 @@ export interface BackendSession {
   restart(): Promise<void>;
   info(): BackendInfo;
   dispose(): Promise<void>;
+  /**
+   * Installs into this interpreter (starting it if needed); runs never overlap it. Pyodide installs live in
+   * the instance and are gone after a restart; pip installs go into the interpreter's environment.
+   * Absent on backends that cannot install.
+   */
+  installPackages?(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport>;
+  /** Which requested distributions are installed, with versions; installs nothing. */
+  checkPackages?(specs: RequirementSpec[]): Promise<PackageReport>;
 }
 
 export interface BackendSessionOptions {

@@ -10,6 +10,7 @@ import { PRODUCT_VERSION } from '../version';
 import { renderSearch, type ToolBridge } from '../engine/codemode/bridge';
 import type { SettingsPort } from '../engine/userSettings';
 import { registerEnvironmentTools } from './environmentTools';
+import { registerPackageTools } from './packageTools';
 import type { Stores } from '../engine/stores/index';
 import { registerStoreTools } from './storeTools';
 
@@ -112,6 +113,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   }
 
   if (options.stores) registerStoreTools(server, { engine, stores: options.stores, origin: options.origin ?? 'mcp' });
+  registerPackageTools(server, { engine });
 
   return server;
 }

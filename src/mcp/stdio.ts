@@ -1,4 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { attachCodeMode } from '../engine/codemode/index';
@@ -25,6 +26,8 @@ Usage: code-mode-mcp [options]
                               (watched; reloaded on change)
   --workspace <dir>           the workspace folder (default: the current folder); runs may show
                               images and text files in it, or in <storage>/scratch, by printing their paths
+  --wheelhouse <dir>          a folder of .whl files that install_packages and auto-install look in
+                              first, e.g. filled by "pip download" (default: $CODE_MODE_WHEELHOUSE)
   --warm                      start the default backend before the first call
   -h, --help                  show this help
 
@@ -43,6 +46,7 @@ function parseCli(argv: string[]) {
       warm: { type: 'boolean' },
       'pyodide-only': { type: 'boolean' },
       servers: { type: 'string' },
+      wheelhouse: { type: 'string' },
       workspace: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -63,7 +67,10 @@ function parseCli(argv: string[]) {
   if (pyodideOnly && backend === 'python') throw new Error('--pyodide-only cannot be combined with --backend python');
   const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
   if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64)) throw new Error('--heap-mb must be a whole number of at least 64');
-  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+  const wheelhouseDir = values.wheelhouse ?? process.env.CODE_MODE_WHEELHOUSE;
+  const wheelhouse = wheelhouseDir ? path.resolve(wheelhouseDir) : undefined;
+  if (wheelhouse && !fs.statSync(wheelhouse, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--wheelhouse: ${wheelhouse} is not a folder`);
+  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
 }
 
 const stderrLogger: Logger = {
@@ -86,7 +93,7 @@ async function main(): Promise<void> {
   }
   const storageDir = cli.storage ?? defaultStorageDir();
   const engine = createEngine({
-    config: { defaultBackend: cli.backend, ...(cli.timeoutS !== undefined ? { timeoutS: cli.timeoutS } : {}) },
+    config: { defaultBackend: cli.backend, wheelhouse: cli.wheelhouse, ...(cli.timeoutS !== undefined ? { timeoutS: cli.timeoutS } : {}) },
     pythonPath: cli.python,
     storageDir,
     pyodideHeapLimitMb: cli.heapMb,

@@ -4,6 +4,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import * as path from 'node:path';
 import { assetsDir } from '../paths';
+import { checkedStatus, summarize } from '../packages/report';
+import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import {
   type BackendFactory,
   type BackendInfo,
@@ -13,10 +15,13 @@ import {
   type BackendSessionOptions,
   type BackendSink,
   type BackendState,
+  type InstallOptions,
   type Logger,
+  type PackageReport,
   silentLogger,
 } from '../types';
-import type { FromHost, HostConfig, OutputChunk, ReadyInfo, ToHost } from './protocol';
+import { checkCacheSince, installReport, planInstall } from './packagePlan';
+import type { FromHost, HostConfig, InstallStep, OutputChunk, PackagesReply, ReadyInfo, ToHost } from './protocol';
 
 export interface PyodideBackendConfig {
   /**
@@ -76,6 +81,9 @@ class PyodideSession implements BackendSession {
   private loading = false;
   private disposed = false;
   private lastInfo: ReadyInfo | undefined;
+  /** Package requests sent to the current host, by id. */
+  private readonly packageRequests = new Map<number, (reply: PackagesReply) => void>();
+  private lastPackagesId = 0;
 
   constructor(
     private readonly config: HostConfig,
@@ -152,6 +160,33 @@ class PyodideSession implements BackendSession {
       executable: info && `Pyodide ${info.pyodideVersion}`,
       pid: this.current?.child.pid,
     };
+  }
+
+  /** Into this instance only: a restart (reset, crash, MemoryError) starts without them. */
+  async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
+    const started = Date.now();
+    // Downloads and checks first: offline, that fails before an instance is even started.
+    const plan = await planInstall(specs, this.config.cacheDir, options.wheelhouse);
+    await this.start();
+    const reply = await this.packagesRequest(plan.steps, plan.planned.map((p) => p.name));
+    return installReport(plan, reply, plan.usesMicropip ? checkCacheSince(this.config.cacheDir, started) : []);
+  }
+
+  async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
+    await this.start();
+    const reply = await this.packagesRequest([], specs.map((s) => s.name));
+    if (reply.failed) throw new Error(reply.failed);
+    const packages = specs.map((spec) => checkedStatus(spec, reply.versions[spec.name] ?? undefined));
+    return { packages, message: summarize(packages, 'check') };
+  }
+
+  private packagesRequest(steps: InstallStep[], versionsOf: string[]): Promise<PackagesReply> {
+    const host = this.host();
+    const id = ++this.lastPackagesId;
+    return new Promise((resolve) => {
+      this.packageRequests.set(id, resolve);
+      this.send(host, { type: 'packages', id, steps, versionsOf });
+    });
   }
 
   async dispose(): Promise<void> {
@@ -266,6 +301,10 @@ class PyodideSession implements BackendSession {
       case 'hostCall':
         void this.answerHostCall(host, message.id, message.method, message.params);
         return;
+      case 'packagesDone':
+        this.packageRequests.get(message.id)?.(message);
+        this.packageRequests.delete(message.id);
+        return;
       case 'log':
         this.options.log[message.level](`[pyodide] ${message.message}`);
     }
@@ -308,6 +347,8 @@ class PyodideSession implements BackendSession {
     this.current = undefined;
     this.loading = false;
     if (this.pending) this.settle(this.pending, { status: 'crashed', message: reason });
+    for (const [id, resolve] of this.packageRequests) resolve({ type: 'packagesDone', id, errors: [], versions: {}, failed: reason });
+    this.packageRequests.clear();
   }
 
   private settle(pending: PendingRun, outcome: BackendOutcome): void {

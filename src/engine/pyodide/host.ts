@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { BackendOutcome } from '../types';
-import type { FromHost, FromWorker, HostCallReply, HostConfig, OutputChunk, RunMessage, StreamName, ToHost, WorkerInit } from './protocol';
+import type { FromHost, FromWorker, HostCallReply, HostConfig, OutputChunk, PackagesMessage, RunMessage, StreamName, ToHost, WorkerInit } from './protocol';
 import { createRing, DROPPED, RingReader, STDERR, STDOUT, type StreamId } from './ring';
 
 /** How often output is forwarded while a run is going: the coalescing window. */
@@ -41,6 +41,9 @@ let active: ActiveRun | undefined;
 /** Host-call ids seen by the backend -> the worker (and its own id) that asked. */
 const pendingCalls = new Map<number, { from: Instance; workerCallId: number }>();
 let lastCallId = 0;
+/** Package requests received while the worker was loading, and the ones the current worker is working on. */
+const waitingPackages: PackagesMessage[] = [];
+const packagesInFlight = new Set<number>();
 let instance = spawnWorker();
 
 function spawnWorker(): Instance {
@@ -77,6 +80,9 @@ function spawnWorker(): Instance {
 
 /** Replaces the worker with a fresh instance (from the snapshot); calls the old one made are abandoned. */
 function recycle(): void {
+  // Their worker is gone, and a fresh instance has none of what they installed: they failed.
+  for (const id of packagesInFlight) send({ type: 'packagesDone', id, errors: [], versions: {}, failed: 'the Pyodide instance was replaced while installing' });
+  packagesInFlight.clear();
   const old = instance;
   old.lost = true;
   void old.worker.terminate();
@@ -98,6 +104,7 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
         queued = undefined;
         dispatch(run);
       }
+      for (const request of waitingPackages.splice(0)) dispatchPackages(request);
       return;
     }
     case 'result':
@@ -115,6 +122,10 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
       send({ type: 'hostCall', id, method: message.method, params: message.params });
       return;
     }
+    case 'packagesDone':
+      packagesInFlight.delete(message.id);
+      send(message);
+      return;
     case 'log':
       send(message);
       return;
@@ -146,6 +157,11 @@ function dispatch(run: RunMessage): void {
   active = { runId: run.runId, decoders, timer: setInterval(forwardOutput, OUTPUT_INTERVAL_MS) };
   Atomics.store(instance.interrupt, 0, 0);
   instance.worker.postMessage(run);
+}
+
+function dispatchPackages(request: PackagesMessage): void {
+  packagesInFlight.add(request.id);
+  instance.worker.postMessage(request);
 }
 
 function finishRun(outcome: BackendOutcome): void {
@@ -230,6 +246,10 @@ process.on('message', (message: ToHost) => {
       return;
     case 'hostCallReply':
       relayReply(message);
+      return;
+    case 'packages':
+      if (instance.ready) dispatchPackages(message);
+      else waitingPackages.push(message);
   }
 });
 

@@ -36,8 +36,33 @@ export type HostCallReply =
   | { type: 'hostCallReply'; id: number; ok: true; value: unknown }
   | { type: 'hostCallReply'; id: number; ok: false; error: string };
 
+/** One step of an install, prepared by the backend (wheel bytes already read and checked). */
+export type InstallStep =
+  | { kind: 'wheel'; name: string; filename: string; bytes: Uint8Array }
+  /** A package of the Pyodide distribution, its files already in the package cache. */
+  | { kind: 'pyodide'; name: string }
+  | { kind: 'micropip'; name: string; requirement: string };
+
+/** Install `steps` in order, then report the versions of `versionsOf` (a check has no steps). */
+export interface PackagesMessage {
+  type: 'packages';
+  id: number;
+  steps: InstallStep[];
+  versionsOf: string[];
+}
+
+export interface PackagesReply {
+  type: 'packagesDone';
+  id: number;
+  /** One per step: undefined when it worked, else why not. */
+  errors: (string | undefined)[];
+  versions: Record<string, string | null>;
+  /** The whole request failed (the worker died); nothing above is known. */
+  failed?: string;
+}
+
 /** Backend -> host, over the child process IPC channel. */
-export type ToHost = RunMessage | { type: 'interrupt' } | HostCallReply;
+export type ToHost = RunMessage | { type: 'interrupt' } | HostCallReply | PackagesMessage;
 
 /** Host -> backend. */
 export type FromHost =
@@ -49,6 +74,7 @@ export type FromHost =
   /** `output` is what the run wrote since the last 'output' message: one message instead of two on the fast path. */
   | { type: 'result'; runId: string; outcome: BackendOutcome; output: OutputChunk[] }
   | { type: 'hostCall'; id: number; method: string; params: unknown }
+  | PackagesReply
   | { type: 'log'; level: LogLevel; message: string }
   /** Pyodide cannot be loaded at all; the host exits after sending this. */
   | { type: 'fatal'; message: string };
@@ -70,7 +96,7 @@ export interface WorkerInit {
 }
 
 /** Host -> worker. */
-export type ToWorker = RunMessage;
+export type ToWorker = RunMessage | PackagesMessage;
 
 /** Worker -> host. */
 export type FromWorker =
@@ -79,5 +105,6 @@ export type FromWorker =
   /** Sent while a cell runs (display() or an open figure); the host tags it with the run. */
   | { type: 'display'; display: Display }
   | { type: 'hostCall'; id: number; method: string; params: unknown }
+  | PackagesReply
   | { type: 'log'; level: LogLevel; message: string }
   | { type: 'fatal'; message: string };

@@ -14,6 +14,8 @@ import bootstrapSource from './bootstrap.py';
 import type { FromWorker, HostCallReply, LogLevel, ToWorker, WorkerInit } from './protocol';
 import { DROPPED, RingWriter, STDERR, STDOUT, type StreamId } from './ring';
 import { shimConstantsBinding, withholdProcessPowers } from './harden';
+import { distributionUrl, packageCacheDir } from './packagePlan';
+import { WorkerPackages } from './workerPackages';
 
 type LoadPyodide = (typeof import('pyodide'))['loadPyodide'];
 type PyodideOptions = NonNullable<Parameters<LoadPyodide>[0]>;
@@ -129,9 +131,14 @@ function saveSnapshot(file: string, bytes: Uint8Array): void {
 
 async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boolean }> {
   const { loadPyodide, version } = pyodideModule();
-  // Lock file, stdlib and packages resolve inside the copied package. In Node, Pyodide retries a package it
-  // cannot find locally from jsDelivr unless packageBaseUrl is given (it becomes that fallback's base too).
-  const options: PyodideOptions = { indexURL: init.indexURL, packageBaseUrl: init.indexURL };
+  // Lock file and stdlib resolve inside the copied package. Distribution packages load from the package cache,
+  // where the backend puts them checked against the lock file; what micropip pulls in beyond that Pyodide
+  // fetches from the CDN into the same cache (checked by the backend afterwards).
+  const options: PyodideOptions = {
+    indexURL: init.indexURL,
+    packageBaseUrl: distributionUrl(version),
+    packageCacheDir: packageCacheDir(init.cacheDir, version),
+  };
   const file = snapshotFile(version);
   const cached = readSnapshot(file);
   if (cached) {
@@ -384,7 +391,12 @@ async function main(): Promise<void> {
   withholdProcessPowers();
   let cells = 0;
 
+  const packages = new WorkerPackages(py, log);
   port.on('message', (message: ToWorker) => {
+    if (message.type === 'packages') {
+      void packages.handle(message).then(post);
+      return;
+    }
     for (const stream of Object.values(streams)) stream.begin(Math.max(0, Math.floor(message.outputCapBytes / 2)));
     let outcome: BackendOutcome;
     let recycle = false;

@@ -13,9 +13,13 @@ import type {
   BackendSink,
   BackendState,
   Display,
+  InstallOptions,
   Logger,
+  PackageReport,
 } from '../types';
+import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import { resolvePythonInterpreter } from './interpreter';
+import { pipCheck, pipInstall } from './pip';
 import { RawOutputChannel } from './rawOutput';
 
 export interface PythonBackendConfig {
@@ -355,6 +359,23 @@ class PythonSession implements BackendSession {
       pythonVersion: hello?.pythonVersion,
       pid: this.driver?.pid,
     };
+  }
+
+  /**
+   * pip of the session's interpreter, so packages land in its environment and outlive the session. A running
+   * driver imports them without a restart (a new top-level entry changes site-packages' mtime, which
+   * refreshes Python's import cache); a package it already imported keeps its old version until a reset.
+   */
+  async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
+    return pipInstall(this.interpreter(), specs, options.wheelhouse);
+  }
+
+  async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
+    return pipCheck(this.interpreter(), specs);
+  }
+
+  private interpreter(): string {
+    return this.driver?.interpreter ?? resolvePythonInterpreter(this.config.pythonPath);
   }
 
   async dispose(): Promise<void> {

@@ -1,0 +1,23 @@
+// How install and check outcomes are told, the same way for every backend.
+import type { RequirementSpec } from './spec';
+import { satisfies } from './version';
+import type { PackageStatus } from '../types';
+
+/** A check's verdict for one request, given the version installed (if any). */
+export function checkedStatus(spec: RequirementSpec, version: string | undefined): PackageStatus {
+  const base = { name: spec.name, requested: spec.requested };
+  if (!version) return { ...base, installed: false, error: 'not installed' };
+  if (!satisfies(version, spec.specifiers)) return { ...base, installed: false, version, error: `version ${version} does not meet ${spec.requirement}` };
+  return { ...base, installed: true, version };
+}
+
+/** One line: what is there, and the first problem. */
+export function summarize(packages: PackageStatus[], action: 'install' | 'check'): string {
+  const done = packages.filter((p) => p.installed);
+  const failed = packages.filter((p) => !p.installed);
+  const list = done.map((p) => (p.version ? `${p.name}==${p.version}` : p.name)).join(', ');
+  if (failed.length === 0) return `${action === 'install' ? 'installed' : 'all installed'}: ${list}`;
+  const first = failed[0];
+  const head = action === 'install' ? `${done.length} of ${packages.length} installed` : `${failed.length} of ${packages.length} not installed`;
+  return `${head}${list ? ` (${list})` : ''}; ${first.name}: ${first.error ?? 'not installed'}`;
+}

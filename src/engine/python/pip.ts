@@ -1,0 +1,154 @@
+// Installs for the workspace-Python backend: `python -m pip` of the session's interpreter, spawned with an
+// argument list (never a shell), bounded in time, with network timeouts low enough that an offline machine
+// hears so in seconds. Only specs parsed by packages/spec.ts ever become arguments.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { checkedStatus, summarize } from '../packages/report';
+import { distributionOf, type PackageSpec, type RequirementSpec } from '../packages/spec';
+import { checkSha256 } from '../packages/wheels';
+import type { PackageReport, PackageStatus } from '../types';
+
+/** A whole pip run; big downloads (torch, tensorflow) take minutes on a slow link. */
+const PIP_TIME_LIMIT_MS = 10 * 60 * 1000;
+/** pip's own per-connection timeout and retries: pip's defaults (15 s x 5 retries with back-off) stall offline. */
+const PIP_NETWORK_TIMEOUT_S = '15';
+const PIP_RETRIES = '1';
+const VERSIONS_TIME_LIMIT_MS = 30 * 1000;
+const KEPT_OUTPUT_CHARS = 64 * 1024;
+const ERROR_CHARS = 1500;
+
+const VERSIONS_SCRIPT = `
+import importlib.metadata as metadata, json, sys
+found = {}
+for name in sys.argv[1:]:
+    try:
+        found[name] = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        found[name] = None
+print(json.dumps(found))
+`;
+
+interface ProcessResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  spawnError?: string;
+}
+
+function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ProcessResult> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    // A group of its own, so a timeout also ends whatever pip started (build backends, git).
+    const child = spawn(command, args, { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env, windowsHide: true, detached: process.platform !== 'win32' });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid !== undefined) process.kill(process.platform === 'win32' ? child.pid : -child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }, timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout = (stdout + text).slice(-KEPT_OUTPUT_CHARS)));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-KEPT_OUTPUT_CHARS)));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout, stderr, timedOut, spawnError: error.message });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut });
+    });
+  });
+}
+
+function pipEnvironment(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PIP_DEFAULT_TIMEOUT: PIP_NETWORK_TIMEOUT_S,
+    PIP_RETRIES,
+    PIP_DISABLE_PIP_VERSION_CHECK: '1',
+    PIP_NO_INPUT: '1',
+    PYTHONIOENCODING: 'utf-8',
+  };
+}
+
+const NETWORK_TROUBLE = /NewConnectionError|Name or service not known|Temporary failure in name resolution|nodename nor servname|Network is unreachable|ConnectTimeoutError|ProxyError|getaddrinfo failed/;
+
+/** pip's own ERROR lines when it printed any, else the end of its output. */
+function pipError(result: ProcessResult): string {
+  if (result.spawnError) return `could not run pip: ${result.spawnError}`;
+  if (result.timedOut) return `pip did not finish within ${PIP_TIME_LIMIT_MS / 60000} minutes and was stopped`;
+  const output = `${result.stderr}\n${result.stdout}`;
+  const errors = output.split('\n').filter((line) => line.startsWith('ERROR:'));
+  let text = (errors.length > 0 ? errors.join('\n') : output.trim().split('\n').slice(-10).join('\n')).trim();
+  if (/No module named pip/.test(output)) text = 'pip is not installed in this interpreter (python -m ensurepip, or choose an environment with pip)';
+  else if (/externally-managed-environment/.test(output)) text += '\nThis interpreter is managed by the operating system: select a virtual environment (python -m venv) for the python backend.';
+  else if (NETWORK_TROUBLE.test(output)) text += '\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder (--wheelhouse / CODE_MODE_WHEELHOUSE).';
+  if (!text) text = `pip exited with code ${result.code}`;
+  return text.length > ERROR_CHARS ? `...${text.slice(-ERROR_CHARS)}` : text;
+}
+
+/** What pip is given for a spec: the canonical requirement, the wheel's path, or its URL (pip checks #sha256 itself). */
+function pipArgument(spec: PackageSpec): string {
+  if (spec.kind === 'requirement') return spec.requirement;
+  if (spec.kind === 'file') return spec.path;
+  return spec.sha256 ? `${spec.url}#sha256=${spec.sha256}` : spec.url;
+}
+
+async function installedVersions(interpreter: string, names: string[]): Promise<Map<string, string | null>> {
+  const result = await runProcess(interpreter, ['-c', VERSIONS_SCRIPT, ...names], { ...process.env, PYTHONIOENCODING: 'utf-8' }, VERSIONS_TIME_LIMIT_MS);
+  if (result.code !== 0) {
+    throw new Error(`could not read installed versions from ${interpreter}: ${result.spawnError ?? (result.stderr.trim().split('\n').pop() || `exit code ${result.code}`)}`);
+  }
+  return new Map(Object.entries(JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Record<string, string | null>));
+}
+
+/**
+ * Installs `specs` with one pip run; when that fails and there were several, each is retried alone so the
+ * good ones still go in and every failure is pinned to its package.
+ */
+export async function pipInstall(interpreter: string, specs: PackageSpec[], wheelhouse?: string): Promise<PackageReport> {
+  const errors = new Map<PackageSpec, string>();
+  for (const spec of specs) {
+    if (spec.kind !== 'file') continue;
+    try {
+      checkSha256(new Uint8Array(fs.readFileSync(spec.path)), spec.sha256, spec.path);
+    } catch (error) {
+      errors.set(spec, error instanceof Error ? error.message : String(error));
+    }
+  }
+  const pending = specs.filter((spec) => !errors.has(spec));
+  const base = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--progress-bar', 'off'];
+  if (wheelhouse) base.push('--find-links', wheelhouse);
+  const install = (group: PackageSpec[]) => runProcess(interpreter, [...base, ...group.map(pipArgument)], pipEnvironment(), PIP_TIME_LIMIT_MS);
+  if (pending.length > 0) {
+    const all = await install(pending);
+    if (all.code !== 0) {
+      if (pending.length === 1) errors.set(pending[0], pipError(all));
+      else {
+        for (const spec of pending) {
+          const alone = await install([spec]);
+          if (alone.code !== 0) errors.set(spec, pipError(alone));
+        }
+      }
+    }
+  }
+  const versions = await installedVersions(interpreter, specs.map(distributionOf));
+  const packages = specs.map((spec): PackageStatus => {
+    const name = distributionOf(spec);
+    const version = versions.get(name) ?? undefined;
+    const error = errors.get(spec) ?? (version ? undefined : 'pip reported success but the distribution is not visible to this interpreter');
+    return { name, requested: spec.requested, installed: !error, ...(version ? { version } : {}), source: 'pip', ...(error ? { error } : {}) };
+  });
+  return { packages, message: summarize(packages, 'install') };
+}
+
+/** Versions of the requested distributions in `interpreter`'s environment; a version must meet the request's specifiers. */
+export async function pipCheck(interpreter: string, specs: RequirementSpec[]): Promise<PackageReport> {
+  const versions = await installedVersions(interpreter, specs.map((s) => s.name));
+  const packages = specs.map((spec) => checkedStatus(spec, versions.get(spec.name) ?? undefined));
+  return { packages, message: summarize(packages, 'check') };
+}
