@@ -7,6 +7,8 @@ import { LocalMcpClient } from './mcp/localClient';
 import { registerCommands } from './vscode/commands';
 import { EngineHost } from './vscode/engineHost';
 import { generateAndRun } from './vscode/generateAndRun';
+import { installPackagesCommand } from './vscode/installCommand';
+import type { BackendKind } from './engine/types';
 import { InterpreterTracker } from './vscode/interpreter';
 import { CodeModeMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
 import { RESULTS_VIEW_ID, ResultsView } from './vscode/resultsView';
@@ -135,6 +137,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
       if (!outcome.success) void vscode.window.showWarningMessage(`Code Mode: ${outcome.message ?? 'the generated code failed.'}`);
       return outcome;
     }),
+    vscode.commands.registerCommand('codeMode.installPackages', (packages?: string[], backend?: BackendKind) => installPackagesCommand(host, packages, backend)),
     vscode.commands.registerCommand('codeMode.explorer.refresh', () => explorer.refresh()),
     vscode.commands.registerCommand('codeMode.explorer.openRun', (runId: string) => results.reveal(runId)),
     vscode.commands.registerCommand('codeMode.explorer.rerun', (node?: ExplorerNode) => (node?.kind === 'run' ? rerun(node.record.run.runId) : undefined)),

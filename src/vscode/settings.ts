@@ -29,6 +29,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
       timeoutS: c.get<number>('timeoutSeconds', 30),
       outputCapBytes: Math.round(c.get<number>('outputCapKB', 64) * 1024),
       autoInstall: c.get<boolean>('pyodide.autoInstall', true),
+      wheelhouse: c.get<string>('wheelhouse', '').trim() || undefined,
       policy: {
         maxCodeBytes: Math.round(c.get<number>('guardrails.maxCodeKB', 256) * 1024),
         maxCodeLines: c.get<number>('guardrails.maxCodeLines', 0),

@@ -71,7 +71,9 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
     });
 
     test('a failing file fails like run_python, and its output streams as progress', async () => {
-      await call('write_code_file', { filename: 'fails.py', content: 'print("before", flush=True)\n{}["missing"]\n' });
+      // The pause keeps the progress out of the response's pipe read: the SDK client handles notifications a
+      // microtask late, so a notification read together with the response is dropped.
+      await call('write_code_file', { filename: 'fails.py', content: 'import time\nprint("before", flush=True)\ntime.sleep(0.05)\n{}["missing"]\n' });
       const progress: string[] = [];
       const raw = await call('run_code_file', { filename: 'fails.py', backend, timeout_s: 60 }, { onprogress: (p) => progress.push(p.message ?? '') });
       const result = structured<RunResult>(raw);

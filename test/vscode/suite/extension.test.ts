@@ -1,7 +1,11 @@
 // The extension inside a real VS Code (code-server's workbench, Node extension host).
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RunResult } from '../../../src/engine/types';
+import { buildWheel } from '../../support/wheel';
+import type { PackagesResult, RunResult } from '../../../src/engine/types';
 import type { CodeModeApi } from '../../../src/extension';
 import type { ExplorerNode } from '../../../src/vscode/toolExplorer';
 
@@ -123,6 +127,21 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const again = (await vscode.commands.executeCommand('codeMode.explorer.rerun', runNode)) as RunResult;
     assert.equal(again.stdout, 'from a code file 42\n');
     assert.notEqual(again.run_id, ran.run_id);
+  });
+
+  it('Install Packages installs a local wheel into the Pyodide session', async () => {
+    const codeMode = await api();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cm-wheel-'));
+    const wheel = buildWheel(dir, { name: 'cm_vscode_pkg', version: '1.2.3', init: 'VALUE = "installed from a wheel"\n' });
+    const installed = (await vscode.commands.executeCommand('codeMode.installPackages', [wheel], 'pyodide')) as PackagesResult;
+    assert.equal(installed.success, true, JSON.stringify(installed));
+    assert.equal(installed.packages[0].version, '1.2.3');
+    const engine = await codeMode.host.getEngine();
+    const result = await engine.run({ code: 'import cm_vscode_pkg\nprint(cm_vscode_pkg.VALUE)', backend: 'pyodide' });
+    assert.equal(result.stdout, 'installed from a wheel\n');
+    const refused = (await vscode.commands.executeCommand('codeMode.installPackages', ['numpy; rm -rf ~'], 'pyodide')) as PackagesResult;
+    assert.equal(refused.success, false);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('a nested block selected from inside a function runs', async () => {
