@@ -16,6 +16,7 @@ import { testStorageDir } from '../support/mcp';
 import { checkPng, PYTHON_PNG_ENCODER } from '../support/pythonPng';
 import { makeNonce, renderResultsHtml } from '../../src/vscode/resultsHtml';
 import { messageForRunEvent, parsePageMessage, type HostToPageMessage, type PageToHostMessage, type RunCard, type RunInfo } from '../../src/webview/protocol';
+import { crc32 } from '../support/crc32';
 
 const root = path.resolve(__dirname, '../..');
 const outDir = path.join(root, 'test-output');
@@ -121,17 +122,6 @@ const THEMES: Record<Theme, Record<string, string>> = { dark: DARK_VARS, light: 
 
 // ---- a small valid PNG, built by hand so the test needs no image library --------------------------
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(bytes: Buffer): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 function pngChunk(type: string, data: Buffer): Buffer {
   const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);

@@ -21,15 +21,8 @@ export interface Learning {
   use_count: number;
 }
 
-export interface LearningInput {
-  kind: LearningKind;
-  error_pattern?: string;
-  objective?: string;
-  failed_approach?: string;
-  successful_approach: string;
-  context?: string;
-  tags?: string[];
-}
+/** What a caller gives: a learning before it is stored (no id, date or use count; tags optional). */
+export type LearningInput = Omit<Learning, 'id' | 'created_at' | 'use_count' | 'tags'> & { tags?: string[] };
 
 const LEARNINGS_LIMIT = 500;
 const MAX_HINTS = 3;
