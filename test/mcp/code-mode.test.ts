@@ -2,7 +2,9 @@
 // (memory, filesystem, everything) and of a fixture server that crashes on demand, on both backends.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BackendKind } from '../../src/engine/types';
@@ -171,6 +173,51 @@ for expr in ("tools.nope", "tools.memory.nope"):
       assert.match(crash.result.stdout, /^crashed: crash-test\.crash: .*closed.*exiting on purpose/s);
       const again = await run('from code_mode import tools\nprint(tools.crash_test.ping()["pong"])');
       assert.equal(again.result.stdout, 'True\n', JSON.stringify(again.result.diagnostics));
+    });
+  });
+}
+
+describe('code mode — an external server over Streamable HTTP', () => {
+  let conn: StdioConnection;
+  let dir: string;
+  let server: ChildProcess;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-http-server-'));
+    const port = await freePort();
+    server = spawn(process.execPath, [serverScript('server-everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      server.stderr?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (seen.includes('listening')) resolve();
+      });
+      server.once('exit', () => reject(new Error(`server-everything exited: ${seen}`)));
+    });
+    const config = path.join(dir, 'servers.json');
+    fs.writeFileSync(config, JSON.stringify({ servers: { web: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } }));
+    conn = await connectStdio(['--backend', 'python', '--servers', config]);
+  });
+  after(async () => {
+    await conn?.close();
+    server?.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('Python calls its tools like a stdio server', async () => {
+    const { result } = await runPython(conn.client, { code: 'from code_mode import tools\nprint(tools.web.echo(message="over http"))' });
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.equal(result.stdout, 'Echo: over http\n');
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
     });
   });
 }
