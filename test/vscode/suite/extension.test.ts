@@ -263,7 +263,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
         'print(sorted(e["name"] for e in tools.memory.read_graph()["entities"]))',
         `graph = tools.vscode.${memoryViaVscode.replace(/[^A-Za-z0-9_]/g, '_')}()`,
         'print("via vscode:", "FromVSCode" in str(graph))',
-        'print("own tools hidden:", not any("run_python" in n for n in dir(tools.vscode)))',
+        'print("own tools hidden:", not any("code_mode" in n for n in dir(tools.vscode)))',
       ].join('\n'),
       backend: 'python',
       timeoutS: 60,
