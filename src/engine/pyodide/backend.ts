@@ -1,7 +1,7 @@
 // The Pyodide backend: one forked host process per session (host.ts), which runs Pyodide on a worker thread
 // (worker.ts). A separate process means nothing Python does (runaway memory, a wasm abort, a stuck C loop)
 // can take the extension or CLI down, and a restart is a plain SIGKILL.
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { assetsDir } from '../paths';
 import { checkedStatus, summarize } from '../packages/report';
@@ -364,11 +364,25 @@ class PyodideSession implements BackendSession {
  * scratch folder, write only the cache and the scratch folder, and never spawn processes or load native addons.
  */
 export function permissionFlags(cacheDir: string, scratchDir?: string): string[] {
-  const flags = process.allowedNodeEnvironmentFlags;
-  const enable = flags.has('--permission') ? '--permission' : flags.has('--experimental-permission') ? '--experimental-permission' : undefined;
+  const enable = permissionFlag();
   if (!enable) return [];
   const scratch = scratchDir ? [`--allow-fs-read=${scratchDir}`, `--allow-fs-write=${scratchDir}`] : [];
   return [enable, `--allow-fs-read=${assetsDir()}`, `--allow-fs-read=${cacheDir}`, `--allow-fs-write=${cacheDir}`, ...scratch, '--allow-worker', '--no-warnings'];
+}
+
+let checkedPermissionFlag: string | null | undefined;
+
+/**
+ * The flag that turns the permission model on, checked once by starting the runtime with it: a runtime may
+ * list the flag and still refuse it (an Electron build), and Pyodide must start either way.
+ */
+function permissionFlag(): string | undefined {
+  if (checkedPermissionFlag !== undefined) return checkedPermissionFlag ?? undefined;
+  const listed = process.allowedNodeEnvironmentFlags;
+  const candidate = listed.has('--permission') ? '--permission' : listed.has('--experimental-permission') ? '--experimental-permission' : undefined;
+  const works = candidate !== undefined && spawnSync(process.execPath, [candidate, '--allow-worker', '--no-warnings', '-e', ''], { env: minimalEnvironment(), timeout: 10_000 }).status === 0;
+  checkedPermissionFlag = works ? candidate : null;
+  return checkedPermissionFlag ?? undefined;
 }
 
 /** Only what Node itself needs: the host's variables (tokens, paths, proxies) never reach Python. */
