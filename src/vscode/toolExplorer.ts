@@ -96,16 +96,8 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         item.contextValue = 'backend';
         return item;
       }
-      case 'tool': {
-        const item = new vscode.TreeItem(node.tool.name);
-        item.id = `tool:${node.tool.name}`;
-        item.description = node.tool.title ?? '';
-        item.tooltip = node.tool.description;
-        item.iconPath = new vscode.ThemeIcon('tools');
-        item.contextValue = 'tool';
-        item.command = { command: 'codeMode.explorer.invokeTool', title: 'Invoke Tool…', arguments: [node] };
-        return item;
-      }
+      case 'tool':
+        return invokableItem(node, `tool:${node.tool.name}`, node.tool.name, node.tool.description, 'tools', node.tool.title);
       case 'server': {
         const { status } = node;
         const item = new vscode.TreeItem(status.name, vscode.TreeItemCollapsibleState.Collapsed);
@@ -118,15 +110,8 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         item.contextValue = 'server';
         return item;
       }
-      case 'externalTool': {
-        const item = new vscode.TreeItem(node.tool.name);
-        item.id = `external:${node.tool.server}:${node.tool.name}`;
-        item.tooltip = node.tool.description;
-        item.iconPath = new vscode.ThemeIcon('symbol-method');
-        item.contextValue = 'externalTool';
-        item.command = { command: 'codeMode.explorer.invokeTool', title: 'Invoke Tool…', arguments: [node] };
-        return item;
-      }
+      case 'externalTool':
+        return invokableItem(node, `external:${node.tool.server}:${node.tool.name}`, node.tool.name, node.tool.description, 'symbol-method');
       case 'message': {
         const item = new vscode.TreeItem(node.text);
         item.tooltip = node.tooltip;
@@ -228,4 +213,16 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
 function formatDuration(ms: number): string {
   if (ms >= 1000) return `${(ms / 1000).toFixed(1)} s`;
   return `${ms >= 10 ? Math.round(ms) : ms.toFixed(1)} ms`;
+}
+
+/** A tool of ours or of an external server: selecting it opens its form in the results view. */
+function invokableItem(node: ExplorerNode & { kind: 'tool' | 'externalTool' }, id: string, label: string, tooltip: string | undefined, icon: string, description?: string): vscode.TreeItem {
+  const item = new vscode.TreeItem(label);
+  item.id = id;
+  item.description = description ?? '';
+  item.tooltip = tooltip;
+  item.iconPath = new vscode.ThemeIcon(icon);
+  item.contextValue = node.kind;
+  item.command = { command: 'codeMode.explorer.invokeTool', title: 'Invoke Tool…', arguments: [node] };
+  return item;
 }
