@@ -191,6 +191,27 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.ok(codeMode.history.all().some((r) => r.run.origin === 'mcp' && r.stdout.includes('from the agent')));
   });
 
+  it('configure from the agent shows up in VS Code settings, and get_environment reports it', async () => {
+    // On a fresh profile VS Code discovers extension MCP servers when chat asks; here the test activates us.
+    await api();
+    await codeModeLmTools();
+    const configure = vscode.lm.tools.find((t) => /code-mode.*_configure$/.test(t.name));
+    const environment = vscode.lm.tools.find((t) => /code-mode.*_get_environment$/.test(t.name));
+    assert.ok(configure && environment, 'configure and get_environment are served');
+    const config = () => vscode.workspace.getConfiguration('codeMode');
+    try {
+      // VS Code hands the model the structured content when a tool returns it.
+      const answer = JSON.parse(toolText(await vscode.lm.invokeTool(configure.name, { input: { key: 'timeout_s', value: 12 }, toolInvocationToken: undefined })));
+      assert.equal(answer.settings.timeout_s, 12);
+      assert.equal(config().get('timeoutSeconds'), 12);
+      const env = JSON.parse(toolText(await vscode.lm.invokeTool(environment.name, { input: {}, toolInvocationToken: undefined })));
+      assert.equal(env.limits.timeout_s, 12);
+      assert.ok(env.external_servers.some((s: { name: string }) => s.name === 'memory'));
+    } finally {
+      await config().update('timeoutSeconds', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('the stdio transport setting switches the provider to the bundled CLI', async () => {
     const codeMode = await api();
     const config = vscode.workspace.getConfiguration('codeMode');

@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { CappedOutput } from '../../src/engine/output';
+import { renderResultText, shapeResult } from '../../src/engine/result';
+
+const capped = (cap: number, text: string) => {
+  const out = new CappedOutput(cap);
+  out.append(text);
+  return out;
+};
+
+test('a success has null diagnostics, rounded duration and no optional fields', () => {
+  const result = shapeResult({ runId: 'r1', backend: 'python', session: 's', durationMs: 1.23456, diagnostics: null, stdout: capped(100, 'hi\n') });
+  assert.deepEqual(result, { success: true, stdout: 'hi\n', stderr: '', duration_ms: 1.23, diagnostics: null, backend: 'python', session: 's', run_id: 'r1' });
+});
+
+test('truncation is said at the top and in the diagnostics', () => {
+  const result = shapeResult({
+    runId: 'r2',
+    backend: 'pyodide',
+    session: 'default',
+    durationMs: 5,
+    diagnostics: { error_type: 'RuntimeError', message: 'ValueError: bad' },
+    stderr: capped(10, 'x'.repeat(100)),
+  });
+  assert.equal(result.success, false);
+  assert.equal(result.truncated, true);
+  assert.equal(result.diagnostics?.truncated, true);
+  const ok = shapeResult({ runId: 'r3', backend: 'pyodide', session: 'default', durationMs: 5, diagnostics: null, stdout: capped(10, 'y'.repeat(100)) });
+  assert.equal(ok.success, true);
+  assert.equal(ok.truncated, true);
+  assert.equal(ok.diagnostics, null);
+});
+
+test('the text rendering shows output, the error, the traceback once, hints and a status line', () => {
+  const text = renderResultText(
+    shapeResult({
+      runId: 'r4',
+      backend: 'python',
+      session: 'work',
+      durationMs: 12,
+      stdout: capped(100, 'partial\n'),
+      stderr: capped(100, 'warning\n'),
+      diagnostics: { error_type: 'RuntimeError', message: 'KeyError: x', traceback: 'Traceback...\nKeyError: x\n', hints: ['Past fix for KeyError: use .get'] },
+    }),
+  );
+  assert.equal(
+    text,
+    'partial\n[stderr]\nwarning\n[RuntimeError] KeyError: x\nTraceback...\nKeyError: x\nhint: Past fix for KeyError: use .get\n[failed in 12 ms on python, session "work"]',
+  );
+});
