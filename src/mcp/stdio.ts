@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { attachCodeMode } from '../engine/codemode/index';
 import { isBackendKind, timeoutProblem } from '../engine/config';
 import { createEngine, defaultStorageDir } from '../engine/index';
+import { RunHistory } from '../engine/history';
 import { createStores } from '../engine/stores/index';
 import type { Logger } from '../engine/types';
 import { FileSettings, type SettingKey } from '../engine/userSettings';
@@ -105,6 +106,9 @@ async function main(): Promise<void> {
   const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '');
   await settings.load(cli.explicit);
   const stores = createStores(storageDir, stderrLogger);
+  // Every run is kept, bounded, in <storage>/history.json, as the extension keeps its own.
+  const history = new RunHistory(100, stores.history);
+  engine.onRunEvent((event) => history.handle(event));
   engine.setHintsProvider((diagnostics) => stores.learnings.hintsFor(diagnostics));
   const server = createMcpServer(engine, {
     origin: 'cli',
@@ -116,6 +120,7 @@ async function main(): Promise<void> {
   const shutdown = async () => {
     await server.close().catch(() => undefined);
     await codeMode.dispose();
+    history.flush();
     await engine.dispose();
     process.exit(0);
   };

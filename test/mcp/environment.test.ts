@@ -55,6 +55,17 @@ describe('get_environment and configure', () => {
     assert.equal(result.diagnostics?.timeout_s, 1);
   });
 
+  test('every run is kept in the persisted history of the storage folder', async () => {
+    await runPython(conn.client, { code: 'print("remember me")', backend: 'python' });
+    await conn.close();
+    const saved = JSON.parse(fs.readFileSync(path.join(storage, 'history.json'), 'utf8')) as { runs: { run: { code: string; origin: string }; result: { stdout: string } }[] };
+    const run = saved.runs.find((r) => r.run.code === 'print("remember me")');
+    assert.ok(run, 'the run was saved');
+    assert.equal(run.run.origin, 'cli');
+    assert.equal(run.result.stdout, 'remember me\n');
+    conn = await connectStdio(['--storage', storage]);
+  });
+
   test('settings persist across a restart of the server, and command-line flags win', async () => {
     await conn.close();
     conn = await connectStdio(['--storage', storage]);
