@@ -28,17 +28,15 @@
 // untrusted, so vscode.workspace.isTrusted is false and the extension runs in Restricted
 // Mode under its `capabilities.untrustedWorkspaces` declaration. See the README section
 // "Tests in a real VS Code" for what this does and does not cover.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { clearTimeout } from 'node:timers';
 import { format, parseArgs } from 'node:util';
-import { cleanEnv, hostPaths, readMarker, repoRoot } from './common.mjs';
+import { cleanupOnce, harnessFail, isolatedEnv, launchChromium, loadPlaywright, repoRoot, requireHost, startCodeServer, timedLog } from './common.mjs';
 
-const t0 = Date.now();
-const say = (msg) => process.stdout.write(`[runner +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+const say = timedLog('runner');
+const fail = harnessFail('runner');
 
 const { values: opt } = parseArgs({
   options: {
@@ -75,36 +73,11 @@ for (const kv of opt.env || []) {
 }
 if (!(timeoutMs > 0)) fail(`bad timeout: ${opt.timeout || process.env.CODE_MODE_TEST_TIMEOUT_MS}`);
 
-function fail(msg) {
-  process.stderr.write(`[runner] ${msg}\n`);
-  process.exit(2);
-}
-
-const host = hostPaths();
-if (!readMarker(host.marker) || !fs.existsSync(host.codeServerEntry) || !fs.existsSync(host.nodeBin)) {
-  fail(`no test host in ${host.hostDir}; run: node scripts/vscode-host/setup.mjs`);
-}
-if (!fs.existsSync(host.chromium)) fail(`no Chromium at ${host.chromium}; run setup.mjs as root or set CHROMIUM`);
+const host = requireHost(fail, 'test host');
 if (!fs.existsSync(path.join(extensionDir, 'package.json'))) fail(`no extension package.json in ${extensionDir}`);
 if (!fs.existsSync(testsEntry)) fail(`no test entry ${testsEntry}; build with: node esbuild.mjs --tests`);
 
-process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1'; // playwright-core never downloads; Debian Chromium is used
-let playwright;
-try {
-  playwright = await import('playwright-core');
-} catch (e) {
-  fail(`playwright-core is not installed (npm ci): ${e.message}`);
-}
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
+const playwright = await loadPlaywright(fail);
 
 /** vscode-remote URI for an absolute path on the code-server machine (segments percent-encoded). */
 const remoteUri = (authority, p) => `vscode-remote://${authority}${p.split(path.sep).map(encodeURIComponent).join('/')}`;
@@ -114,49 +87,10 @@ const NOISE =
   /AgentHost|ChatModelSelection|Creating a socket|Resolv(ing|ed) connection|AccountPolicyGate|Service Worker|Updating additional|reconnection-grace|open-vsx|extensionquery|authentication provider 'github'|Failed to load resource|vsda|same-origin|sandbox attribute|An unknown error occurred|vscode-languagedetection|Creation of workbench contribution/;
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-vscode-test-'));
-let server; // code-server ChildProcess (own process group)
+let server; // startCodeServer()'s handle
 let context; // playwright BrowserContext
-let serverOut = ''; // recent server output, for failure reports
-let cleanedUp = false;
-
-function killServer(signal) {
-  if (!server || server.exitCode !== null || server.signalCode !== null) return;
-  try {
-    process.kill(-server.pid, signal); // the whole group: code-server, its extension host, their children
-  } catch {
-    /* already gone */
-  }
-}
-
-let cleanupPromise;
-function cleanup() {
-  cleanupPromise ??= doCleanup();
-  return cleanupPromise;
-}
-
-async function doCleanup() {
-  cleanedUp = true;
-  if (context) {
-    await Promise.race([context.close().catch(() => {}), new Promise((r) => setTimeout(r, 10_000))]);
-  }
-  if (server && server.exitCode === null && server.signalCode === null) {
-    const exited = new Promise((r) => server.once('exit', r));
-    killServer('SIGTERM');
-    const done = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
-    if (!done) killServer('SIGKILL');
-  }
-  if (keepTmp) say(`kept ${tmp}`);
-  else fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
-}
-
-// Last resort if we exit without cleanup (uncaught error): never leave code-server behind.
-process.on('exit', () => killServer('SIGKILL'));
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(sig, () => {
-    say(`${sig}: stopping`);
-    cleanup().finally(() => process.exit(2));
-  });
-}
+const serverOut = () => server?.output() ?? ''; // recent server output, for failure reports
+const cleanup = cleanupOnce({ tmp, keepTmp, say, parts: () => ({ context, server }) });
 
 // One deadline for the whole run: start-up, workbench load and the tests.
 let settled = false;
@@ -176,14 +110,8 @@ async function main() {
     else fs.mkdirSync(workspace);
   }
 
-  const port = await freePort();
-  const authority = `127.0.0.1:${port}`;
   const env = {
-    ...cleanEnv(),
-    XDG_CONFIG_HOME: path.join(tmp, 'xdg-config'),
-    XDG_DATA_HOME: path.join(tmp, 'xdg-data'),
-    XDG_CACHE_HOME: path.join(tmp, 'xdg-cache'),
-    TMPDIR: path.join(tmp, 'tmp'),
+    ...isolatedEnv(tmp),
     CODE_MODE_TEST: '1',
     CODE_MODE_TEST_WORKSPACE: workspace,
     // The fixture's .vscode/mcp.json starts MCP servers from this checkout's node_modules.
@@ -192,59 +120,32 @@ async function main() {
     ...(grep ? { CODE_MODE_TEST_GREP: grep } : {}),
     ...extraEnv,
   };
-  fs.mkdirSync(env.TMPDIR);
   // A scripted language model standing in for Copilot (which cannot sign in offline), for generate-and-run.
   // Installed as a plain extension folder: code-server loads only one extension under development.
   fs.cpSync(path.join(repoRoot, 'test', 'vscode', 'fixtures', 'scripted-model'), path.join(tmp, 'extensions', 'code-mode-tests.scripted-model-0.0.1'), { recursive: true });
-  const args = [
-    host.codeServerEntry,
-    '--auth', 'none',
-    '--bind-addr', authority,
-    '--disable-telemetry',
-    '--disable-update-check',
-    ...(noTrust ? [] : ['--disable-workspace-trust']),
-    '--disable-getting-started-override',
-    // Without this a built VS Code ignores the `payload` URL parameter and nothing runs.
-    '--vscode-option', 'enable-smoke-test-driver',
-    '--user-data-dir', path.join(tmp, 'user-data'),
-    '--extensions-dir', path.join(tmp, 'extensions'),
+  server = await startCodeServer({
+    host,
+    cwd: tmp,
+    env,
     workspace,
-  ];
-  say(`starting code-server on ${authority} (workspace ${workspace}${noTrust ? ', untrusted' : ''})`);
-  server = spawn(host.nodeBin, args, { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let onListening;
-  const serverReady = new Promise((resolve, reject) => {
-    onListening = resolve;
-    server.once('error', reject);
-    server.once('exit', (code, sig) => reject(new Error(`code-server exited early (${code ?? sig})\n${serverOut}`)));
+    userDataDir: path.join(tmp, 'user-data'),
+    extensionsDir: path.join(tmp, 'extensions'),
+    workspaceTrust: noTrust,
+    smokeTestDriver: true,
+    verbose,
   });
-  serverReady.catch(() => {});
-  // Server output is kept for failure reports (VERBOSE echoes it). The extension host's
-  // stdout (mocha's reporter) and console.* also reach the workbench, whose browser console
-  // is forwarded below in order, so that is where test output is read from.
-  const onServerData = (chunk) => {
-    const text = chunk.toString();
-    serverOut = (serverOut + text).slice(-200_000);
-    if (/HTTP server listening/.test(serverOut)) onListening();
-    if (verbose) process.stdout.write(text.replace(/^(?=.)/gm, '[server] '));
-  };
-  server.stdout.on('data', onServerData);
-  server.stderr.on('data', onServerData);
-
-  const startupTimeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`code-server not listening after 60 s\n${serverOut}`)), 60_000).unref());
-  await Promise.race([serverReady, startupTimeout]);
+  const { authority } = server;
+  say(`starting code-server on ${authority} (workspace ${workspace}${noTrust ? ', untrusted' : ''})`);
+  await server.listening;
   say('code-server is listening');
 
-  context = await playwright.chromium.launchPersistentContext(path.join(tmp, 'chromium-profile'), {
-    executablePath: host.chromium,
-    headless: true,
-    viewport: { width: 1440, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  if (cleanedUp) await context.close(); // timed out while Chromium was starting
+  context = await launchChromium(playwright, host, path.join(tmp, 'chromium-profile'));
+  if (cleanup.started()) await context.close(); // timed out while Chromium was starting
   const page = context.pages()[0] ?? (await context.newPage());
   let lastBlank = false;
   let consoleQueue = Promise.resolve();
+  // The extension host's stdout (mocha's reporter) and console.* reach the workbench, whose
+  // browser console is forwarded here, so that is where test output is read from.
   // Console messages are resolved one after another so that lines print in order, and
   // the runner waits for this queue before it reports the result.
   // A test that has arranged the workbench logs SCREENSHOT_CUE and waits: by the time the tests exit, the
@@ -302,7 +203,7 @@ async function main() {
   say(`opening the workbench in ${host.chromium}`);
   await page.goto(url, { waitUntil: 'commit', timeout: 0 }); // the overall timeout applies
 
-  const serverDied = new Promise((r) => server.once('exit', (code, sig) => r(`code-server exited (${code ?? sig})`)));
+  const serverDied = new Promise((r) => server.process.once('exit', (code, sig) => r(`code-server exited (${code ?? sig})`)));
   const result = await Promise.race([exited, serverDied]);
   if (settled) return 2; // the overall timeout already reported
   await Promise.race([consoleQueue, new Promise((r) => setTimeout(r, 5000))]); // print what the tests logged first
@@ -312,7 +213,7 @@ async function main() {
   }
   if (typeof result === 'number') say(`tests failed: exit code ${result}`);
   else say(String(result));
-  if (typeof result !== 'number' && !verbose) process.stdout.write(`[runner] last server output:\n${serverOut.slice(-20_000)}\n`);
+  if (typeof result !== 'number' && !verbose) process.stdout.write(`[runner] last server output:\n${serverOut().slice(-20_000)}\n`);
   else if (!verbose) say('VERBOSE=1 shows the server output and the whole browser console');
   return typeof result === 'number' ? 1 : 2;
 }
@@ -324,12 +225,12 @@ try {
     overallTimeout.then(() => {
       settled = true;
       say(`timed out after ${timeoutMs} ms`);
-      if (!verbose) process.stdout.write(`[runner] last server output:\n${serverOut.slice(-20_000)}\n`);
+      if (!verbose) process.stdout.write(`[runner] last server output:\n${serverOut().slice(-20_000)}\n`);
       return 2;
     }),
   ]);
 } catch (e) {
-  if (!cleanedUp) process.stderr.write(`[runner] error: ${e?.stack || e}\n`); // else interrupted: closing made it throw
+  if (!cleanup.started()) process.stderr.write(`[runner] error: ${e?.stack || e}\n`); // else interrupted: closing made it throw
   code = 2;
 }
 clearTimeout(deadline);

@@ -25,17 +25,16 @@
 //      session), and "Run Selection in the Other Backend" (workspace Python); then the Recent
 //      Runs section of the tree.
 // Exit code: 0 every check passed; 1 a check failed; 2 harness error or timeout.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { clearTimeout } from 'node:timers';
 import { parseArgs } from 'node:util';
-import { cleanEnv, hostPaths, readMarker, repoRoot } from './common.mjs';
+import { cleanupOnce, harnessFail, isolatedEnv, launchChromium, loadPlaywright, repoRoot, requireHost, startCodeServer, timedLog } from './common.mjs';
 
-const t0 = Date.now();
-const say = (msg) => process.stdout.write(`[try-vsix +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+const say = timedLog('try-vsix');
+const fail = harnessFail('try-vsix');
 
 const { values: opt } = parseArgs({
   options: {
@@ -54,21 +53,11 @@ const timeoutMs = Number(opt.timeout || 240_000);
 const verbose = Boolean(opt.verbose || process.env.VERBOSE === '1');
 const keepTmp = Boolean(opt['keep-tmp'] || process.env.KEEP_TMP === '1');
 
-function fail(msg) {
-  process.stderr.write(`[try-vsix] ${msg}\n`);
-  process.exit(2);
-}
-
-const host = hostPaths();
-if (!readMarker(host.marker) || !fs.existsSync(host.codeServerEntry) || !fs.existsSync(host.nodeBin)) {
-  fail(`no code-server in ${host.hostDir}; run: node scripts/vscode-host/setup.mjs`);
-}
-if (!fs.existsSync(host.chromium)) fail(`no Chromium at ${host.chromium}; run setup.mjs as root or set CHROMIUM`);
+const host = requireHost(fail, 'code-server');
 if (!fs.existsSync(vsix)) fail(`no ${vsix}; build it with: npm run package`);
 if (!(timeoutMs > 0)) fail(`bad --timeout ${opt.timeout}`);
 
-process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1';
-const playwright = await import('playwright-core').catch((e) => fail(`playwright-core is not installed (npm ci): ${e.message}`));
+const playwright = await loadPlaywright(fail);
 
 // ---------------------------------------------------------------------------------------------
 // Checks
@@ -105,14 +94,8 @@ const dirs = {
   extensions: path.join(tmp, 'extensions'),
   chromiumProfile: path.join(tmp, 'chromium-profile'),
 };
-const env = {
-  ...cleanEnv(),
-  XDG_CONFIG_HOME: path.join(tmp, 'xdg-config'),
-  XDG_DATA_HOME: path.join(tmp, 'xdg-data'),
-  XDG_CACHE_HOME: path.join(tmp, 'xdg-cache'),
-  TMPDIR: path.join(tmp, 'tmp'),
-};
-for (const d of [dirs.workspace, env.TMPDIR, path.join(dirs.userData, 'User')]) fs.mkdirSync(d, { recursive: true });
+const env = isolatedEnv(tmp);
+for (const d of [dirs.workspace, path.join(dirs.userData, 'User')]) fs.mkdirSync(d, { recursive: true });
 
 const PY_FILE = 'scores.py';
 fs.writeFileSync(
@@ -145,49 +128,9 @@ fs.writeFileSync(
 // ---------------------------------------------------------------------------------------------
 // Processes
 
-let server;
+let server; // startCodeServer()'s handle
 let context;
-let serverOut = '';
-
-function killServer(signal) {
-  if (!server || server.exitCode !== null || server.signalCode !== null) return;
-  try {
-    process.kill(-server.pid, signal);
-  } catch {
-    /* gone */
-  }
-}
-let cleanupPromise;
-function cleanup() {
-  cleanupPromise ??= (async () => {
-    if (context) await Promise.race([context.close().catch(() => {}), new Promise((r) => setTimeout(r, 10_000))]);
-    if (server && server.exitCode === null && server.signalCode === null) {
-      const exited = new Promise((r) => server.once('exit', r));
-      killServer('SIGTERM');
-      if (!(await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]))) killServer('SIGKILL');
-    }
-    if (keepTmp) say(`kept ${tmp}`);
-    else fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
-  })();
-  return cleanupPromise;
-}
-process.on('exit', () => killServer('SIGKILL'));
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(sig, () => {
-    say(`${sig}: stopping`);
-    cleanup().finally(() => process.exit(2));
-  });
-}
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
+const cleanup = cleanupOnce({ tmp, keepTmp, say, parts: () => ({ context, server }) });
 
 /** code-server's own CLI (install/list extensions): same binary, same profile folders. */
 function codeServerCli(args) {
@@ -198,41 +141,6 @@ function codeServerCli(args) {
     timeout: 120_000,
   });
   return { status: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}`.trim() };
-}
-
-async function startServer() {
-  const port = await freePort();
-  const authority = `127.0.0.1:${port}`;
-  const args = [
-    host.codeServerEntry,
-    '--auth', 'none',
-    '--bind-addr', authority,
-    '--disable-telemetry',
-    '--disable-update-check',
-    '--disable-workspace-trust',
-    '--disable-getting-started-override',
-    '--user-data-dir', dirs.userData,
-    '--extensions-dir', dirs.extensions,
-    dirs.workspace,
-  ];
-  say(`starting code-server on ${authority}`);
-  server = spawn(host.nodeBin, args, { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let listening;
-  const ready = new Promise((resolve, reject) => {
-    listening = resolve;
-    server.once('error', reject);
-    server.once('exit', (code, sig) => reject(new Error(`code-server exited early (${code ?? sig})\n${serverOut}`)));
-  });
-  const onData = (chunk) => {
-    const text = chunk.toString();
-    serverOut = (serverOut + text).slice(-100_000);
-    if (/HTTP server listening/.test(serverOut)) listening();
-    if (verbose) process.stdout.write(text.replace(/^(?=.)/gm, '[server] '));
-  };
-  server.stdout.on('data', onData);
-  server.stderr.on('data', onData);
-  await Promise.race([ready, new Promise((_, reject) => setTimeout(() => reject(new Error(`code-server not listening after 60 s\n${serverOut}`)), 60_000).unref())]);
-  return authority;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,13 +274,11 @@ async function main() {
   );
 
   // 2. code-server and the workbench.
-  const authority = await startServer();
-  context = await playwright.chromium.launchPersistentContext(dirs.chromiumProfile, {
-    executablePath: host.chromium,
-    headless: true,
-    viewport: { width: 1440, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  server = await startCodeServer({ host, cwd: tmp, env, workspace: dirs.workspace, userDataDir: dirs.userData, extensionsDir: dirs.extensions, verbose });
+  const { authority } = server;
+  say(`starting code-server on ${authority}`);
+  await server.listening;
+  context = await launchChromium(playwright, host, dirs.chromiumProfile);
   page = context.pages()[0] ?? (await context.newPage());
   const consoleErrors = [];
   page.on('console', (msg) => {
@@ -555,7 +461,7 @@ try {
 } catch (e) {
   process.stderr.write(`[try-vsix] error: ${e?.stack || e}\n`);
   if (page) say(`screenshot of the failure: ${await screenshot('error')}`);
-  if (!verbose) process.stdout.write(`[try-vsix] last server output:\n${serverOut.slice(-5000)}\n`);
+  if (!verbose) process.stdout.write(`[try-vsix] last server output:\n${server?.output().slice(-5000) ?? ''}\n`);
   code = 2;
 }
 clearTimeout(timer);
