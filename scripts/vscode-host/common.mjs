@@ -200,6 +200,10 @@ export function launchChromium(playwright, host, profileDir) {
     executablePath: host.chromium,
     headless: true,
     viewport: { width: 1440, height: 900 },
+    // Our own signal handlers close the browser and stop code-server; Playwright's would exit first.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
