@@ -27,6 +27,7 @@ import {
   type RunOrigin,
   type RunResult,
 } from './types';
+import { errorText } from './errorText';
 
 export interface RunOptions {
   code: string;
@@ -300,7 +301,7 @@ export class Engine {
       try {
         report = action === 'install' ? await this.installInto(session, specs) : await this.checkIn(session, requirements);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorText(error);
         report = { packages: specs.map((spec) => ({ name: distributionOf(spec), requested: spec.requested, installed: false, error: message })), message };
       }
       this.emitState();
@@ -338,7 +339,7 @@ export class Engine {
     try {
       report = await this.installInto(session, [spec]);
     } catch (error) {
-      report = { packages: [], message: error instanceof Error ? error.message : String(error) };
+      report = { packages: [], message: errorText(error) };
     }
     const status = report.packages[0];
     if (status?.installed) return { installed: `${status.name}==${status.version ?? '?'}` };
@@ -427,7 +428,7 @@ export class Engine {
         this.emitState();
       }
     } catch (error) {
-      return finish(undefined, error instanceof Error ? error.message : String(error));
+      return finish(undefined, errorText(error));
     }
 
     const sink: BackendSink = {
@@ -500,7 +501,7 @@ export class Engine {
     try {
       return await session.backend.run({ runId, code: options.code, outputCapBytes: this.config.outputCapBytes }, sink);
     } catch (error) {
-      return { status: 'crashed', message: error instanceof Error ? error.message : String(error) };
+      return { status: 'crashed', message: errorText(error) };
     } finally {
       clearTimeout(timeoutTimer);
       clearTimeout(graceTimer);

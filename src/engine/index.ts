@@ -24,6 +24,11 @@ export function defaultStorageDir(): string {
   return path.join(base, 'code-mode-python');
 }
 
+/** The Pyodide backend with its snapshot cache under `storageDir` (the engine's and the extension's swap use it). */
+export function pyodideBackendFor(storageDir: string, heapLimitMb: number | undefined, log: Logger | undefined) {
+  return createPyodideBackend({ cacheDir: path.join(storageDir, 'pyodide-cache'), heapLimitMb, log });
+}
+
 /** An engine with both backends, as the CLI and the extension use it. */
 export function createEngine(setup: EngineSetup = {}): Engine {
   const storageDir = setup.storageDir ?? defaultStorageDir();
@@ -33,7 +38,7 @@ export function createEngine(setup: EngineSetup = {}): Engine {
     workspaceRoots: setup.workspaceRoots,
     scratchDir: path.join(storageDir, 'scratch'),
     backends: [
-      createPyodideBackend({ cacheDir: path.join(storageDir, 'pyodide-cache'), heapLimitMb: setup.pyodideHeapLimitMb, log: setup.log }),
+      pyodideBackendFor(storageDir, setup.pyodideHeapLimitMb, setup.log),
       createPythonBackend({ pythonPath: setup.pythonPath, log: setup.log }),
     ],
   });

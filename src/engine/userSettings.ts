@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isBackendKind, MAX_TIMEOUT_S } from './config';
+import { isBackendKind, MAX_TIMEOUT_S, type EngineConfig } from './config';
 import type { Engine } from './engine';
 import { createPythonBackend } from './python/backend';
 import { readJsonFile, writeJsonAtomic } from './stores/atomicJson';
@@ -68,13 +68,13 @@ export interface SettingsPort {
   set(change: SettingValue): Promise<void>;
 }
 
-/** The engine's current values, as `configure` and `get_environment` name them. */
-export function settingsOf(engine: Engine, pythonPath: string): UserSettings {
+/** An engine configuration's values, as `configure` and `get_environment` name them. */
+export function settingsOf(config: EngineConfig, pythonPath: string): UserSettings {
   return {
-    default_backend: engine.config.defaultBackend,
-    timeout_s: engine.config.timeoutS,
-    output_cap_kb: Math.round(engine.config.outputCapBytes / 1024),
-    auto_install: engine.config.autoInstall,
+    default_backend: config.defaultBackend,
+    timeout_s: config.timeoutS,
+    output_cap_kb: Math.round(config.outputCapBytes / 1024),
+    auto_install: config.autoInstall,
     python_path: pythonPath,
   };
 }
@@ -129,7 +129,7 @@ export class FileSettings implements SettingsPort {
   }
 
   values(): UserSettings {
-    return settingsOf(this.engine, this.pythonPath);
+    return settingsOf(this.engine.config, this.pythonPath);
   }
 
   async set(change: SettingValue): Promise<void> {

@@ -9,6 +9,7 @@ import { assetsDir } from '../engine/paths';
 import { inspectInterpreter } from '../engine/python/inspect';
 import { resolvePythonInterpreter } from '../engine/python/interpreter';
 import { SETTING_DESCRIPTIONS, validateSetting, type SettingsPort } from '../engine/userSettings';
+import { errorText } from '../engine/errorText';
 
 export interface EnvironmentContext {
   engine: Engine;
@@ -40,7 +41,7 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
       const report = await inspectInterpreter(info.executable ?? resolvePythonInterpreter(values.python_path || undefined));
       return { state: info.state, disabled, executable: report.executable, python_version: report.version, packages: report.packages, packages_truncated: report.packagesTruncated };
     } catch (error) {
-      return { state: info.state, disabled, error: `cannot inspect the interpreter: ${error instanceof Error ? error.message : String(error)}` };
+      return { state: info.state, disabled, error: `cannot inspect the interpreter: ${errorText(error)}` };
     }
   };
   const pyodideInfo = engine.backendInfo('pyodide');

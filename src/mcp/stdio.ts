@@ -11,6 +11,7 @@ import type { Logger } from '../engine/types';
 import { FileSettings, type SettingKey } from '../engine/userSettings';
 import { PRODUCT_VERSION } from '../version';
 import { createMcpServer } from './server';
+import { errorText } from '../engine/errorText';
 
 const HELP = `code-mode-mcp ${PRODUCT_VERSION} — the Code Mode for Python MCP server over stdio
 
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
   try {
     cli = parseCli(process.argv.slice(2));
   } catch (error) {
-    process.stderr.write(`code-mode-mcp: ${error instanceof Error ? error.message : String(error)}\n\n${HELP}\n`);
+    process.stderr.write(`code-mode-mcp: ${errorText(error)}\n\n${HELP}\n`);
     process.exit(2);
   }
   if (cli.help) {

@@ -2,8 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { defaultEngineConfig } from '../engine/config';
 import type { Engine } from '../engine/engine';
-import { createEngine } from '../engine/index';
-import { createPyodideBackend } from '../engine/pyodide/backend';
+import { createEngine, pyodideBackendFor } from '../engine/index';
 import { createPythonBackend } from '../engine/python/backend';
 import { attachCodeMode, type CodeMode } from '../engine/codemode/index';
 import type { ServerSources } from '../engine/codemode/externalServers';
@@ -121,7 +120,7 @@ export class EngineHost implements vscode.Disposable {
     if (!this.engine) return;
     const engine = await this.engine;
     engine.config = this.settings.engine;
-    if (before.heapLimitMb !== this.settings.heapLimitMb) await engine.setBackendFactory(this.pyodideFactory());
+    if (before.heapLimitMb !== this.settings.heapLimitMb) await engine.setBackendFactory(pyodideBackendFor(this.storageDir, this.settings.heapLimitMb, this.logger));
   }
 
   async interpreterChanged(choice: InterpreterChoice): Promise<void> {
@@ -189,14 +188,6 @@ export class EngineHost implements vscode.Disposable {
 
   private vscodeProviders(): ToolProvider[] {
     return this.settings.exposeVscodeTools ? [new VscodeToolsProvider(isOwnLmTool)] : [];
-  }
-
-  private pyodideFactory() {
-    return createPyodideBackend({
-      cacheDir: path.join(this.storageDir, 'pyodide-cache'),
-      heapLimitMb: this.settings.heapLimitMb,
-      log: this.logger,
-    });
   }
 
   /** The first Pyodide load takes a few seconds (making the memory snapshot); say so once. */

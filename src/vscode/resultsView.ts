@@ -10,6 +10,7 @@ import {
   type ToolFormSpec,
 } from '../webview/protocol';
 import { makeNonce, renderResultsHtml } from './resultsHtml';
+import { errorText } from '../engine/errorText';
 
 export const RESULTS_VIEW_ID = 'codeMode.results';
 const PANEL_TYPE = 'codeMode.resultsPanel';
@@ -91,7 +92,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
 
   /** What a submitted tool form does: call the tool, turning a failure into a result the form can show. */
   invokeFromForm(server: string | undefined, name: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: unknown }> {
-    return this.actions.invokeTool(server, name, args).catch((error: unknown) => ({ ok: false, content: error instanceof Error ? error.message : String(error) }));
+    return this.actions.invokeTool(server, name, args).catch((error: unknown) => ({ ok: false, content: errorText(error) }));
   }
 
   /** The cards one loaded page renders now, read from its DOM; empty when no page is loaded. */

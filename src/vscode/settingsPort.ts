@@ -1,4 +1,4 @@
-import type { SettingKey, SettingsPort, SettingValue, UserSettings } from '../engine/userSettings';
+import { settingsOf, type SettingKey, type SettingsPort, type SettingValue, type UserSettings } from '../engine/userSettings';
 import type { EngineHost } from './engineHost';
 import { updateSetting } from './settings';
 
@@ -17,13 +17,7 @@ export class VscodeSettingsPort implements SettingsPort {
 
   values(): UserSettings {
     const { engine, pythonPath } = this.host.currentSettings;
-    return {
-      default_backend: engine.defaultBackend,
-      timeout_s: engine.timeoutS,
-      output_cap_kb: Math.round(engine.outputCapBytes / 1024),
-      auto_install: engine.autoInstall,
-      python_path: pythonPath,
-    };
+    return settingsOf(engine, pythonPath);
   }
 
   async set(change: SettingValue): Promise<void> {

@@ -6,6 +6,7 @@ import type { ConfigProblem } from '../engine/codemode/serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from '../engine/codemode/toolProvider';
 import type { BackendInfo, BackendKind } from '../engine/types';
 import { UNTRUSTED_REASON, type EngineHost } from './engineHost';
+import { errorText } from '../engine/errorText';
 
 export const EXPLORER_VIEW_ID = 'codeMode.explorer';
 
@@ -186,7 +187,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
       const tools = await provider.listTools();
       return tools.length ? tools.map((tool) => ({ kind: 'externalTool', tool })) : [{ kind: 'message', text: 'No tools' }];
     } catch (error) {
-      return [{ kind: 'message', text: 'Could not connect', tooltip: error instanceof Error ? error.message : String(error) }];
+      return [{ kind: 'message', text: 'Could not connect', tooltip: errorText(error) }];
     } finally {
       this.refresh();
     }

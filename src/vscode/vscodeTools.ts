@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
 import type { ProviderStatus, ToolProvider, ToolSpec } from '../engine/codemode/toolProvider';
+import { errorText } from '../engine/errorText';
 
 /** The bridge's name for VS Code's own tools: `tools.vscode.<tool>(...)` in Python. */
 export const VSCODE_PROVIDER = 'vscode';
@@ -35,7 +36,7 @@ export class VscodeToolsProvider implements ToolProvider {
       this.lastError = undefined;
       return { content: result.content.map(toContentBlock) };
     } catch (error) {
-      this.lastError = error instanceof Error ? error.message : String(error);
+      this.lastError = errorText(error);
       return { isError: true, content: [{ type: 'text', text: this.lastError }] };
     }
   }

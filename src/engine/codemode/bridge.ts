@@ -4,6 +4,7 @@ import { firstSentence, pythonDocstring, pythonParams, pythonSignature, type Pyt
 import type { ConfigProblem } from './serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from './toolProvider';
 import { toolErrorMessage, toolValue } from './toolValue';
+import { errorText } from '../errorText';
 
 /** Which servers and tools code may call; empty lists allow everything. Tool patterns: "server.tool" or "server.*". */
 export interface BridgePolicy {
@@ -122,7 +123,7 @@ export class ToolBridge {
     if (!provider) throw new Error(`no MCP server named "${server}" is configured`);
     if (!this.toolAllowed(server, tool)) throw new Error(`calling ${server}.${tool} is not allowed by the code-mode allowlist`);
     const result = await provider.callTool(tool, args).catch((error: unknown) => {
-      throw new Error(`${server}.${tool}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`${server}.${tool}: ${errorText(error)}`);
     });
     if (result.isError) throw new Error(`${server}.${tool}: ${toolErrorMessage(result)}`);
     return toolValue(result);

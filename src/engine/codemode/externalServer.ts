@@ -7,6 +7,7 @@ import type { Logger } from '../types';
 import type { ServerConfig } from './serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from './toolProvider';
 import { PRODUCT_VERSION } from '../../version';
+import { errorText } from '../errorText';
 
 const CONNECT_TIMEOUT_MS = 30_000;
 const CALL_TIMEOUT_MS = 120_000;
@@ -67,7 +68,7 @@ export class ExternalServer implements ToolProvider {
       return (await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
     } catch (error) {
       // If the server died during the call, say so with its stderr rather than a bare "Connection closed".
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       throw new Error(this.state === 'failed' && this.error ? `${message}: ${this.error}` : message);
     }
   }
@@ -147,7 +148,7 @@ export class ExternalServer implements ToolProvider {
   }
 
   private describeFailure(error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     const where = this.config.transport === 'stdio' ? `command "${[this.config.command, ...this.config.args].join(' ')}"` : this.config.url;
     return `${where}: ${message}${this.stderrTail ? `; stderr: ${lastLines(this.stderrTail)}` : ''}`;
   }

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { errorText } from '../errorText';
 
 export type ServerConfig =
   | { name: string; source: string; transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; description?: string }
@@ -81,7 +82,7 @@ export function parseServers(document: unknown, ctx: ParseContext): ParsedServer
     try {
       result.servers.push(parseOne(name, raw, ctx));
     } catch (error) {
-      result.problems.push({ source: ctx.source, server: name, message: error instanceof Error ? error.message : String(error) });
+      result.problems.push({ source: ctx.source, server: name, message: errorText(error) });
     }
   }
   return result;

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { normalizeName, parseWheelFilename, type WheelName, type WheelFileSpec, type WheelUrlSpec } from './spec';
 import { admitsPrereleases, compareVersions, isPrerelease, parseVersion, satisfies, type Specifier } from './version';
+import { errorText } from '../errorText';
 
 /** Larger downloads are refused rather than held in memory. */
 const MAX_WHEEL_BYTES = 512 * 1024 * 1024;
@@ -66,7 +67,7 @@ export async function download(url: string): Promise<Uint8Array> {
     if (why) throw why;
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     if (cause?.code && NETWORK_ERRORS.has(cause.code)) throw new NetworkUnavailable(`cannot reach ${host} (${cause.code})`);
-    throw new Error(`could not download ${url}: ${cause?.message ?? (error instanceof Error ? error.message : String(error))}`);
+    throw new Error(`could not download ${url}: ${cause?.message ?? (errorText(error))}`);
   } finally {
     clearTimeout(stall);
     clearTimeout(overall);

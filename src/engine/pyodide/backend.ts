@@ -22,6 +22,7 @@ import {
 } from '../types';
 import { checkCacheSince, installReport, planInstall } from './packagePlan';
 import type { FromHost, HostConfig, InstallStep, OutputChunk, PackagesReply, ReadyInfo, ToHost } from './protocol';
+import { errorText } from '../errorText';
 
 export interface PyodideBackendConfig {
   /**
@@ -395,6 +396,3 @@ function minimalEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -12,6 +12,7 @@ import { satisfies } from '../packages/version';
 import { checkSha256, download, findInWheelhouse, NetworkUnavailable, readWheel, sha256Hex } from '../packages/wheels';
 import type { PackageReport, PackageStatus } from '../types';
 import type { InstallStep, PackagesReply } from './protocol';
+import { errorText } from '../errorText';
 
 interface LockPackage {
   name: string;
@@ -164,9 +165,9 @@ export interface InstallPlan {
   usesMicropip: boolean;
 }
 
-function errorText(error: unknown): string {
+function installErrorText(error: unknown): string {
   if (error instanceof NetworkUnavailable) return `${OFFLINE_ADVICE} (${error.message})`;
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }
 
 /** Reads, checks and caches what each spec needs; a spec that cannot be prepared carries its error instead of a step. */
@@ -202,7 +203,7 @@ export async function planInstall(specs: PackageSpec[], cacheDir: string, wheelh
       steps.push(step);
       planned.push({ spec, name, source, step: steps.length - 1 });
     } catch (error) {
-      planned.push({ spec, name, source, error: errorText(error) });
+      planned.push({ spec, name, source, error: installErrorText(error) });
     }
   }
   return { planned, steps, usesMicropip: steps.some((s) => s.kind === 'micropip') };

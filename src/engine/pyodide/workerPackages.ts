@@ -5,6 +5,7 @@
 import type { PyodideInterface } from 'pyodide';
 import packagesSource from './packages.py';
 import type { InstallStep, LogLevel, PackagesMessage, PackagesReply } from './protocol';
+import { errorText } from '../errorText';
 
 /** Loading from the local package cache; packages with many shared libraries take a few seconds. */
 const LOAD_TIME_LIMIT_MS = 120_000;
@@ -27,7 +28,7 @@ function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 
 /** The last line of a Python traceback ("ValueError: ..."), which is what a person needs. */
 function lastLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorText(error);
   return text.trimEnd().split('\n').pop() ?? text;
 }
 
@@ -48,7 +49,7 @@ export class WorkerPackages {
           await this.install(step);
           errors.push(undefined);
         } catch (error) {
-          errors.push(error instanceof Error ? error.message : String(error));
+          errors.push(errorText(error));
         }
       }
       const versions = JSON.parse(this.call('versions', JSON.stringify(request.versionsOf)) as string) as Record<string, string | null>;

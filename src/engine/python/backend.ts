@@ -21,6 +21,7 @@ import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import { resolvePythonInterpreter } from './interpreter';
 import { pipCheck, pipInstall } from './pip';
 import { RawOutputChannel } from './rawOutput';
+import { errorText } from '../errorText';
 
 export interface PythonBackendConfig {
   /** Interpreter to run; else $CODE_MODE_PYTHON, else python3/python on PATH (see resolvePythonInterpreter). */
@@ -518,7 +519,7 @@ class PythonSession implements BackendSession {
       try {
         driver.send({ type: 'hostResult', callId, ...body });
       } catch (error) {
-        driver.send({ type: 'hostResult', callId, ok: false, error: `the result of ${method} could not be sent: ${errorMessage(error)}` });
+        driver.send({ type: 'hostResult', callId, ok: false, error: `the result of ${method} could not be sent: ${errorText(error)}` });
       }
     };
     let pending: Promise<unknown>;
@@ -529,7 +530,7 @@ class PythonSession implements BackendSession {
     }
     pending.then(
       (result) => reply({ ok: true, result: result === undefined ? null : result }),
-      (error: unknown) => reply({ ok: false, error: errorMessage(error) }),
+      (error: unknown) => reply({ ok: false, error: errorText(error) }),
     );
   }
 
@@ -546,6 +547,3 @@ class PythonSession implements BackendSession {
   }
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

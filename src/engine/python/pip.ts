@@ -7,6 +7,7 @@ import { checkedStatus, summarize } from '../packages/report';
 import { distributionOf, type PackageSpec, type RequirementSpec } from '../packages/spec';
 import { checkSha256 } from '../packages/wheels';
 import type { PackageReport, PackageStatus } from '../types';
+import { errorText } from '../errorText';
 
 /** A whole pip run; big downloads (torch, tensorflow) take minutes on a slow link. */
 const PIP_TIME_LIMIT_MS = 10 * 60 * 1000;
@@ -117,7 +118,7 @@ export async function pipInstall(interpreter: string, specs: PackageSpec[], whee
     try {
       checkSha256(new Uint8Array(fs.readFileSync(spec.path)), spec.sha256, spec.path);
     } catch (error) {
-      errors.set(spec, error instanceof Error ? error.message : String(error));
+      errors.set(spec, errorText(error));
     }
   }
   const pending = specs.filter((spec) => !errors.has(spec));

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../types';
+import { errorText } from '../errorText';
 
 /**
  * Reads a JSON file kept by writeJsonAtomic. A missing file is `undefined`. A file that does not parse, or whose
@@ -75,6 +76,3 @@ function syncDirectory(dir: string): void {
   }
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -4,6 +4,7 @@ import type { Logger } from '../types';
 import { readJsonFile, writeJsonAtomic } from './atomicJson';
 import { CodeFiles } from './codeFiles';
 import { Learnings } from './learnings';
+import { errorText } from '../errorText';
 
 export { CodeFiles, codeFileNameProblem } from './codeFiles';
 export { Learnings, type Learning } from './learnings';
@@ -44,7 +45,7 @@ export function historyFile(file: string, log: Logger): HistoryPersistence {
       try {
         writeJsonAtomic(file, { version: 1, runs });
       } catch (error) {
-        log.warn(`could not save the run history to ${file}: ${error instanceof Error ? error.message : String(error)}`);
+        log.warn(`could not save the run history to ${file}: ${errorText(error)}`);
       }
     },
   };

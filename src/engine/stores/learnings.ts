@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import type { Diagnostics, Logger } from '../types';
 import { readJsonFile, writeJsonAtomic } from './atomicJson';
 import { StoreError } from './errors';
+import { errorText } from '../errorText';
 
 export type LearningKind = 'error' | 'semantic';
 
@@ -128,7 +129,7 @@ export class Learnings {
     try {
       this.save(learnings);
     } catch (error) {
-      this.log.warn(`could not record the use of learnings: ${error instanceof Error ? error.message : String(error)}`);
+      this.log.warn(`could not record the use of learnings: ${errorText(error)}`);
     }
     return chosen.map((l) => `Past fix for ${oneLine(l.error_pattern ?? '', 120)}: ${oneLine(l.successful_approach, 300)}`);
   }
