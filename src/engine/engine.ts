@@ -8,7 +8,7 @@ import { CappedOutput } from './output';
 import { distributionForImport, missingTopLevelModule } from './packages/importNames';
 import { distributionOf, parsePackageList, parseRequirement, type PackageSpec, type RequirementSpec } from './packages/spec';
 import { checkPolicy } from './policy';
-import { shapeResult } from './result';
+import { roundMs, shapeResult } from './result';
 import {
   silentLogger,
   type BackendFactory,
@@ -82,13 +82,20 @@ interface ActiveRun {
 }
 
 class Session {
-  /** Runs of one session are queued, never interleaved. */
-  queue: Promise<unknown> = Promise.resolve();
+  /** Work on one session (runs, installs) is queued, never interleaved. */
+  private queue: Promise<unknown> = Promise.resolve();
   active?: ActiveRun;
   constructor(
     readonly name: string,
     readonly backend: BackendSession,
   ) {}
+
+  /** Runs `work` after everything queued before it, whether that succeeded or not. */
+  enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.queue.then(work);
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
 }
 
 /**
@@ -201,9 +208,7 @@ export class Engine {
     }
 
     const session = this.session(backend, sessionName);
-    const turn = session.queue.then(() => this.execute(session, runId, options, timeoutS, emit));
-    session.queue = turn.catch(() => undefined);
-    return turn;
+    return session.enqueue(() => this.execute(session, runId, options, timeoutS, emit));
   }
 
   /**
@@ -295,7 +300,7 @@ export class Engine {
       return refuse('check_packages takes package names (with optional version specifiers), not wheel files or URLs');
     }
     const session = this.session(backend, sessionName);
-    const turn = session.queue.then(async (): Promise<PackagesResult> => {
+    return session.enqueue(async (): Promise<PackagesResult> => {
       const started = performance.now();
       let report: PackageReport;
       try {
@@ -305,11 +310,9 @@ export class Engine {
         report = { packages: specs.map((spec) => ({ name: distributionOf(spec), requested: spec.requested, installed: false, error: message })), message };
       }
       this.emitState();
-      const durationMs = Math.round((performance.now() - started) * 100) / 100;
-      return { success: report.packages.every((p) => p.installed), action, backend, session: session.name, ...report, duration_ms: durationMs };
+      const duration_ms = roundMs(performance.now() - started);
+      return { success: report.packages.every((p) => p.installed), action, backend, session: session.name, ...report, duration_ms };
     });
-    session.queue = turn.catch(() => undefined);
-    return turn;
   }
 
   private installInto(session: Session, specs: PackageSpec[]): Promise<PackageReport> {

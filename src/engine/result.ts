@@ -12,6 +12,11 @@ export interface ResultParts {
   displays?: Display[];
 }
 
+/** Durations are reported to a hundredth of a millisecond. */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
 /** The run result of DESIGN.md section 3, with `truncated` said both at the top and in the diagnostics. */
 export function shapeResult(parts: ResultParts): RunResult {
   const truncated = Boolean(parts.stdout?.truncated || parts.stderr?.truncated);
@@ -20,7 +25,7 @@ export function shapeResult(parts: ResultParts): RunResult {
     success: diagnostics === null,
     stdout: parts.stdout?.text() ?? '',
     stderr: parts.stderr?.text() ?? '',
-    duration_ms: Math.round(parts.durationMs * 100) / 100,
+    duration_ms: roundMs(parts.durationMs),
     diagnostics,
     backend: parts.backend,
     session: parts.session,
