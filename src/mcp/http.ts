@@ -1,10 +1,11 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine';
 import { silentLogger, type Logger } from '../engine/types';
+import { errorReply, MAX_MESSAGE_BYTES } from './jsonRpcInput';
 import { createMcpServer, type McpServerOptions } from './server';
 
 export interface LoopbackMcpServer {
@@ -17,7 +18,7 @@ export interface LoopbackMcpServer {
 
 export interface LoopbackOptions extends McpServerOptions {
   log?: Logger;
-  /** Bytes; requests with a larger body are refused (413). */
+  /** Bytes; requests with a larger body are refused (413). Default: MAX_MESSAGE_BYTES, as on stdio. */
   maxBodyBytes?: number;
 }
 
@@ -29,15 +30,21 @@ const MCP_PATH = '/mcp';
  */
 export async function startLoopbackMcpServer(engine: Engine, options: LoopbackOptions = {}): Promise<LoopbackMcpServer> {
   const log = options.log ?? silentLogger;
-  const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_MESSAGE_BYTES;
   const token = randomBytes(32).toString('base64url');
   const expectedAuth = Buffer.from(`Bearer ${token}`);
   const transports = new Map<string, StreamableHTTPServerTransport>();
   let port = 0;
 
-  const refuse = (res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
+  // -32000 is JSON-RPC's generic server error, which the SDK's own HTTP transport also answers refusals with.
+  const refuse = (res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code: number = -32000) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+    res.end(JSON.stringify(errorReply(code, message)));
+  };
+  // The rest of the body is never read, so the connection cannot carry another request: say so, then close it.
+  const refuseTooLarge = (res: http.ServerResponse, declaredBytes?: number) => {
+    const size = declaredBytes === undefined ? '' : ` ${declaredBytes} bytes,`;
+    refuse(res, 413, `Invalid request: the body is${size} over the limit of ${maxBodyBytes} bytes`, { connection: 'close' }, ErrorCode.InvalidRequest);
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -56,8 +63,17 @@ export async function startLoopbackMcpServer(engine: Engine, options: LoopbackOp
       if (!existing) return refuse(res, 400, 'Bad request: unknown or missing session');
       return existing.handleRequest(req, res);
     }
-    const body = await readJsonBody(req, maxBodyBytes).catch((error: Error) => error);
-    if (body instanceof Error) return refuse(res, body.message === 'too large' ? 413 : 400, `Bad request: ${body.message}`);
+    const declaredBytes = Number(req.headers['content-length'] ?? 0);
+    if (declaredBytes > maxBodyBytes) return refuseTooLarge(res, declaredBytes);
+    const bytes = await readBody(req, maxBodyBytes).catch((error: Error) => error);
+    if (bytes instanceof Error) return refuse(res, 400, `Bad request: ${bytes.message}`);
+    if (bytes === undefined) return refuseTooLarge(res);
+    let body: unknown;
+    try {
+      body = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      return refuse(res, 400, 'Parse error: the body is not valid JSON', {}, ErrorCode.ParseError);
+    }
     if (existing) return existing.handleRequest(req, res, body);
     if (sessionId !== undefined || !isInitializeRequest(body)) return refuse(res, 400, 'Bad request: unknown or missing session');
 
@@ -100,26 +116,24 @@ export async function startLoopbackMcpServer(engine: Engine, options: LoopbackOp
   };
 }
 
-function readJsonBody(req: http.IncomingMessage, maxBytes: number): Promise<unknown> {
+/** The whole body, or undefined as soon as it passes `maxBytes` (what came so far is dropped, the rest never read). */
+function readBody(req: http.IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
-        reject(new Error('too large'));
-        req.destroy();
+        req.off('data', onData);
+        req.pause();
+        chunks.length = 0;
+        resolve(undefined);
         return;
       }
       chunks.push(chunk);
-    });
-    req.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch {
-        reject(new Error('the body is not valid JSON'));
-      }
-    });
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

@@ -1,4 +1,3 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,6 +10,7 @@ import type { Logger } from '../engine/types';
 import { FileSettings, type SettingKey } from '../engine/userSettings';
 import { PRODUCT_VERSION } from '../version';
 import { createMcpServer } from './server';
+import { StdioLineTransport } from './stdioTransport';
 import { errorText } from '../engine/errorText';
 
 const HELP = `code-mode-mcp ${PRODUCT_VERSION} — the Code Mode for Python MCP server over stdio
@@ -118,17 +118,24 @@ async function main(): Promise<void> {
     stores,
     learningsCount: () => stores.learnings.count(),
   });
-  const shutdown = async () => {
-    await server.close().catch(() => undefined);
-    await codeMode.dispose();
-    history.flush();
-    await engine.dispose();
-    process.exit(0);
+  let stopping: Promise<void> | undefined;
+  // Signals, end of stdin and the transport closing can all ask at once; the sessions are closed once.
+  const shutdown = () => {
+    stopping ??= (async () => {
+      await server.close().catch(() => undefined);
+      await codeMode.dispose();
+      history.flush();
+      await engine.dispose();
+      process.exit(0);
+    })();
+    return stopping;
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
-  process.stdin.on('end', shutdown);
-  await server.connect(new StdioServerTransport());
+  const transport = new StdioLineTransport({ log: stderrLogger });
+  // Closed at the end of stdin (or when stdout fails): the client is gone.
+  transport.onclose = shutdown;
+  await server.connect(transport);
   stderrLogger.info(`serving MCP over stdio (default backend: ${cli.backend})`);
   if (cli.warm) engine.warmUp().catch((error: unknown) => stderrLogger.warn(`warm-up failed: ${String(error)}`));
 }
