@@ -13,6 +13,8 @@ export interface EngineConfig {
   autoInstall: boolean;
   /** A folder of .whl files that installs by name (and auto-install) look in first; works offline. */
   wheelhouse?: string;
+  /** Live sessions per backend; past it the least recently used idle one is ended. */
+  maxSessions: number;
   policy: PolicyConfig;
 }
 
@@ -22,6 +24,7 @@ export const defaultEngineConfig: EngineConfig = {
   outputCapBytes: 64 * 1024,
   interruptGraceMs: 1500,
   autoInstall: true,
+  maxSessions: 8,
   policy: defaultPolicy,
 };
 

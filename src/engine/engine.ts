@@ -84,19 +84,37 @@ interface ActiveRun {
 class Session {
   /** Work on one session (runs, installs) is queued, never interleaved. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Work queued or under way. */
+  private waiting = 0;
   active?: ActiveRun;
+  /** When work was last queued: the least recently used idle session is the one evicted. */
+  lastUsed = Date.now();
+  /** Why this session starts without the state its name had (it was evicted, reset or swapped), until a run reports it. */
+  inheritedLoss?: string;
   constructor(
     readonly name: string,
     readonly backend: BackendSession,
   ) {}
 
+  get idle(): boolean {
+    return this.waiting === 0;
+  }
+
   /** Runs `work` after everything queued before it, whether that succeeded or not. */
   enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const turn = this.queue.then(work);
+    this.waiting++;
+    this.lastUsed = Date.now();
+    const turn = this.queue.then(work).finally(() => this.waiting--);
     this.queue = turn.catch(() => undefined);
     return turn;
   }
 }
+
+/** Raised when a new session is wanted and every live one is busy. */
+class SessionLimitError extends Error {}
+
+/** How many dropped session names remember why, for their next run; beyond it the oldest are forgotten. */
+const REMEMBERED_LOSSES = 1000;
 
 /**
  * Runs Python for every front door: sessions, queueing, time limits, cancellation, policy, output caps, result
@@ -105,6 +123,8 @@ class Session {
 export class Engine {
   private readonly factories = new Map<BackendKind, BackendFactory>();
   private readonly sessions = new Map<string, Session>();
+  /** Session keys the engine dropped, and why: the next run under that name is told. */
+  private readonly losses = new Map<string, string>();
   private readonly runListeners = new Set<Listener<RunEvent>>();
   private readonly stateListeners = new Set<Listener<void>>();
   private readonly disabled = new Map<BackendKind, string>();
@@ -143,10 +163,10 @@ export class Engine {
     return { dispose: () => this.stateListeners.delete(listener) };
   }
 
-  /** Swaps a backend (e.g. another interpreter was selected); its sessions restart on next use. */
-  async setBackendFactory(factory: BackendFactory): Promise<void> {
+  /** Swaps a backend (e.g. another interpreter was selected); its sessions restart on next use, and say why. */
+  async setBackendFactory(factory: BackendFactory, reason = `the ${factory.kind} backend was reconfigured`): Promise<void> {
     this.factories.set(factory.kind, factory);
-    await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === factory.kind).map((s) => this.dropSession(s)));
+    await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === factory.kind).map((s) => this.dropSession(s, reason)));
     this.emitState();
   }
 
@@ -166,7 +186,7 @@ export class Engine {
       this.disabled.delete(kind);
     } else {
       this.disabled.set(kind, reason || `the ${kind} backend is disabled`);
-      await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s)));
+      await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s, this.disabled.get(kind)!)));
     }
     this.emitState();
   }
@@ -207,7 +227,13 @@ export class Engine {
       return refuse({ error_type: 'POLICY_VIOLATION', message: `${violation.rule}: ${violation.detail}`, policy: violation });
     }
 
-    const session = this.session(backend, sessionName);
+    let session: Session;
+    try {
+      session = this.session(backend, sessionName);
+    } catch (error) {
+      if (error instanceof SessionLimitError) return refuse({ error_type: 'INVALID_ARGUMENT', message: error.message });
+      throw error;
+    }
     return session.enqueue(() => this.execute(session, runId, options, timeoutS, emit));
   }
 
@@ -236,10 +262,10 @@ export class Engine {
     return interrupted;
   }
 
-  /** Fresh interpreter for the session; its globals are gone. */
-  async resetSession(sessionName = 'default', backend?: BackendKind): Promise<void> {
+  /** Fresh interpreter for the session; its globals are gone, and its next run says `reason`. */
+  async resetSession(sessionName = 'default', backend?: BackendKind, reason = 'the session was reset on request'): Promise<void> {
     const matching = [...this.sessions.values()].filter((s) => s.name === sessionName && (!backend || s.backend.kind === backend));
-    await Promise.all(matching.map((s) => this.dropSession(s)));
+    await Promise.all(matching.map((s) => this.dropSession(s, reason)));
     this.emitState();
   }
 
@@ -299,7 +325,13 @@ export class Engine {
     if (action === 'check' && requirements.length !== specs.length) {
       return refuse('check_packages takes package names (with optional version specifiers), not wheel files or URLs');
     }
-    const session = this.session(backend, sessionName);
+    let session: Session;
+    try {
+      session = this.session(backend, sessionName);
+    } catch (error) {
+      if (error instanceof SessionLimitError) return refuse(error.message);
+      throw error;
+    }
     return session.enqueue(async (): Promise<PackagesResult> => {
       const started = performance.now();
       let report: PackageReport;
@@ -355,6 +387,7 @@ export class Engine {
     if (!session) {
       const factory = this.factories.get(backend);
       if (!factory) throw new Error(`no ${backend} backend`);
+      this.makeRoomFor(backend, name);
       if (this.scratchDir) {
         try {
           // Again for each new session: someone may have deleted it, and the Pyodide backend mounts it.
@@ -370,16 +403,43 @@ export class Engine {
         scratchDir: this.scratchDir,
       });
       session = new Session(name, instance);
+      session.inheritedLoss = this.losses.get(key);
+      this.losses.delete(key);
       this.sessions.set(key, session);
     }
     return session;
   }
 
-  private async dropSession(session: Session): Promise<void> {
-    this.sessions.delete(sessionKey(session.backend.kind, session.name));
+  /**
+   * Each live session holds an interpreter (about 200 MB for Pyodide): past the cap, the least recently used
+   * idle one of the backend is ended, and its next run is told. With every one busy, the new one is refused.
+   */
+  private makeRoomFor(backend: BackendKind, name: string): void {
+    const live = [...this.sessions.values()].filter((s) => s.backend.kind === backend);
+    if (live.length < this.config.maxSessions) return;
+    const idle = live.filter((s) => s.idle).sort((a, b) => a.lastUsed - b.lastUsed);
+    if (idle.length === 0) {
+      throw new SessionLimitError(
+        `all ${live.length} ${backend} sessions are busy, so session "${name}" cannot start (the limit is ${this.config.maxSessions}: setting codeMode.maxSessions, CLI --max-sessions); wait for one to finish or use an existing session`,
+      );
+    }
+    const evicted = idle[0]!;
+    const reason = `the session was ended to make room for session "${name}" (at most ${this.config.maxSessions} ${backend} sessions live at once; it was the least recently used)`;
+    this.log.info(`evicting the ${backend} session "${evicted.name}": ${reason}`);
+    void this.dropSession(evicted, reason);
+  }
+
+  /** Ends a session's interpreter; a later run under its name starts afresh and is told `reason`. */
+  private async dropSession(session: Session, reason: string): Promise<void> {
+    const key = sessionKey(session.backend.kind, session.name);
+    if (this.sessions.get(key) === session) this.sessions.delete(key);
     if (session.active) {
       session.active.interruptedBy ??= 'user';
       session.active.restarted = true;
+    } else {
+      this.losses.delete(key);
+      this.losses.set(key, reason);
+      if (this.losses.size > REMEMBERED_LOSSES) this.losses.delete(this.losses.keys().next().value!);
     }
     await session.backend.dispose().catch((error: unknown) => this.log.warn(`dispose failed: ${String(error)}`));
   }
@@ -397,7 +457,13 @@ export class Engine {
     const displays: Display[] = [];
     const started = performance.now();
     const active: ActiveRun = { runId, restarted: false };
+    // State lost before this run, which nobody was told of yet: the caller may be counting on it.
+    const lostBefore = options.reset ? 'this run asked for a fresh interpreter' : (session.inheritedLoss ?? session.backend.takeStateLoss());
+    session.inheritedLoss = undefined;
     const finish = (outcome: BackendOutcome | undefined, startError?: string, autoInstalled?: AutoInstall): RunResult => {
+      const diagnostics = diagnose(outcome, active, timeoutS, startError);
+      const reset = lostBefore ?? session.backend.takeStateLoss() ?? (diagnostics?.session_reset ? diagnostics.message : undefined);
+      if (lostBefore && diagnostics && !options.reset) diagnostics.session_reset = true;
       const result = this.withHints(
         shapeResult({
           runId,
@@ -407,7 +473,8 @@ export class Engine {
           stdout,
           stderr,
           displays,
-          diagnostics: diagnose(outcome, active, timeoutS, startError),
+          diagnostics,
+          reset,
         }),
       );
       if (autoInstalled && 'installed' in autoInstalled) result.auto_installed = [autoInstalled.installed];
@@ -423,7 +490,11 @@ export class Engine {
       return finish({ status: 'interrupted' });
     }
     try {
-      if (options.reset) await session.backend.restart();
+      if (options.reset) {
+        await session.backend.restart();
+        // The fresh interpreter is what was asked for; an earlier loss is moot.
+        session.backend.takeStateLoss();
+      }
       if (session.backend.state !== 'ready') {
         const starting = session.backend.start();
         this.emitState();

@@ -10,6 +10,8 @@ export interface ResultParts {
   stdout?: CappedOutput;
   stderr?: CappedOutput;
   displays?: Display[];
+  /** Why the session's interpreter was replaced before or during the run, when it was. */
+  reset?: string;
 }
 
 /** Durations are reported to a hundredth of a millisecond. */
@@ -32,6 +34,7 @@ export function shapeResult(parts: ResultParts): RunResult {
     run_id: parts.runId,
     ...(truncated ? { truncated: true } : {}),
     ...(parts.displays && parts.displays.length > 0 ? { displays: parts.displays } : {}),
+    ...(parts.reset ? { session_reset: true as const, reset_reason: parts.reset } : {}),
   };
 }
 
@@ -48,6 +51,8 @@ export function renderResultText(result: RunResult): string {
   }
   if (result.auto_installed) lines.push(`[auto-installed ${result.auto_installed.join(', ')} and ran the code again]`);
   if (result.truncated) lines.push('[output truncated: head and tail kept]');
+  if (result.session_reset && !d?.session_reset) lines.push(`[session reset before this run: ${result.reset_reason}]`);
+  else if (result.session_reset && d && result.reset_reason !== d.message) lines.push(`[session reset: ${result.reset_reason}]`);
   lines.push(`[${result.success ? 'ok' : 'failed'} in ${result.duration_ms} ms on ${result.backend}, session "${result.session}"]`);
   return lines.join('\n');
 }

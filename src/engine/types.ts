@@ -1,5 +1,6 @@
 // The contracts every part of the engine shares. No `vscode` import anywhere under engine/.
 import type { PackageSpec, RequirementSpec } from './packages/spec';
+import type { SandboxReport } from './sandbox/index';
 
 export type BackendKind = 'pyodide' | 'python';
 export const BACKEND_KINDS: readonly BackendKind[] = ['pyodide', 'python'];
@@ -50,6 +51,10 @@ export interface RunResult {
   displays?: Display[];
   /** Packages installed because the code failed with ModuleNotFoundError and was then run again, as `name==version`. */
   auto_installed?: string[];
+  /** The session's interpreter was replaced before or during this run: globals, imports and installs are gone. */
+  session_reset?: true;
+  /** Why it was replaced (killed between runs, evicted, another interpreter selected, asked for). */
+  reset_reason?: string;
 }
 
 /** One package of an install or a check. */
@@ -152,6 +157,8 @@ export interface BackendInfo {
   executable?: string;
   pyodideVersion?: string;
   pid?: number;
+  /** What confines the interpreter (Pyodide); absent for the workspace interpreter, which is not sandboxed. */
+  sandbox?: SandboxReport;
 }
 
 /** One interpreter instance serving one named session. The engine never runs two requests on it at once. */
@@ -166,6 +173,11 @@ export interface BackendSession {
   /** Kills the interpreter (whole process group) and clears state; a pending run resolves as `crashed`. */
   restart(): Promise<void>;
   info(): BackendInfo;
+  /**
+   * Why the interpreter lost its state since the engine last asked (killed or crashed between runs, recycled),
+   * or undefined; asking clears it. Losses the engine caused itself (restart, dispose) are not reported here.
+   */
+  takeStateLoss(): string | undefined;
   dispose(): Promise<void>;
   /**
    * Installs into this interpreter (starting it if needed); runs never overlap it. Pyodide installs live in

@@ -123,9 +123,11 @@ describe('Pyodide backend', () => {
     const coldMs = performance.now() - begun;
     assert.equal(first.state, 'ready');
     assert.ok(firstLog.lines.some((line) => line.includes('cold (snapshot created)')), firstLog.lines.join('\n'));
-    const files = fs.readdirSync(cacheDir).filter((name) => name !== inProgress);
-    assert.equal(files.length, 1, `only the new snapshot is left: ${files.join(', ')}`);
+    const files = fs.readdirSync(cacheDir).filter((name) => name !== inProgress && name !== 'outbox');
+    assert.equal(files.length, 2, `only the new snapshot and its hash are left: ${files.join(', ')}`);
     assert.match(files[0], /^pyodide-0\.29\.5-[0-9a-f]+\.snapshot$/);
+    assert.equal(files[1], `${files[0]}.sha256`);
+    assert.deepEqual(fs.readdirSync(path.join(cacheDir, 'outbox')), [], 'the outbox the host wrote into is gone');
 
     const secondLog = new MemoryLog();
     second = open('second', secondLog);

@@ -348,6 +348,7 @@ describe('the engine hints hook', () => {
         interrupt() {},
         restart: async () => {},
         info: () => ({ kind: 'pyodide', state }),
+        takeStateLoss: () => undefined,
         dispose: async () => {},
       };
     },

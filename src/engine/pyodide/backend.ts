@@ -1,9 +1,14 @@
-// The Pyodide backend: one forked host process per session (host.ts), which runs Pyodide on a worker thread
+// The Pyodide backend: one confined host process per session (host.ts), which runs Pyodide on a worker thread
 // (worker.ts). A separate process means nothing Python does (runaway memory, a wasm abort, a stuck C loop)
-// can take the extension or CLI down, and a restart is a plain SIGKILL.
-import { type ChildProcess, fork, spawnSync } from 'node:child_process';
+// can take the extension or CLI down, and a restart is a plain SIGKILL. The process is confined by the
+// sandbox (sandbox/index.ts), and everything it sends is checked here before it is believed.
+import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { encodeFrame, FrameDecoder } from '../framing';
 import { assetsDir } from '../paths';
+import { sandboxReport, spawnConfinedNode, type NetworkAccess, type SandboxReport } from '../sandbox/index';
 import { checkedStatus, summarize } from '../packages/report';
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import {
@@ -21,7 +26,9 @@ import {
   silentLogger,
 } from '../types';
 import { checkCacheSince, installReport, planInstall } from './packagePlan';
-import type { FromHost, HostConfig, InstallStep, OutputChunk, PackagesReply, ReadyInfo, ToHost } from './protocol';
+import { parseFromHost } from './hostMessages';
+import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type InstallStep, type OutputChunk, type PackagesReply, type ReadyInfo, type ToHost } from './protocol';
+import { SnapshotCache } from './snapshotCache';
 import { errorText } from '../errorText';
 
 export interface PyodideBackendConfig {
@@ -30,8 +37,10 @@ export interface PyodideBackendConfig {
    * instance is recycled. Default 1024; at least 64; values above 4096 mean no cap beyond wasm's own 4 GiB.
    */
   heapLimitMb?: number;
-  /** Where the Pyodide memory snapshot is cached (shared by all sessions). */
+  /** Where the Pyodide memory snapshot and packages are cached (shared by all sessions; read-only to Python). */
   cacheDir: string;
+  /** Whether code in Pyodide may use the network (default off). */
+  network?: NetworkAccess;
   /** Backend-level messages; each session also logs to its own BackendSessionOptions.log. */
   log?: Logger;
 }
@@ -48,12 +57,33 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
   const requested = config.heapLimitMb ?? DEFAULT_HEAP_LIMIT_MB;
   if (!(requested >= MIN_HEAP_LIMIT_MB)) throw new RangeError(`heapLimitMb must be at least ${MIN_HEAP_LIMIT_MB}, got ${requested}`);
   const heapLimitMb = Math.min(Math.floor(requested), MAX_HEAP_LIMIT_MB);
-  const hostConfig: HostConfig = { cacheDir: path.resolve(config.cacheDir), heapLimitMb };
   const backendLog = config.log ?? silentLogger;
+  const network = config.network ?? 'off';
+  let shared: SharedSetup | undefined;
+  // Created on first use: the folders and the snapshot check cost nothing until Pyodide is wanted.
+  const setup = (): SharedSetup => {
+    if (shared) return shared;
+    fs.mkdirSync(config.cacheDir, { recursive: true });
+    // Bound into the sandbox at its own path, so the path must not go through symlinks.
+    const cacheDir = fs.realpathSync(config.cacheDir);
+    return (shared = { cacheDir, heapLimitMb, network, snapshots: new SnapshotCache(cacheDir, pyodideDir(), backendLog) });
+  };
   return {
     kind: 'pyodide',
-    create: (options) => new PyodideSession(hostConfig, options, backendLog),
+    create: (options) => new PyodideSession(setup, options, backendLog),
   };
+}
+
+/** What every session of one backend shares. */
+interface SharedSetup {
+  cacheDir: string;
+  heapLimitMb: number;
+  network: NetworkAccess;
+  snapshots: SnapshotCache;
+}
+
+function pyodideDir(): string {
+  return path.join(assetsDir(), 'pyodide');
 }
 
 interface PendingRun {
@@ -67,6 +97,11 @@ interface PendingRun {
 /** The host process and what is known about it; replaced as a whole on restart or crash. */
 interface Host {
   child: ChildProcess;
+  toHost: Writable;
+  /** Where a starting host writes a new snapshot, until the backend takes it. */
+  outbox?: string;
+  /** restart() or dispose() killed it: its end is not news to anyone. */
+  killedByUs: boolean;
   /** Resolves when Pyodide can run code; rejects if the process fails or is killed first. */
   ready: Promise<void>;
   failStart(error: Error): void;
@@ -85,9 +120,11 @@ class PyodideSession implements BackendSession {
   /** Package requests sent to the current host, by id. */
   private readonly packageRequests = new Map<number, (reply: PackagesReply) => void>();
   private lastPackagesId = 0;
+  /** Why the interpreter's state was lost outside a run, until the engine asks. */
+  private stateLoss: string | undefined;
 
   constructor(
-    private readonly config: HostConfig,
+    private readonly shared: () => SharedSetup,
     private readonly options: BackendSessionOptions,
     private readonly backendLog: Logger,
   ) {}
@@ -144,6 +181,7 @@ class PyodideSession implements BackendSession {
   async restart(): Promise<void> {
     const host = this.current;
     if (!host) return;
+    host.killedByUs = true;
     this.detach(host, 'Python was restarted; its state is gone');
     host.child.kill('SIGKILL');
     await host.exited;
@@ -160,17 +198,29 @@ class PyodideSession implements BackendSession {
       pythonVersion: info?.pythonVersion,
       executable: info && `Pyodide ${info.pyodideVersion}`,
       pid: this.current?.child.pid,
+      sandbox: this.sandbox(),
     };
+  }
+
+  takeStateLoss(): string | undefined {
+    const loss = this.stateLoss;
+    this.stateLoss = undefined;
+    return loss;
+  }
+
+  private sandbox(): SandboxReport {
+    return sandboxReport(this.shared().network);
   }
 
   /** Into this instance only: a restart (reset, crash, MemoryError) starts without them. */
   async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
     const started = Date.now();
     // Downloads and checks first: offline, that fails before an instance is even started.
-    const plan = await planInstall(specs, this.config.cacheDir, options.wheelhouse);
+    const { cacheDir } = this.shared();
+    const plan = await planInstall(specs, cacheDir, options.wheelhouse);
     await this.start();
     const reply = await this.packagesRequest(plan.steps, plan.planned.map((p) => p.name));
-    return installReport(plan, reply, plan.usesMicropip ? checkCacheSince(this.config.cacheDir, started) : []);
+    return installReport(plan, reply, plan.usesMicropip ? checkCacheSince(cacheDir, started) : []);
   }
 
   async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
@@ -195,6 +245,7 @@ class PyodideSession implements BackendSession {
     this.disposed = true;
     const host = this.current;
     if (!host) return;
+    host.killedByUs = true;
     this.detach(host, 'the session was disposed');
     host.child.kill('SIGKILL');
     await host.exited;
@@ -207,16 +258,29 @@ class PyodideSession implements BackendSession {
   }
 
   private spawn(): Host {
-    const hostConfig: HostConfig = { ...this.config, scratchDir: this.options.scratchDir };
-    const child = fork(path.join(assetsDir(), 'pyodide-host.js'), [JSON.stringify(hostConfig)], {
-      env: minimalEnvironment(),
-      // Never inherit the parent's flags (--inspect ports, tsx loaders under tests).
-      execArgv: permissionFlags(this.config.cacheDir, this.options.scratchDir),
-      cwd: assetsDir(),
-      // Large code and output strings are copied as they are instead of being JSON-escaped and re-parsed.
-      serialization: 'advanced',
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    });
+    const shared = this.shared();
+    const snapshot = shared.snapshots.verified();
+    const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
+    const hostConfig: HostConfig = {
+      cacheDir: shared.cacheDir,
+      heapLimitMb: shared.heapLimitMb,
+      scratchDir: this.options.scratchDir,
+      snapshot,
+      snapshotOutbox: outbox,
+      network: shared.network,
+    };
+    const assets = fs.realpathSync(assetsDir());
+    const { child, report } = spawnConfinedNode(
+      [path.join(assets, 'pyodide-host.js'), JSON.stringify(hostConfig)],
+      {
+        // The package cache and the snapshot: read-only, so no session can change what another one loads.
+        readOnly: [assets, shared.cacheDir],
+        readWrite: [...(this.options.scratchDir ? [this.options.scratchDir] : []), ...(outbox ? [outbox] : [])],
+        network: shared.network,
+        cwd: assets,
+      },
+      2,
+    );
     this.loading = true;
     let resolveReady = (): void => undefined;
     let failStart = (_error: Error): void => undefined;
@@ -229,6 +293,9 @@ class PyodideSession implements BackendSession {
     let markExited = (): void => undefined;
     const host: Host = {
       child,
+      toHost: child.stdio[HOST_INPUT_FD] as Writable,
+      outbox,
+      killedByUs: false,
       ready,
       failStart,
       stderrTail: '',
@@ -238,27 +305,27 @@ class PyodideSession implements BackendSession {
       }),
     };
     const log = this.options.log;
+    // A pipe breaking as the process dies is reported by its exit, not as an error of its own.
+    for (const stream of child.stdio) stream?.on('error', () => undefined);
     child.stdout!.setEncoding('utf8').on('data', (text: string) => log.info(`[pyodide ${child.pid}] ${text.trimEnd()}`));
     child.stderr!.setEncoding('utf8').on('data', (text: string) => {
       host.stderrTail = (host.stderrTail + text).slice(-STDERR_KEPT_CHARS);
       log.warn(`[pyodide ${child.pid}] ${text.trimEnd()}`);
     });
-    child.on('message', (message: FromHost) => {
+    const decoder = new FrameDecoder();
+    (child.stdio[HOST_OUTPUT_FD] as Readable).on('data', (chunk: Buffer) => {
       if (this.current !== host) return;
-      if (message.type === 'ready') {
-        const { type: _type, ...info } = message;
-        host.info = this.lastInfo = info;
-        this.loading = false;
-        const source = info.fromSnapshot ? 'from the cached snapshot' : 'cold (snapshot created)';
-        log.info(`Pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) ready in ${info.loadMs} ms, ${source}; pid ${child.pid}`);
-        resolveReady();
+      let messages: FromHost[];
+      try {
+        messages = decoder.push(chunk).map(parseFromHost);
+      } catch (error) {
+        this.stopMisbehaving(host, `malformed message from the Pyodide process: ${errorText(error)}`);
         return;
       }
-      if (message.type === 'fatal') {
-        failStart(new Error(`Pyodide could not start: ${message.message}`));
-        return;
+      for (const message of messages) {
+        if (this.current !== host) return;
+        this.onHostFrame(host, message, resolveReady, failStart);
       }
-      this.onHostMessage(host, message);
     });
     child.on('error', (error) => {
       log.error(`Pyodide host process error: ${error.message}`);
@@ -269,12 +336,41 @@ class PyodideSession implements BackendSession {
       }
     });
     child.once('exit', (code, signal) => {
-      const how = signal ? `was killed (${signal})` : `exited with code ${code}`;
+      if (host.outbox) shared.snapshots.discardOutbox(host.outbox);
+      const how = signal ? `was killed (${signal})` : `exited with code ${code}${code !== null && code > 128 ? ` (signal ${code - 128})` : ''}`;
       const detail = host.stderrTail.trim() ? `: ${host.stderrTail.trim()}` : '';
       this.detach(host, `the Pyodide process ${how}${detail}`);
     });
-    this.backendLog.info(`Pyodide host process ${child.pid} started for session ${this.options.session}`);
+    this.backendLog.info(`Pyodide host process ${child.pid} started for session ${this.options.session} (sandbox: ${report.mechanism})`);
     return host;
+  }
+
+  private onHostFrame(host: Host, message: FromHost, resolveReady: () => void, failStart: (error: Error) => void): void {
+    const log = this.options.log;
+    if (message.type === 'ready') {
+      const { type: _type, ...info } = message;
+      // The snapshot was written before any user code ran; taken now, before the first run is sent.
+      const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox);
+      host.outbox = undefined;
+      host.info = this.lastInfo = info;
+      this.loading = false;
+      const source = info.fromSnapshot ? 'from the cached snapshot' : made ? 'cold (snapshot created)' : 'cold';
+      log.info(`Pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) ready in ${info.loadMs} ms, ${source}; pid ${host.child.pid}`);
+      resolveReady();
+      return;
+    }
+    if (message.type === 'fatal') {
+      failStart(new Error(`Pyodide could not start: ${message.message}`));
+      return;
+    }
+    this.onHostMessage(host, message);
+  }
+
+  /** The host broke the protocol (forged or corrupt message): it is ended, and the session says so. */
+  private stopMisbehaving(host: Host, reason: string): void {
+    this.options.log.error(`${reason}; stopping the Pyodide process ${host.child.pid}`);
+    this.detach(host, `${reason}; the Pyodide process was stopped`);
+    host.child.kill('SIGKILL');
   }
 
   private onHostMessage(host: Host, message: FromHost): void {
@@ -298,6 +394,7 @@ class PyodideSession implements BackendSession {
         return;
       case 'loading':
         this.loading = true;
+        if (message.stateLost) this.stateLoss = `the Pyodide instance was replaced between runs: ${message.stateLost}`;
         return;
       case 'hostCall':
         void this.answerHostCall(host, message.id, message.method, message.params);
@@ -329,16 +426,16 @@ class PyodideSession implements BackendSession {
     }
     if (this.current !== host) return;
     try {
-      host.child.send(reply);
+      host.toHost.write(encodeFrame(reply));
     } catch (error) {
-      // Not structured-cloneable (a function, a class instance with private state): Python gets an error.
+      // Not JSON (a BigInt, a cycle) or too large: Python gets an error instead.
       this.send(host, { type: 'hostCallReply', id, ok: false, error: `host call result cannot be sent to Python: ${errorText(error)}` });
     }
   }
 
   private send(host: Host, message: ToHost): void {
     // A send racing the process's death is harmless: its exit handler settles whatever was pending.
-    if (host.child.connected) host.child.send(message, (error) => error && this.options.log.warn(`Pyodide IPC: ${error.message}`));
+    if (host.toHost.writable) host.toHost.write(encodeFrame(message));
   }
 
   /** Forgets `host` (dead or being killed): a pending run resolves as crashed, the next use starts afresh. */
@@ -348,6 +445,7 @@ class PyodideSession implements BackendSession {
     this.current = undefined;
     this.loading = false;
     if (this.pending) this.settle(this.pending, { status: 'crashed', message: reason });
+    else if (host.info && !host.killedByUs) this.stateLoss = `${reason} between runs`;
     for (const [id, resolve] of this.packageRequests) resolve({ type: 'packagesDone', id, errors: [], versions: {}, failed: reason });
     this.packageRequests.clear();
   }
@@ -358,41 +456,3 @@ class PyodideSession implements BackendSession {
     pending.resolve(outcome);
   }
 }
-
-/**
- * Node's permission model for the host process, where the runtime has it: Python reaches the worker's JS
- * globals (`import js`), so the process itself may read only the bundled files, the snapshot cache and the
- * scratch folder, write only the cache and the scratch folder, and never spawn processes or load native addons.
- */
-export function permissionFlags(cacheDir: string, scratchDir?: string): string[] {
-  const enable = permissionFlag();
-  if (!enable) return [];
-  const scratch = scratchDir ? [`--allow-fs-read=${scratchDir}`, `--allow-fs-write=${scratchDir}`] : [];
-  return [enable, `--allow-fs-read=${assetsDir()}`, `--allow-fs-read=${cacheDir}`, `--allow-fs-write=${cacheDir}`, ...scratch, '--allow-worker', '--no-warnings'];
-}
-
-let checkedPermissionFlag: string | null | undefined;
-
-/**
- * The flag that turns the permission model on, checked once by starting the runtime with it: a runtime may
- * list the flag and still refuse it (an Electron build), and Pyodide must start either way.
- */
-function permissionFlag(): string | undefined {
-  if (checkedPermissionFlag !== undefined) return checkedPermissionFlag ?? undefined;
-  const listed = process.allowedNodeEnvironmentFlags;
-  const candidate = listed.has('--permission') ? '--permission' : listed.has('--experimental-permission') ? '--experimental-permission' : undefined;
-  const works = candidate !== undefined && spawnSync(process.execPath, [candidate, '--allow-worker', '--no-warnings', '-e', ''], { env: minimalEnvironment(), timeout: 10_000 }).status === 0;
-  checkedPermissionFlag = works ? candidate : null;
-  return checkedPermissionFlag ?? undefined;
-}
-
-/** Only what Node itself needs: the host's variables (tokens, paths, proxies) never reach Python. */
-function minimalEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  // Inside VS Code, process.execPath is Electron, which only behaves as Node with this set.
-  if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
-  // Windows system libraries (crypto, sockets) locate themselves through it.
-  if (process.platform === 'win32' && process.env.SystemRoot) env.SystemRoot = process.env.SystemRoot;
-  return env;
-}
-

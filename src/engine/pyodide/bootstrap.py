@@ -3,6 +3,7 @@
 JavaScript objects cannot be part of a snapshot, so everything that reaches back into the worker (host calls,
 the interruptible sleep) is wired up here, on every fresh instance.
 """
+import errno
 import importlib.util
 import json
 import os
@@ -14,7 +15,7 @@ import types
 _SHIPPED_DIR = "/lib/code-mode"
 
 
-def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_source, js_display, scratch_dir):
+def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_source, js_display, scratch_dir, network_off_message):
     """Install the cell runner, `_code_mode_host`, the shipped modules (`code_mode`), the interruptible
     `time.sleep` and `display()`; return `run(source, filename)`."""
     cell = types.ModuleType("_code_mode_cell")
@@ -32,6 +33,8 @@ def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_sourc
 
     sys.modules["_code_mode_host"] = _host_module(js_host_call)
     time.sleep = _interruptible_sleep(js_sleep_ms)
+    if network_off_message is not None:
+        _refuse_sockets(network_off_message)
 
     # Real files (in Pyodide's in-memory file system), so tracebacks, inspect and help() show their source.
     os.makedirs(_SHIPPED_DIR, exist_ok=True)
@@ -110,3 +113,15 @@ def _interruptible_sleep(js_sleep_ms):
     sleep.__doc__ = original.__doc__
     sleep.__module__ = "time"
     return sleep
+
+
+def _refuse_sockets(message):
+    # The sandbox has no network either way (the process's network namespace is empty); this only turns the
+    # bare "network unreachable" into an error that says which setting allows it.
+    import socket
+
+    def refuse(self, *args, **kwargs):
+        raise PermissionError(errno.EACCES, message)
+
+    socket.socket.__init__ = refuse
+    socket.getaddrinfo = lambda *args, **kwargs: refuse(None)

@@ -1,11 +1,26 @@
-// The child process the Pyodide backend forks for each session. Pyodide runs on a worker thread; this main
+// The confined process the Pyodide backend starts for each session. Pyodide runs on a worker thread; this main
 // thread never runs Python, so it stays free while code runs to deliver interrupts, forward output and relay
 // host calls. Replacing the worker (after a MemoryError or a worker crash) keeps the process; a restart from
 // the backend kills the whole process instead.
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { encodeFrame, FrameDecoder } from '../framing';
 import type { BackendOutcome } from '../types';
-import type { FromHost, FromWorker, HostCallReply, HostConfig, OutputChunk, PackagesMessage, RunMessage, StreamName, ToHost, WorkerInit } from './protocol';
+import {
+  HOST_INPUT_FD,
+  HOST_OUTPUT_FD,
+  type FromHost,
+  type FromWorker,
+  type HostCallReply,
+  type HostConfig,
+  type OutputChunk,
+  type PackagesMessage,
+  type RunMessage,
+  type StreamName,
+  type ToHost,
+  type WorkerInit,
+} from './protocol';
 import { createRing, DROPPED, RingReader, STDERR, STDOUT, type StreamId } from './ring';
 
 /** How often output is forwarded while a run is going: the coalescing window. */
@@ -14,9 +29,13 @@ const OUTPUT_INTERVAL_MS = 16;
 const SIGINT = 2;
 
 const config = JSON.parse(process.argv[2] ?? '{}') as HostConfig;
+// bubblewrap sets it whatever the environment given; Python should see an empty one.
+delete process.env.PWD;
+const fromBackend = new net.Socket({ fd: HOST_INPUT_FD, readable: true, writable: false });
+const toBackend = new net.Socket({ fd: HOST_OUTPUT_FD, readable: false, writable: true });
 
-function send(message: FromHost): void {
-  process.send?.(message);
+function send(message: FromHost, then?: () => void): void {
+  toBackend.write(encodeFrame(message), then);
 }
 
 interface Instance {
@@ -57,6 +76,9 @@ function spawnWorker(): Instance {
     cacheDir: config.cacheDir,
     heapLimitMb: config.heapLimitMb,
     scratchDir: config.scratchDir,
+    snapshot: config.snapshot,
+    snapshotOutbox: config.snapshotOutbox,
+    network: config.network,
     interruptBuffer: interrupt,
     callSignal,
     outputRing,
@@ -78,8 +100,11 @@ function spawnWorker(): Instance {
   return created;
 }
 
-/** Replaces the worker with a fresh instance (from the snapshot); calls the old one made are abandoned. */
-function recycle(): void {
+/**
+ * Replaces the worker with a fresh instance (from the snapshot); calls the old one made are abandoned.
+ * `stateLost` says why when no run's result reports it.
+ */
+function recycle(stateLost?: string): void {
   // Their worker is gone, and a fresh instance has none of what they installed: they failed.
   for (const id of packagesInFlight) send({ type: 'packagesDone', id, errors: [], versions: {}, failed: 'the Pyodide instance was replaced while installing' });
   packagesInFlight.clear();
@@ -89,7 +114,7 @@ function recycle(): void {
   old.replyPort.close();
   pendingCalls.clear();
   instance = spawnWorker();
-  send({ type: 'loading' });
+  send({ type: 'loading', stateLost });
 }
 
 function onWorkerMessage(from: Instance, message: FromWorker): void {
@@ -141,15 +166,18 @@ function onWorkerLost(from: Instance, reason: string): void {
     fail(reason);
     return;
   }
-  if (active) finishRun({ status: 'crashed', message: reason });
-  recycle();
+  if (active) {
+    finishRun({ status: 'crashed', message: reason });
+    recycle();
+  } else {
+    recycle(reason);
+  }
 }
 
 /** Pyodide cannot start at all: report it and exit; the backend fails the start (and retries on next use). */
 function fail(message: string): void {
   // Exit only once the message is out: exiting at once can drop it.
-  if (process.send) process.send({ type: 'fatal', message } satisfies FromHost, () => process.exit(1));
-  else process.exit(1);
+  send({ type: 'fatal', message }, () => process.exit(1));
 }
 
 function dispatch(run: RunMessage): void {
@@ -235,7 +263,7 @@ function relayReply(reply: HostCallReply): void {
   wakeCaller(pending.from);
 }
 
-process.on('message', (message: ToHost) => {
+function onBackendMessage(message: ToHost): void {
   switch (message.type) {
     case 'run':
       if (instance.ready) dispatch(message);
@@ -251,7 +279,12 @@ process.on('message', (message: ToHost) => {
       if (instance.ready) dispatchPackages(message);
       else waitingPackages.push(message);
   }
-});
+}
 
-// The backend is gone (or killed its end): nothing would ever read from this process again.
-process.on('disconnect', () => process.exit(0));
+const decoder = new FrameDecoder();
+fromBackend.on('data', (chunk: Buffer) => {
+  for (const message of decoder.push(chunk)) onBackendMessage(message as ToHost);
+});
+// The backend is gone (or closed its end): nothing would ever read from this process again.
+fromBackend.on('close', () => process.exit(0));
+toBackend.on('error', () => process.exit(0));

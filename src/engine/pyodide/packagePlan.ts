@@ -183,13 +183,13 @@ export async function planInstall(specs: PackageSpec[], cacheDir: string, wheelh
       if (spec.kind !== 'requirement') {
         const unfit = pyodideIncompatibility(spec.wheel, dist.lock);
         if (unfit) throw new Error(unfit);
-        step = { kind: 'wheel', name, filename: spec.wheel.filename, bytes: await readWheel(spec) };
+        step = { kind: 'wheel', name, filename: spec.wheel.filename, base64: Buffer.from(await readWheel(spec)).toString('base64') };
       } else {
         const local = wheelhouse ? findInWheelhouse(wheelhouse, spec.name, spec.specifiers, (w) => !pyodideIncompatibility(w, dist.lock)) : undefined;
         const shipped = dist.lock.packages[normalizeName(spec.name)];
         if (local) {
           source = 'wheelhouse';
-          step = { kind: 'wheel', name, filename: local.wheel.filename, bytes: new Uint8Array(fs.readFileSync(local.path)) };
+          step = { kind: 'wheel', name, filename: local.wheel.filename, base64: fs.readFileSync(local.path).toString('base64') };
         } else if (shipped && spec.extras.length === 0 && satisfies(shipped.version, spec.specifiers)) {
           await ensureCached([shipped.name], cacheDir, dist);
           step = { kind: 'pyodide', name: shipped.name };

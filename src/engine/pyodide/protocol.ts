@@ -1,7 +1,16 @@
-// Messages between the backend (extension or CLI process), the host process it forks, and the worker thread
-// inside the host that runs Pyodide. Every message is plain structured-clone data.
+// Messages between the backend (extension or CLI process), the confined host process it starts, and the
+// worker thread inside the host that runs Pyodide. Backend <-> host messages travel as JSON frames
+// (framing.ts) over two pipes; the backend validates every one it receives (hostMessages.ts), because the
+// host process is within reach of the code it runs. Host <-> worker messages are structured clones.
 import type { MessagePort } from 'node:worker_threads';
+import type { NetworkAccess } from '../sandbox/index';
 import type { BackendOutcome, Display } from '../types';
+
+/** File descriptors of the host process: it reads the backend's messages from one and writes its own to the other. */
+export const HOST_INPUT_FD = 3;
+export const HOST_OUTPUT_FD = 4;
+/** The file a starting host writes a new memory snapshot to, in the outbox the backend gave it. */
+export const OUTBOX_SNAPSHOT = 'snapshot';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 export type StreamName = 'stdout' | 'stderr';
@@ -11,10 +20,16 @@ export type OutputChunk = { stream: StreamName; text: string } | { stream: Strea
 
 /** Passed to the host process as its only command-line argument (JSON). */
 export interface HostConfig {
+  /** Read-only inside the sandbox: the verified snapshot and the package cache. */
   cacheDir: string;
   heapLimitMb: number;
   /** Host folder mounted at the same path in Pyodide's file system, so files saved there can be shown. */
   scratchDir?: string;
+  /** A snapshot the backend verified, to start from. */
+  snapshot?: string;
+  /** With no snapshot to start from: the folder to write a new one into (OUTBOX_SNAPSHOT), before any user code runs. */
+  snapshotOutbox?: string;
+  network: NetworkAccess;
 }
 
 /** What the worker reports once Pyodide can run code. */
@@ -38,7 +53,7 @@ export type HostCallReply =
 
 /** One step of an install, prepared by the backend (wheel bytes already read and checked). */
 export type InstallStep =
-  | { kind: 'wheel'; name: string; filename: string; bytes: Uint8Array }
+  | { kind: 'wheel'; name: string; filename: string; base64: string }
   /** A package of the Pyodide distribution, its files already in the package cache. */
   | { kind: 'pyodide'; name: string }
   | { kind: 'micropip'; name: string; requirement: string };
@@ -67,8 +82,11 @@ export type ToHost = RunMessage | { type: 'interrupt' } | HostCallReply | Packag
 /** Host -> backend. */
 export type FromHost =
   | ({ type: 'ready' } & ReadyInfo)
-  /** The instance is being replaced (after a MemoryError or a crash inside the worker); runs wait for it. */
-  | { type: 'loading' }
+  /**
+   * The instance is being replaced (after a MemoryError or a crash inside the worker); runs wait for it.
+   * `stateLost` says why when no run's result has told anyone.
+   */
+  | { type: 'loading'; stateLost?: string }
   | ({ type: 'output'; runId: string } & OutputChunk)
   | { type: 'display'; runId: string; display: Display }
   /** `output` is what the run wrote since the last 'output' message: one message instead of two on the fast path. */
@@ -85,6 +103,9 @@ export interface WorkerInit {
   cacheDir: string;
   heapLimitMb: number;
   scratchDir?: string;
+  snapshot?: string;
+  snapshotOutbox?: string;
+  network: NetworkAccess;
   /** Int32Array[1] handed to pyodide.setInterruptBuffer; the host writes 2 to raise KeyboardInterrupt. */
   interruptBuffer: SharedArrayBuffer;
   /** Int32Array[1] counter the host bumps (and notifies) after posting a host-call reply or an interrupt. */

@@ -4,14 +4,14 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { PyodideInterface } from 'pyodide';
 import type { BackendOutcome, Display } from '../types';
 import cellSource from '../python/cell.py';
 import codeModeSource from '../python/code_mode.py';
 import displaysSource from '../python/displays.py';
 import bootstrapSource from './bootstrap.py';
-import type { FromWorker, HostCallReply, LogLevel, ToWorker, WorkerInit } from './protocol';
+import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type ToWorker, type WorkerInit } from './protocol';
 import { DROPPED, RingWriter, STDERR, STDOUT, type StreamId } from './ring';
 import { shimConstantsBinding, withholdProcessPowers } from './harden';
 import { distributionUrl, packageCacheDir } from './packagePlan';
@@ -81,54 +81,6 @@ function pyodideModule(): typeof import('pyodide') {
   return createRequire(__filename)(path.join(init.indexURL, 'pyodide.js')) as typeof import('pyodide');
 }
 
-/**
- * A snapshot only restores into the exact Pyodide build that made it. The build id is not exported before
- * an instance exists, so it is read from the loader the snapshot belongs to.
- */
-function snapshotFile(version: string): string {
-  const loader = fs.readFileSync(path.join(init.indexURL, 'pyodide.js'), 'utf8');
-  const buildId = /BUILD_ID:"([0-9a-f]+)"/.exec(loader)?.[1]?.slice(0, 16) ?? 'unknown-build';
-  return path.join(init.cacheDir, `pyodide-${version}-${buildId}.snapshot`);
-}
-
-function readSnapshot(file: string): Uint8Array | undefined {
-  try {
-    return fs.readFileSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Writing a snapshot takes well under a second; a temp file this old belongs to no live writer. */
-const STALE_TEMP_MS = 10 * 60 * 1000;
-
-function saveSnapshot(file: string, bytes: Uint8Array): void {
-  // Other sessions may be reading or writing the same file: write aside, then rename into place.
-  const temp = `${file}.${process.pid}-${threadId}.tmp`;
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(temp, bytes);
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    log('warn', `could not cache the Pyodide snapshot in ${file}: ${String(error)}`);
-    return;
-  }
-  // Snapshots of other Pyodide builds can never be restored again, and a temp file that is not fresh was left
-  // by a process killed while writing; each is tens of MB.
-  const dir = path.dirname(file);
-  try {
-    for (const name of fs.readdirSync(dir)) {
-      const other = path.join(dir, name);
-      const outdated = /^pyodide-.+\.snapshot$/.test(name) && other !== file;
-      const abandoned = /^pyodide-.+\.snapshot\..+\.tmp$/.test(name) && Date.now() - fs.statSync(other).mtimeMs > STALE_TEMP_MS;
-      if (outdated || abandoned) fs.rmSync(other, { force: true });
-    }
-  } catch (error) {
-    log('warn', `could not remove an outdated Pyodide snapshot: ${String(error)}`);
-  }
-}
-
 async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boolean }> {
   const { loadPyodide, version } = pyodideModule();
   // Lock file and stdlib resolve inside the copied package. Distribution packages load from the package cache,
@@ -139,20 +91,20 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
     packageBaseUrl: distributionUrl(version),
     packageCacheDir: packageCacheDir(init.cacheDir, version),
   };
-  const file = snapshotFile(version);
-  const cached = readSnapshot(file);
-  if (cached) {
+  if (init.snapshot) {
     try {
-      return { py: await loadPyodide({ ...options, _loadSnapshot: cached }), fromSnapshot: true };
+      return { py: await loadPyodide({ ...options, _loadSnapshot: fs.readFileSync(init.snapshot) }), fromSnapshot: true };
     } catch (error) {
-      log('warn', `cached Pyodide snapshot ${file} could not be restored, making a new one: ${String(error)}`);
+      log('warn', `the Pyodide snapshot ${init.snapshot} could not be restored, starting without it: ${String(error)}`);
     }
   }
-  // Later instances start from the snapshot, so this one does too: every session then begins identically.
+  if (!init.snapshotOutbox) return { py: await loadPyodide(options), fromSnapshot: false };
+  // The backend caches what is written to the outbox (snapshotCache.ts); this instance starts from the same
+  // snapshot, so every session begins identically.
   try {
     const maker = await loadPyodide({ ...options, _makeSnapshot: true });
     const snapshot = maker.makeMemorySnapshot();
-    saveSnapshot(file, snapshot);
+    fs.writeFileSync(path.join(init.snapshotOutbox, OUTBOX_SNAPSHOT), snapshot);
     return { py: await loadPyodide({ ...options, _loadSnapshot: snapshot }), fromSnapshot: false };
   } catch (error) {
     log('warn', `Pyodide memory snapshot unavailable, starting without it: ${String(error)}`);
@@ -340,6 +292,7 @@ function setUp(py: PyodideInterface): RunCell {
         showDisplay,
         // undefined arrives as None (null would be JsNull).
         init.scratchDir,
+        init.network === 'off' ? NETWORK_OFF_MESSAGE : undefined,
       ) as RunCell;
     } finally {
       install.destroy();
@@ -378,6 +331,15 @@ function outcomeOfThrow(PythonError: PythonErrorClass, error: unknown): { outcom
   return { outcome: { status: 'crashed', message: `Pyodide failed: ${String(error)}` }, recycle: true };
 }
 
+/** Said by every refused network call; the sandbox has no network in any case (see sandbox/bubblewrap.ts). */
+const NETWORK_OFF_MESSAGE = 'network access is off in the Pyodide sandbox; allow it with the setting codeMode.pyodide.network (CLI: --pyodide-network on)';
+
+/** fetch is what pyodide.http and micropip use: refuse it with a message that names the setting. */
+function refuseFetch(): void {
+  const refuse = () => Promise.reject(new TypeError(NETWORK_OFF_MESSAGE));
+  Object.defineProperty(globalThis, 'fetch', { value: refuse, writable: false, configurable: false });
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   capHeapGrowth();
@@ -389,6 +351,7 @@ async function main(): Promise<void> {
   const PythonError = py.ffi.PythonError;
   const pythonVersion = String(py.runPython('import sys; sys.version.split()[0]'));
   withholdProcessPowers();
+  if (init.network === 'off') refuseFetch();
   let cells = 0;
 
   const packages = new WorkerPackages(py, log);

@@ -64,7 +64,7 @@ export class WorkerPackages {
       case 'wheel':
         this.call('remove_distribution', step.name);
         try {
-          this.py.unpackArchive(step.bytes, 'wheel', { extractDir: this.call('site_packages') as string });
+          this.py.unpackArchive(new Uint8Array(Buffer.from(step.base64, 'base64')), 'wheel', { extractDir: this.call('site_packages') as string });
         } catch (error) {
           throw new Error(`could not unpack ${step.filename}: ${lastLine(error)}`);
         }

@@ -1,0 +1,86 @@
+// bubblewrap (Linux): the process and everything it starts, every thread and every JS realm in it, live in
+// fresh namespaces. No other process is visible (so none can be signalled), the network namespace holds only
+// its own loopback (so no host port, inspector or outside address is reachable), and the file system shows
+// only the system libraries, Node itself and the folders bound below. The guarantees come from the kernel,
+// not from what JavaScript or Python code inside chooses to leave alone.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { minimalEnvironment, type FileAccess } from './nodePermission';
+import { noProcessesFilter } from './seccomp';
+
+export type NetworkAccess = 'off' | 'on';
+
+/** Read-only when present: what Node needs to start (the loader cache), and with network, to resolve names and check certificates. */
+const SYSTEM_FILES = ['/etc/ld.so.cache'];
+const NETWORK_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates', '/etc/pki'];
+/** Top-level folders that hold programs and libraries; merged-/usr systems have symlinks here. */
+const SYSTEM_DIRS = ['/usr', '/lib', '/lib64', '/lib32', '/libx32', '/bin', '/sbin'];
+
+let probed: { binary: string } | { unavailable: string } | undefined;
+
+/** The bwrap binary, if it is installed and can create namespaces here (checked once per process). */
+export function bubblewrap(): { binary: string } | { unavailable: string } {
+  if (probed) return probed;
+  if (process.platform !== 'linux') return (probed = { unavailable: `bubblewrap exists only on Linux, not on ${process.platform}` });
+  const binary = onPath('bwrap');
+  if (!binary) return (probed = { unavailable: 'bubblewrap is not installed (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)' });
+  const access: FileAccess = { readOnly: [], readWrite: [] };
+  const filter = noProcessesFilter();
+  // The filter arrives on stdin here; the real sandbox reads it from a pipe of its own (seccompFd).
+  const result = spawnSync(binary, [...bubblewrapArgs(access, 'off', '/', filter ? 0 : undefined), '--', process.execPath, '-e', ''], {
+    env: minimalEnvironment(),
+    encoding: 'utf8',
+    input: filter,
+    timeout: 10_000,
+  });
+  if (result.status === 0) return (probed = { binary });
+  const why = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
+  // Typical: unprivileged user namespaces are off (sysctl kernel.unprivileged_userns_clone, or AppArmor's restriction on Ubuntu 24.04).
+  return (probed = { unavailable: `bubblewrap could not create a sandbox here: ${why}` });
+}
+
+/**
+ * bwrap's arguments up to (not including) the `--` before the command. Every path is bound at its own path.
+ * With `seccompFd`, bwrap reads the filter of seccomp.ts from that descriptor.
+ */
+export function bubblewrapArgs(access: FileAccess, network: NetworkAccess, cwd: string, seccompFd?: number): string[] {
+  const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--clearenv'];
+  for (const [name, value] of Object.entries(minimalEnvironment())) args.push('--setenv', name, value ?? '');
+  if (seccompFd !== undefined) args.push('--seccomp', String(seccompFd));
+  if (network === 'on') args.push('--share-net');
+  for (const dir of SYSTEM_DIRS) {
+    const stat = fs.lstatSync(dir, { throwIfNoEntry: false });
+    if (stat?.isSymbolicLink()) args.push('--symlink', fs.readlinkSync(dir), dir);
+    else if (stat?.isDirectory()) args.push('--ro-bind', dir, dir);
+  }
+  for (const file of [...SYSTEM_FILES, ...(network === 'on' ? NETWORK_FILES : [])]) args.push('--ro-bind-try', file, file);
+  // Node (or Electron) installed outside /usr: a version manager, code-server, a VS Code server folder.
+  const runtimeDir = path.dirname(fs.realpathSync(process.execPath));
+  if (!isInside(runtimeDir, '/usr')) args.push('--ro-bind', runtimeDir, runtimeDir);
+  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // Read-only first: a writable folder inside a read-only one (the snapshot outbox in the cache) is bound on top.
+  for (const dir of access.readOnly) args.push('--ro-bind', dir, dir);
+  for (const dir of access.readWrite) args.push('--bind', dir, dir);
+  args.push('--chdir', cwd);
+  return args;
+}
+
+function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+function onPath(command: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).concat(['/usr/bin', '/bin'])) {
+    if (!dir) continue;
+    const candidate = path.join(dir, command);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,52 @@
+// Node's permission model: the one confinement every platform's Node has. It bounds file access, child
+// processes, workers, native addons and the inspector for every realm of the process, but not signals or
+// sockets (Node 20), so on its own it is not the whole boundary (see bubblewrap.ts).
+import { spawnSync } from 'node:child_process';
+
+export interface FileAccess {
+  readOnly: string[];
+  readWrite: string[];
+}
+
+let checkedFlag: string | null | undefined;
+
+/**
+ * The flag that turns the permission model on, checked once by starting the runtime with it: a runtime may
+ * list the flag and still refuse it (an Electron build), and Pyodide must start either way.
+ */
+export function permissionModelFlag(): string | undefined {
+  if (checkedFlag !== undefined) return checkedFlag ?? undefined;
+  const listed = process.allowedNodeEnvironmentFlags;
+  const candidate = listed.has('--permission') ? '--permission' : listed.has('--experimental-permission') ? '--experimental-permission' : undefined;
+  const works =
+    candidate !== undefined &&
+    spawnSync(process.execPath, [candidate, '--allow-worker', '--no-warnings', '-e', ''], { env: minimalEnvironment(), timeout: 10_000 }).status === 0;
+  checkedFlag = works ? candidate : null;
+  return checkedFlag ?? undefined;
+}
+
+/**
+ * Node flags for a process that may read `readOnly` and `readWrite`, write only `readWrite`, start worker
+ * threads (Pyodide runs on one) and nothing else: no child processes, no native addons, no inspector.
+ */
+export function permissionFlags(access: FileAccess): string[] {
+  const enable = permissionModelFlag();
+  if (!enable) return [];
+  return [
+    enable,
+    ...[...access.readOnly, ...access.readWrite].map((dir) => `--allow-fs-read=${dir}`),
+    ...access.readWrite.map((dir) => `--allow-fs-write=${dir}`),
+    '--allow-worker',
+    '--no-warnings',
+  ];
+}
+
+/** Only what Node itself needs: the host's variables (tokens, paths, proxies) never reach a confined process. */
+export function minimalEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  // Inside VS Code, process.execPath is Electron, which only behaves as Node with this set.
+  if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
+  // Windows system libraries (crypto, sockets) locate themselves through it.
+  if (process.platform === 'win32' && process.env.SystemRoot) env.SystemRoot = process.env.SystemRoot;
+  return env;
+}

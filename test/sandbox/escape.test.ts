@@ -1,0 +1,277 @@
+// The escape suite: every clause of the Pyodide sandbox contract (README, "Security model"), attacked the way
+// hostile code would, from Python's own realm and from a fresh JavaScript realm it creates. Each attack must
+// fail with an error Python sees; the server (this process), other processes and other sessions carry on.
+// On Linux every case runs (the sandbox is bubblewrap there and `npm test` installs it); nothing is skipped.
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as inspector from 'node:inspector';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Engine } from '../../src/engine/engine';
+import { createEngine } from '../../src/engine/index';
+import { testStorageDir } from '../support/mcp';
+import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
+
+const linux = process.platform === 'linux';
+
+describe('Pyodide sandbox escape suite', () => {
+  let engine: Engine;
+  let outside: string;
+  let witness: ChildProcess;
+  let web: http.Server;
+  let webPort = 0;
+  let webHits = 0;
+  let inspectorPort = 0;
+  const attacker: Run = (code) => engine.run({ code, backend: 'pyodide', session: 'attacker' });
+  const bystander: Run = (code) => engine.run({ code, backend: 'pyodide', session: 'bystander' });
+  const nested = (body: string) => settleInWorker(attacker, inNestedWorker(body));
+
+  /** The server, the other session and the witness process are untouched. */
+  async function assertUnharmed(): Promise<void> {
+    assert.equal(witness.exitCode, null, 'the witness process outside the sandbox was killed');
+    assert.equal(witness.signalCode, null, 'the witness process outside the sandbox was signalled');
+    const other = await bystander('print(kept)');
+    assert.equal(other.stdout, 'bystander state\n', `another session lost its state: ${JSON.stringify(other.diagnostics)}`);
+  }
+
+  before(async () => {
+    process.env.CODE_MODE_TEST_SECRET = 'do-not-leak';
+    outside = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-outside-'));
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'host secret');
+    witness = spawn('sleep', ['1000'], { stdio: 'ignore' });
+    web = http.createServer((_req, res) => {
+      webHits++;
+      res.end('reached the host');
+    });
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+    webPort = (web.address() as net.AddressInfo).port;
+    // An inspector listening on loopback, as a Node process opens one on SIGUSR1: the target of the chain.
+    inspector.open(0, '127.0.0.1', false);
+    inspectorPort = Number(new URL(inspector.url()!).port);
+    engine = createEngine({ storageDir: testStorageDir });
+    const kept = await bystander('kept = "bystander state"');
+    assert.equal(kept.success, true, JSON.stringify(kept.diagnostics));
+  });
+
+  after(async () => {
+    inspector.close();
+    web.close();
+    witness.kill('SIGKILL');
+    await engine?.dispose();
+    fs.rmSync(outside, { recursive: true, force: true });
+    delete process.env.CODE_MODE_TEST_SECRET;
+  });
+
+  test('the boundary on this machine is the one the README promises', () => {
+    const sandbox = engine.backendInfo('pyodide', 'bystander').sandbox;
+    assert.ok(sandbox, 'get_environment has no sandbox report');
+    if (linux) {
+      assert.equal(sandbox.mechanism, 'bubblewrap', `no OS sandbox on Linux: ${sandbox.gaps.join('; ')}`);
+      assert.equal(sandbox.complete, true);
+    } else {
+      assert.equal(sandbox.complete, false, 'a platform without an OS sandbox must not claim a complete one');
+      assert.ok(sandbox.gaps.length > 0);
+    }
+    assert.equal(sandbox.network, 'off');
+  });
+
+  describe('processes and signals', { skip: !linux && 'signals are bounded only by the OS sandbox, which is Linux-only' }, () => {
+    test('a nested worker cannot see or signal the server or any other process', async () => {
+      const server = await nested(`process.kill(${process.pid}, 0); return 'the server is visible'`);
+      assert.match(server, /^ok:err:kill ESRCH/);
+      const other = await nested(`process.kill(${witness.pid}, 'SIGKILL'); return 'killed the witness'`);
+      assert.match(other, /^ok:err:kill ESRCH/);
+      await assertUnharmed();
+    });
+
+    test("SIGUSR1 cannot reach the server, so its inspector never opens", async () => {
+      const outcome = await nested(`process.kill(${process.pid}, 'SIGUSR1'); return 'signalled'`);
+      assert.match(outcome, /^ok:err:kill ESRCH/);
+      await assertUnharmed();
+    });
+
+    test('the inspector chain: an inspector listening on the host is out of reach', async () => {
+      const socket = await nested(
+        `return await new Promise((resolve, reject) => { const s = require('node:net').connect(${inspectorPort}, '127.0.0.1'); s.on('connect', () => resolve('connected to the inspector')); s.on('error', reject); })`,
+      );
+      assert.match(socket, /^ok:err:connect (ECONNREFUSED|ENETUNREACH)/);
+      const python = await attacker(`import _socket\ns = _socket.socket()\ns.connect(("127.0.0.1", ${inspectorPort}))`);
+      assert.equal(python.success, false);
+      assert.match(python.diagnostics?.message ?? '', /Error/);
+      await assertUnharmed();
+    });
+
+    test("Python's own realm has no process.kill, and killing its own sandbox only resets its session", async () => {
+      const refused = await attacker('import js\njs.process.kill(js.process.ppid, 9)');
+      assert.match(refused.diagnostics?.message ?? '', /process\.kill is not available/);
+      const killed = await nested(`process.kill(process.pid, 'SIGKILL'); return 'killed myself'`);
+      assert.match(killed, /^reset:.*the Pyodide process exited with code 137/, 'the lost state was not announced');
+      const next = await attacker('print("fresh")');
+      assert.equal(next.stdout, 'fresh\n');
+      await assertUnharmed();
+    });
+  });
+
+  describe('network', () => {
+    test('fetch, pyodide.http and sockets are refused with an error naming the setting', async () => {
+      const fetched = await settleInWorker(attacker, `fetch('http://127.0.0.1:${webPort}/')`);
+      assert.match(fetched, /^refused:.*codeMode\.pyodide\.network/);
+      const pyfetch = await attacker(`import asyncio, js\nfrom pyodide.http import pyfetch\njs.globalThis.pyfetchTask = asyncio.ensure_future(pyfetch("http://127.0.0.1:${webPort}/"))`);
+      assert.equal(pyfetch.success, true, JSON.stringify(pyfetch.diagnostics));
+      const socket = await attacker(`import socket\nsocket.create_connection(("127.0.0.1", ${webPort}))`);
+      assert.match(socket.diagnostics?.message ?? '', /PermissionError: .*codeMode\.pyodide\.network/);
+      const resolved = await attacker('import socket\nsocket.getaddrinfo("example.com", 80)');
+      assert.match(resolved.diagnostics?.message ?? '', /codeMode\.pyodide\.network/);
+      assert.equal(webHits, 0, 'a request reached the host');
+    });
+
+    test('a fresh realm gets no network from the operating system either', { skip: !linux && 'OS-level network isolation is Linux-only' }, async () => {
+      const connect = await nested(
+        `return await new Promise((resolve, reject) => { const s = require('node:net').connect(${webPort}, '127.0.0.1'); s.on('connect', () => resolve('connected')); s.on('error', reject); })`,
+      );
+      assert.match(connect, /^ok:err:connect (ECONNREFUSED|ENETUNREACH)/);
+      const outward = await nested(
+        `return await new Promise((resolve, reject) => { const s = require('node:net').connect(80, '1.1.1.1'); s.on('connect', () => resolve('connected')); s.on('error', reject); })`,
+      );
+      assert.match(outward, /^ok:err:connect ENETUNREACH/);
+      const workerFetch = await nested(`return await (await fetch('http://127.0.0.1:${webPort}/')).text()`);
+      assert.match(workerFetch, /^ok:err:/);
+      const dns = await nested(`return (await require('node:dns').promises.lookup('example.com')).address`);
+      assert.match(dns, /^ok:err:/);
+      const raw = await attacker(`import _socket\ns = _socket.socket()\ns.connect(("127.0.0.1", ${webPort}))`);
+      assert.equal(raw.success, false);
+      assert.equal(webHits, 0, 'a request reached the host');
+      await assertUnharmed();
+    });
+
+    test('a port opened inside the sandbox is not a port on the host', { skip: !linux && 'OS-level network isolation is Linux-only' }, async () => {
+      const listening = await nested(
+        `return await new Promise((resolve, reject) => { const srv = require('node:net').createServer(); srv.on('error', reject); srv.listen(0, '127.0.0.1', () => resolve(srv.address().port)); })`,
+      );
+      const port = Number(/^ok:ok:(\d+)$/.exec(listening)?.[1]);
+      assert.ok(port > 0, listening);
+      const reached = await new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.on('connect', () => (socket.destroy(), resolve(true)));
+        socket.on('error', () => resolve(false));
+      });
+      assert.equal(reached, false, 'the host reached a port opened in the sandbox');
+    });
+  });
+
+  describe('files', () => {
+    test('host files outside the allowed folders can be neither read nor written, from either realm', async () => {
+      const secret = path.join(outside, 'secret.txt');
+      const written = path.join(outside, 'written.txt');
+      for (const attempt of [
+        await settleInWorker(attacker, `import('node:fs').then((fs) => fs.readFileSync(${JSON.stringify(secret)}, 'utf8'))`),
+        await nested(`return require('node:fs').readFileSync(${JSON.stringify(secret)}, 'utf8')`),
+        await nested(`return require('node:fs').readFileSync('/etc/passwd', 'utf8')`),
+        await nested(`return require('node:fs').readdirSync(${JSON.stringify(os.homedir())}).join(',')`),
+        await nested(`require('node:fs').writeFileSync(${JSON.stringify(written)}, 'x'); return 'written'`),
+      ]) {
+        assert.doesNotMatch(attempt, /host secret|root:|^ok:ok:|^ok:(?!err)/, attempt);
+      }
+      assert.equal(fs.existsSync(written), false);
+      const python = await attacker(`print(open(${JSON.stringify(secret)}).read())`);
+      assert.match(python.diagnostics?.message ?? '', /FileNotFoundError/);
+      await assertUnharmed();
+    });
+
+    test('the snapshot cache other sessions start from cannot be changed', async () => {
+      const cacheDir = path.join(testStorageDir, 'pyodide-cache');
+      const snapshot = fs.readdirSync(cacheDir).find((name) => name.endsWith('.snapshot'));
+      assert.ok(snapshot, 'no snapshot was cached');
+      const file = path.join(fs.realpathSync(cacheDir), snapshot);
+      const digest = () => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+      const before = digest();
+      for (const attempt of [
+        await nested(`require('node:fs').writeFileSync(${JSON.stringify(file)}, 'poison'); return 'overwritten'`),
+        await nested(`require('node:fs').appendFileSync(${JSON.stringify(`${file}.sha256`)}, 'x'); return 'appended'`),
+        await nested(`require('node:fs').rmSync(${JSON.stringify(file)}); return 'removed'`),
+        await settleInWorker(attacker, `import('node:fs').then((fs) => fs.writeFileSync(${JSON.stringify(file)}, 'poison'))`),
+      ]) {
+        assert.doesNotMatch(attempt, /^ok:ok:|^ok:(?!err)/, attempt);
+      }
+      assert.equal(digest(), before);
+      const fresh = await engine.run({ code: 'print(1 + 1)', backend: 'pyodide', session: 'after-snapshot-attack' });
+      assert.equal(fresh.stdout, '2\n');
+      await engine.resetSession('after-snapshot-attack', 'pyodide');
+    });
+  });
+
+  describe('Node built-ins that spawn, load or open', () => {
+    const attempts: Record<string, string> = {
+      'child_process.execSync': `return require('node:child_process').execSync('id').toString()`,
+      'child_process.spawnSync': `return String(require('node:child_process').spawnSync('id').stdout)`,
+      'child_process.fork': `require('node:child_process').fork('/bin/true'); return 'forked'`,
+      'child_process.execFile': `return await new Promise((res, rej) => require('node:child_process').execFile('id', (e, out) => (e ? rej(e) : res(out))))`,
+      'cluster.fork': `require('node:cluster').fork(); return 'forked'`,
+      'process.binding(spawn_sync)': `return typeof process.binding('spawn_sync').spawn`,
+      'process.dlopen': `process.dlopen({ exports: {} }, '/usr/lib/x86_64-linux-gnu/libc.so.6'); return 'loaded'`,
+      'inspector.open': `require('node:inspector').open(0); return require('node:inspector').url()`,
+      'a worker asking for --allow-child-process': `return await new Promise((resolve, reject) => { const w = new (require('node:worker_threads').Worker)("require('node:worker_threads').parentPort.postMessage(String(require('node:child_process').execSync('id')))", { eval: true, execArgv: ['--allow-child-process'] }); w.on('message', resolve); w.on('error', reject); })`,
+      'module.createRequire outside': `return require('node:module').createRequire('/etc/')('./passwd')`,
+      'fs.openSync outside': `return require('node:fs').openSync('/proc/1/environ', 'r')`,
+      'wasi on the host file system': `const { WASI } = require('node:wasi'); new WASI({ version: 'preview1', preopens: { '/': '/' } }); return 'preopened /'`,
+    };
+    for (const [name, body] of Object.entries(attempts)) {
+      test(`${name} is refused in a nested worker`, async () => {
+        const outcome = await nested(body);
+        assert.match(outcome, /^ok:err:/, `${name} was not refused: ${outcome}`);
+      });
+    }
+    test('after all of that, the server and the other session are unharmed', assertUnharmed);
+  });
+
+  describe('the channel to the server', () => {
+    test('garbage written to the host channel ends that session, announced, and nothing else', async () => {
+      const outcome = await nested(`require('node:fs').writeSync(4, Buffer.from([0, 0, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8])); await new Promise((r) => setTimeout(r, 2000)); return 'still alive'`);
+      assert.match(outcome, /^reset:malformed message from the Pyodide process/);
+      const next = await attacker('print("fresh")');
+      assert.equal(next.stdout, 'fresh\n');
+      await assertUnharmed();
+    });
+
+    test('a forged message of the right shape but impossible content is refused the same way', async () => {
+      const forged = JSON.stringify({ type: 'ready', pyodideVersion: 'x'.repeat(5000), pythonVersion: '3', fromSnapshot: true, loadMs: 1 });
+      const outcome = await nested(
+        `const body = Buffer.from(${JSON.stringify(forged)}); const head = Buffer.alloc(4); head.writeUInt32BE(body.length); require('node:fs').writeSync(4, Buffer.concat([head, body])); await new Promise((r) => setTimeout(r, 2000)); return 'still alive'`,
+      );
+      assert.match(outcome, /^reset:malformed message from the Pyodide process: pyodideVersion/);
+      await assertUnharmed();
+    });
+
+    test('a forged result for a run that is not running changes nothing', async () => {
+      const forged = JSON.stringify({ type: 'result', runId: 'not-a-run', outcome: { status: 'ok' }, output: [{ stream: 'stdout', text: 'forged' }] });
+      await nested(`const body = Buffer.from(${JSON.stringify(forged)}); const head = Buffer.alloc(4); head.writeUInt32BE(body.length); require('node:fs').writeSync(4, Buffer.concat([head, body])); return 'sent'`);
+      const next = await attacker('print("real")');
+      assert.equal(next.stdout, 'real\n');
+      await assertUnharmed();
+    });
+
+    test('scribbling over the output ring resets only this session, and says so', async () => {
+      const scribble = await attacker(
+        `import js\njs.eval("import('node:worker_threads').then((wt) => new Uint8Array(wt.workerData.outputRing).fill(255))")\nprint("scribbled")`,
+      );
+      const next = scribble.session_reset ? scribble : await attacker('print("after")');
+      if (next.success && !next.session_reset) assert.equal(next.stdout, 'after\n');
+      else assert.equal(next.session_reset, true, JSON.stringify(next));
+      const again = await attacker('print("works")');
+      assert.equal(again.stdout, 'works\n');
+      await assertUnharmed();
+    });
+  });
+
+  test("the host's environment variables never reach Python", async () => {
+    const result = await attacker('import js, os\nprint(os.environ.get("CODE_MODE_TEST_SECRET"), getattr(js.process.env, "CODE_MODE_TEST_SECRET", None), list(js.Object.keys(js.process.env)))');
+    assert.equal(result.stdout, 'None None []\n');
+    const nestedEnv = await nested(`return Object.keys(process.env).join(',') || 'none'`);
+    assert.equal(nestedEnv, 'ok:ok:none');
+  });
+});
