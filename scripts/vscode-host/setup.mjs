@@ -14,6 +14,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { dpkgInstalled, installDebianPackages, MissingPackagesError, onPath } from '../debian.mjs';
 import { CODE_SERVER_VERSION, NODE_PACKAGE, NODE_VERSION, cleanEnv, hostPaths, readMarker } from './common.mjs';
 
 const t0 = Date.now();
@@ -22,18 +23,6 @@ const force = process.argv.includes('--force');
 const say = (msg) => process.stdout.write(`[setup +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
 
 class SetupError extends Error {}
-
-function onPath(cmd) {
-  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
-    if (dir && fs.existsSync(path.join(dir, cmd))) return true;
-  }
-  return false;
-}
-
-function dpkgInstalled(pkg) {
-  const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
-  return r.status === 0 && /install ok installed/.test(r.stdout);
-}
 
 /** Runs a command with inherited stdio; throws with the command line on failure. */
 function run(cmd, args, opts = {}) {
@@ -54,19 +43,11 @@ function ensureAptPackages({ needBuild }) {
     if (!onPath('g++') || !onPath('make')) missing.push('g++', 'make');
     if (!onPath('python3')) missing.push('python3');
   }
-  if (!missing.length) return;
-  const cmdLine = `apt-get update && apt-get install -y ${missing.join(' ')}`;
-  if (!onPath('apt-get')) {
-    throw new SetupError(`missing system packages (${missing.join(', ')}) and no apt-get here; install them, or set CHROMIUM=/path/to/chromium`);
+  try {
+    installDebianPackages(missing, say, ', or set CHROMIUM=/path/to/chromium');
+  } catch (e) {
+    throw e instanceof MissingPackagesError ? new SetupError(e.message) : e;
   }
-  if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-    throw new SetupError(`missing Debian packages: ${missing.join(' ')}. Not running as root, so not installing them.\n` +
-      `  Run as root:  sudo sh -c '${cmdLine}'\n  then run this again.`);
-  }
-  say(`installing Debian packages: ${missing.join(' ')}`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  run('apt-get', ['update'], { env });
-  run('apt-get', ['install', '-y', ...missing], { env });
 }
 
 function writePackageJson(dir, name) {

@@ -27,6 +27,7 @@ import {
   type RunOrigin,
   type RunResult,
 } from './types';
+import type { SandboxReport } from './sandbox/index';
 import { errorText } from './errorText';
 
 export interface RunOptions {
@@ -81,14 +82,17 @@ interface ActiveRun {
   restarted: boolean;
 }
 
+/** Orders sessions by use without ties (clock readings can be equal). */
+let workQueued = 0;
+
 class Session {
   /** Work on one session (runs, installs) is queued, never interleaved. */
   private queue: Promise<unknown> = Promise.resolve();
   /** Work queued or under way. */
   private waiting = 0;
   active?: ActiveRun;
-  /** When work was last queued: the least recently used idle session is the one evicted. */
-  lastUsed = Date.now();
+  /** When work was last queued, as a count of queued work across sessions: the lowest idle one is evicted. */
+  lastUsed = ++workQueued;
   /** Why this session starts without the state its name had (it was evicted, reset or swapped), until a run reports it. */
   inheritedLoss?: string;
   constructor(
@@ -103,7 +107,7 @@ class Session {
   /** Runs `work` after everything queued before it, whether that succeeded or not. */
   enqueue<T>(work: () => Promise<T>): Promise<T> {
     this.waiting++;
-    this.lastUsed = Date.now();
+    this.lastUsed = ++workQueued;
     const turn = this.queue.then(work).finally(() => this.waiting--);
     this.queue = turn.catch(() => undefined);
     return turn;
@@ -276,6 +280,11 @@ export class Engine {
     this.emitState();
     await starting;
     this.emitState();
+  }
+
+  /** What confines the backend's interpreters here; undefined when it is not sandboxed (workspace Python). */
+  sandbox(kind: BackendKind): SandboxReport | undefined {
+    return this.factories.get(kind)?.sandbox?.();
   }
 
   backendInfo(kind: BackendKind, sessionName = 'default'): BackendInfo {

@@ -4,6 +4,7 @@ import type { EngineConfig } from './config';
 import { Engine } from './engine';
 import { createPyodideBackend } from './pyodide/backend';
 import { createPythonBackend } from './python/backend';
+import type { NetworkAccess } from './sandbox/index';
 import type { Logger } from './types';
 
 export interface EngineSetup {
@@ -12,7 +13,8 @@ export interface EngineSetup {
   pythonPath?: string;
   /** Where caches (the Pyodide snapshot) and stores live. */
   storageDir?: string;
-  pyodideHeapLimitMb?: number;
+  /** The Pyodide sandbox: heap cap and network access (see PyodideSettings). */
+  pyodide?: PyodideSettings;
   /** Folders whose files a run may show by printing their paths; `<storageDir>/scratch` is always one. */
   workspaceRoots?: string[];
   log?: Logger;
@@ -24,9 +26,15 @@ export function defaultStorageDir(): string {
   return path.join(base, 'code-mode-python');
 }
 
+/** What a person may set about the Pyodide backend (CLI flags, VS Code settings). */
+export interface PyodideSettings {
+  heapLimitMb?: number;
+  network?: NetworkAccess;
+}
+
 /** The Pyodide backend with its snapshot cache under `storageDir` (the engine's and the extension's swap use it). */
-export function pyodideBackendFor(storageDir: string, heapLimitMb: number | undefined, log: Logger | undefined) {
-  return createPyodideBackend({ cacheDir: path.join(storageDir, 'pyodide-cache'), heapLimitMb, log });
+export function pyodideBackendFor(storageDir: string, settings: PyodideSettings, log: Logger | undefined) {
+  return createPyodideBackend({ cacheDir: path.join(storageDir, 'pyodide-cache'), ...settings, log });
 }
 
 /** An engine with both backends, as the CLI and the extension use it. */
@@ -38,7 +46,7 @@ export function createEngine(setup: EngineSetup = {}): Engine {
     workspaceRoots: setup.workspaceRoots,
     scratchDir: path.join(storageDir, 'scratch'),
     backends: [
-      pyodideBackendFor(storageDir, setup.pyodideHeapLimitMb, setup.log),
+      pyodideBackendFor(storageDir, setup.pyodide ?? {}, setup.log),
       createPythonBackend({ pythonPath: setup.pythonPath, log: setup.log }),
     ],
   });

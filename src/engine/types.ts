@@ -157,8 +157,6 @@ export interface BackendInfo {
   executable?: string;
   pyodideVersion?: string;
   pid?: number;
-  /** What confines the interpreter (Pyodide); absent for the workspace interpreter, which is not sandboxed. */
-  sandbox?: SandboxReport;
 }
 
 /** One interpreter instance serving one named session. The engine never runs two requests on it at once. */
@@ -200,4 +198,6 @@ export interface BackendSessionOptions {
 export interface BackendFactory {
   readonly kind: BackendKind;
   create(options: BackendSessionOptions): BackendSession;
+  /** What confines this backend's interpreters on this machine; absent for one that is not sandboxed. */
+  sandbox?(): SandboxReport;
 }

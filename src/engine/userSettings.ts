@@ -95,7 +95,10 @@ export async function applySetting(engine: Engine, change: SettingValue, log: Lo
       engine.config = { ...engine.config, autoInstall: change.value as boolean };
       return;
     case 'python_path':
-      await engine.setBackendFactory(createPythonBackend({ pythonPath: (change.value as string) || undefined, log }));
+      await engine.setBackendFactory(
+        createPythonBackend({ pythonPath: (change.value as string) || undefined, log }),
+        `python_path changed to ${(change.value as string) || '(search CODE_MODE_PYTHON, then PATH)'}`,
+      );
       return;
   }
 }

@@ -46,8 +46,8 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
   };
   const pyodideInfo = engine.backendInfo('pyodide');
   const backends: Record<string, unknown> = {
-    pyodide: { state: pyodideInfo.state, disabled: engine.disabledReason('pyodide') ?? null, ...pyodideDistribution() },
-    python: await python(),
+    pyodide: { state: pyodideInfo.state, disabled: engine.disabledReason('pyodide') ?? null, ...pyodideDistribution(), sandbox: engine.sandbox('pyodide') ?? null },
+    python: { ...(await python()), sandbox: null, isolation: 'none: the workspace interpreter runs as you, with your files, processes and network' },
   };
   const sessions = engine.describeSessions().map((s) => ({ name: s.name, backend: s.backend, state: s.info.state, running: Boolean(s.runningRunId) }));
   const servers = ctx.bridge?.providers().map((p) => {
@@ -62,6 +62,7 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
       timeout_s: engine.config.timeoutS,
       output_cap_kb: Math.round(engine.config.outputCapBytes / 1024),
       interrupt_grace_ms: engine.config.interruptGraceMs,
+      max_sessions_per_backend: engine.config.maxSessions,
     },
     guardrails: engine.config.policy,
     settings: values,

@@ -37,8 +37,17 @@ export const runPythonInput = {
     .describe('"pyodide" (WebAssembly, isolated, the default) or "python" (the workspace interpreter, with its installed packages).'),
   timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional().describe('Seconds before the run is stopped (default 30).'),
   session: z.string().regex(SESSION_NAME).optional().describe('Named session whose globals persist (default "default").'),
-  reset: z.boolean().optional().describe('Start from a fresh interpreter, dropping the session globals.'),
+  reset: z.boolean().optional().describe('Start from a fresh interpreter: globals, imports, sys.modules and builtins all new.'),
 };
+
+/**
+ * Whether code run here can reach beyond the server: the workspace interpreter always can (it is not
+ * sandboxed), Pyodide when its network is on, and both through other MCP servers when code mode is on.
+ */
+export function codeReachesOutside(engine: Engine, options: McpServerOptions): boolean {
+  const pythonOn = engine.backendKinds.includes('python') && engine.disabledReason('python') === undefined;
+  return pythonOn || engine.sandbox('pyodide')?.network === 'on' || options.bridge !== undefined;
+}
 
 /** The MCP surface of the engine (DESIGN.md section 3). Built per connection; the engine is shared. */
 export function createMcpServer(engine: Engine, options: McpServerOptions = {}): McpServer {
@@ -62,7 +71,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
             'find them with search_tools, then do many steps in one run.'
           : ''),
       inputSchema: runPythonInput,
-      annotations: { openWorldHint: false },
+      annotations: { openWorldHint: codeReachesOutside(engine, options) },
     },
     (args, extra): Promise<CallToolResult> =>
       runForTool(
@@ -112,7 +121,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
     );
   }
 
-  if (options.stores) registerStoreTools(server, { engine, stores: options.stores, origin: options.origin ?? 'mcp' });
+  if (options.stores) registerStoreTools(server, { engine, stores: options.stores, origin: options.origin ?? 'mcp', openWorld: codeReachesOutside(engine, options) });
   registerPackageTools(server, { engine });
 
   return server;

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { attachCodeMode } from '../engine/codemode/index';
 import { isBackendKind, timeoutProblem } from '../engine/config';
+import { isNetworkAccess } from '../engine/sandbox/index';
 import { createEngine, defaultStorageDir } from '../engine/index';
 import { RunHistory } from '../engine/history';
 import { createStores } from '../engine/stores/index';
@@ -23,6 +24,9 @@ Usage: code-mode-mcp [options]
   --timeout <seconds>         default run time limit (default: 30)
   --storage <dir>             caches and stores (default: ${defaultStorageDir()})
   --heap-mb <n>               Pyodide WebAssembly heap cap in MB (default: 1024)
+  --pyodide-network <off|on>  whether code in the Pyodide sandbox may use the network (default: off)
+  --max-sessions <n>          live sessions per backend; past it the least recently used idle
+                              one is ended and its next run is told (default: 8)
   --pyodide-only              refuse the python backend (e.g. for an untrusted workspace)
   --servers <file>            MCP servers Python may call, as {"servers": {name: {command, args, env}}}
                               (watched; reloaded on change)
@@ -45,6 +49,8 @@ function parseCli(argv: string[]) {
       timeout: { type: 'string' },
       storage: { type: 'string' },
       'heap-mb': { type: 'string' },
+      'pyodide-network': { type: 'string' },
+      'max-sessions': { type: 'string' },
       warm: { type: 'boolean' },
       'pyodide-only': { type: 'boolean' },
       servers: { type: 'string' },
@@ -69,10 +75,14 @@ function parseCli(argv: string[]) {
   if (pyodideOnly && backend === 'python') throw new Error('--pyodide-only cannot be combined with --backend python');
   const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
   if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64)) throw new Error('--heap-mb must be a whole number of at least 64');
+  const network = values['pyodide-network'] ?? 'off';
+  if (!isNetworkAccess(network)) throw new Error(`--pyodide-network must be "off" or "on", not "${network}"`);
+  const maxSessions = values['max-sessions'] === undefined ? undefined : Number(values['max-sessions']);
+  if (maxSessions !== undefined && !(Number.isInteger(maxSessions) && maxSessions >= 1 && maxSessions <= 64)) throw new Error('--max-sessions must be a whole number from 1 to 64');
   const wheelhouseDir = values.wheelhouse ?? process.env.CODE_MODE_WHEELHOUSE;
   const wheelhouse = wheelhouseDir ? path.resolve(wheelhouseDir) : undefined;
   if (wheelhouse && !fs.statSync(wheelhouse, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--wheelhouse: ${wheelhouse} is not a folder`);
-  return { help: values.help ?? false, backend, timeoutS, heapMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+  return { help: values.help ?? false, backend, timeoutS, heapMb, network, maxSessions, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
 }
 
 const stderrLogger: Logger = {
@@ -95,10 +105,15 @@ async function main(): Promise<void> {
   }
   const storageDir = cli.storage ?? defaultStorageDir();
   const engine = createEngine({
-    config: { defaultBackend: cli.backend, wheelhouse: cli.wheelhouse, ...(cli.timeoutS !== undefined ? { timeoutS: cli.timeoutS } : {}) },
+    config: {
+      defaultBackend: cli.backend,
+      wheelhouse: cli.wheelhouse,
+      ...(cli.timeoutS !== undefined ? { timeoutS: cli.timeoutS } : {}),
+      ...(cli.maxSessions !== undefined ? { maxSessions: cli.maxSessions } : {}),
+    },
     pythonPath: cli.python,
     storageDir,
-    pyodideHeapLimitMb: cli.heapMb,
+    pyodide: { heapLimitMb: cli.heapMb, network: cli.network },
     workspaceRoots: [cli.workspace],
     log: stderrLogger,
   });

@@ -10,13 +10,15 @@ export interface StoreToolsContext {
   engine: Engine;
   stores: Stores;
   origin: RunOrigin;
+  /** Code run from a file can reach beyond the server (see codeReachesOutside). */
+  openWorld: boolean;
 }
 
 const filename = z.string().max(300).describe('Plain file name in the code-files folder, e.g. "analysis.py" (.py, .txt, .json, .csv or .md; no folders).');
 
 /** The tools over the persistent stores (DESIGN.md section 3): code files built over several calls, and learnings. */
 export function registerStoreTools(server: McpServer, ctx: StoreToolsContext): void {
-  const { engine, stores, origin } = ctx;
+  const { engine, stores, origin, openWorld } = ctx;
 
   server.registerTool(
     'write_code_file',
@@ -69,7 +71,7 @@ export function registerStoreTools(server: McpServer, ctx: StoreToolsContext): v
         timeout_s: runPythonInput.timeout_s,
         session: runPythonInput.session,
       },
-      annotations: { openWorldHint: false },
+      annotations: { openWorldHint: openWorld },
     },
     (args, extra) =>
       guarded(async () => {

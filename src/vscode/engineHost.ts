@@ -120,7 +120,10 @@ export class EngineHost implements vscode.Disposable {
     if (!this.engine) return;
     const engine = await this.engine;
     engine.config = this.settings.engine;
-    if (before.heapLimitMb !== this.settings.heapLimitMb) await engine.setBackendFactory(pyodideBackendFor(this.storageDir, this.settings.heapLimitMb, this.logger));
+    const { heapLimitMb, network } = this.settings.pyodide;
+    if (before.pyodide.heapLimitMb !== heapLimitMb || before.pyodide.network !== network) {
+      await engine.setBackendFactory(pyodideBackendFor(this.storageDir, this.settings.pyodide, this.logger), `the Pyodide settings changed (heap ${heapLimitMb} MB, network ${network})`);
+    }
   }
 
   async interpreterChanged(choice: InterpreterChoice): Promise<void> {
@@ -128,8 +131,8 @@ export class EngineHost implements vscode.Disposable {
     this.interpreterChoice = choice;
     if (!this.engine) return;
     const engine = await this.engine;
-    await engine.setBackendFactory(createPythonBackend({ pythonPath: choice.path, log: this.logger }));
     const name = choice.path ?? 'python3 on PATH';
+    await engine.setBackendFactory(createPythonBackend({ pythonPath: choice.path, log: this.logger }), `the workspace interpreter changed to ${name}`);
     this.log.info(`workspace Python is now ${name}; its sessions were restarted`);
     void vscode.window.showInformationMessage(`Code Mode: workspace Python changed to ${name}. Its sessions were restarted: their variables are gone.`);
   }
@@ -145,7 +148,7 @@ export class EngineHost implements vscode.Disposable {
       config: this.settings.engine,
       pythonPath: this.interpreterChoice.path,
       storageDir: this.storageDir,
-      pyodideHeapLimitMb: this.settings.heapLimitMb,
+      pyodide: this.settings.pyodide,
       workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
       log: this.logger,
     });

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { BridgePolicy } from '../engine/codemode/bridge';
 import type { EngineConfig } from '../engine/config';
+import type { PyodideSettings } from '../engine/index';
 import type { BackendKind } from '../engine/types';
 
 export type McpTransport = 'http' | 'stdio';
@@ -12,7 +13,7 @@ export interface ExtensionSettings {
   bridgePolicy: BridgePolicy;
   exposeVscodeTools: boolean;
   pythonPath: string;
-  heapLimitMb: number;
+  pyodide: PyodideSettings;
   mcpTransport: McpTransport;
 }
 
@@ -30,6 +31,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
       outputCapBytes: Math.round(c.get<number>('outputCapKB', 64) * 1024),
       autoInstall: c.get<boolean>('pyodide.autoInstall', true),
       wheelhouse: c.get<string>('wheelhouse', '').trim() || undefined,
+      maxSessions: c.get<number>('maxSessions', base.maxSessions),
       policy: {
         maxCodeBytes: Math.round(c.get<number>('guardrails.maxCodeKB', 256) * 1024),
         maxCodeLines: c.get<number>('guardrails.maxCodeLines', 0),
@@ -42,7 +44,10 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
     bridgePolicy: { allowServers: strings('tools.allowServers'), allowTools: strings('tools.allowTools') },
     exposeVscodeTools: c.get<boolean>('tools.vscodeTools', true),
     pythonPath: c.get<string>('pythonPath', '').trim(),
-    heapLimitMb: c.get<number>('pyodide.heapLimitMB', 1024),
+    pyodide: {
+      heapLimitMb: c.get<number>('pyodide.heapLimitMB', 1024),
+      network: c.get<string>('pyodide.network', 'off') === 'on' ? 'on' : 'off',
+    },
     mcpTransport: c.get<McpTransport>('mcp.transport', 'http') === 'stdio' ? 'stdio' : 'http',
   };
 }

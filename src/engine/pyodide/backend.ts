@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { encodeFrame, FrameDecoder } from '../framing';
 import { assetsDir } from '../paths';
-import { sandboxReport, spawnConfinedNode, type NetworkAccess, type SandboxReport } from '../sandbox/index';
+import { sandboxReport, spawnConfinedNode, type NetworkAccess } from '../sandbox/index';
 import { checkedStatus, summarize } from '../packages/report';
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import {
@@ -71,6 +71,7 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
   return {
     kind: 'pyodide',
     create: (options) => new PyodideSession(setup, options, backendLog),
+    sandbox: () => sandboxReport(network),
   };
 }
 
@@ -198,7 +199,6 @@ class PyodideSession implements BackendSession {
       pythonVersion: info?.pythonVersion,
       executable: info && `Pyodide ${info.pyodideVersion}`,
       pid: this.current?.child.pid,
-      sandbox: this.sandbox(),
     };
   }
 
@@ -206,10 +206,6 @@ class PyodideSession implements BackendSession {
     const loss = this.stateLoss;
     this.stateLoss = undefined;
     return loss;
-  }
-
-  private sandbox(): SandboxReport {
-    return sandboxReport(this.shared().network);
   }
 
   /** Into this instance only: a restart (reset, crash, MemoryError) starts without them. */

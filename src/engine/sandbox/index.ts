@@ -12,6 +12,10 @@ export type { NetworkAccess } from './bubblewrap';
 export type { FileAccess } from './nodePermission';
 export { minimalEnvironment } from './nodePermission';
 
+export function isNetworkAccess(value: unknown): value is NetworkAccess {
+  return value === 'off' || value === 'on';
+}
+
 /** What confines Pyodide here, for get_environment, the README's promise and the logs. */
 export interface SandboxReport {
   mechanism: 'bubblewrap' | 'node-permission' | 'none';

@@ -1,0 +1,81 @@
+// A backend that runs no Python: each session keeps a counter of its runs as its "state", can be told to
+// lose that state the way a killed interpreter does, and can hold a run until released. For fast engine tests
+// of what is the engine's job (sessions, queueing, eviction, announcements), not the backends'.
+import type { BackendFactory, BackendOutcome, BackendRunRequest, BackendSession, BackendSink, BackendState } from '../../src/engine/types';
+
+export class FakeSession implements BackendSession {
+  readonly kind = 'pyodide' as const;
+  state: BackendState = 'not-loaded';
+  /** Runs since the interpreter started: what a real session's globals would hold. */
+  runsSinceStart = 0;
+  disposed = false;
+  private loss: string | undefined;
+  private held: (() => void) | undefined;
+  holdNextRun = false;
+
+  constructor(readonly name: string) {}
+
+  async start(): Promise<void> {
+    this.state = 'ready';
+  }
+
+  async run(request: BackendRunRequest, sink: BackendSink): Promise<BackendOutcome> {
+    this.state = 'busy';
+    if (this.holdNextRun) {
+      this.holdNextRun = false;
+      await new Promise<void>((resolve) => (this.held = resolve));
+    }
+    this.runsSinceStart++;
+    sink.stdout(`${this.name}:${this.runsSinceStart}:${request.code}\n`);
+    this.state = 'ready';
+    return { status: 'ok' };
+  }
+
+  /** Lets a held run finish. */
+  release(): void {
+    this.held?.();
+    this.held = undefined;
+  }
+
+  /** The interpreter dies between runs (the OOM killer): its state is gone and the backend knows why. */
+  die(reason: string): void {
+    this.runsSinceStart = 0;
+    this.loss = reason;
+  }
+
+  interrupt(): void {}
+
+  async restart(): Promise<void> {
+    this.runsSinceStart = 0;
+  }
+
+  info() {
+    return { kind: this.kind, state: this.state };
+  }
+
+  takeStateLoss(): string | undefined {
+    const loss = this.loss;
+    this.loss = undefined;
+    return loss;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.state = 'dead';
+  }
+}
+
+/** A factory that remembers every session it made, by session name (latest last). */
+export function fakeBackend(): BackendFactory & { made: FakeSession[]; latest(name: string): FakeSession | undefined } {
+  const made: FakeSession[] = [];
+  return {
+    kind: 'pyodide',
+    made,
+    create: ({ session }) => {
+      const created = new FakeSession(session);
+      made.push(created);
+      return created;
+    },
+    latest: (name) => made.filter((s) => s.name === name).pop(),
+  };
+}

@@ -1,0 +1,110 @@
+// The engine's promises about sessions, on a fake backend: every loss of state is announced on the next run
+// under that name, and live sessions are capped with the least recently used idle one evicted.
+import { describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { Engine } from '../../src/engine/engine';
+import { renderResultText } from '../../src/engine/result';
+import { fakeBackend } from '../support/fakeBackend';
+
+function engineWith(maxSessions = 8) {
+  const backend = fakeBackend();
+  const engine = new Engine({ backends: [backend], config: { maxSessions } });
+  const run = (session: string, code = 'x') => engine.run({ code, backend: 'pyodide', session });
+  return { backend, engine, run };
+}
+
+describe('engine sessions', () => {
+  test('a run on a session that kept its state announces nothing', async () => {
+    const { run } = engineWith();
+    await run('a');
+    const second = await run('a');
+    assert.equal(second.stdout, 'a:2:x\n');
+    assert.equal(second.session_reset, undefined);
+    assert.equal(second.reset_reason, undefined);
+  });
+
+  test('an interpreter lost between runs is announced once, with its reason', async () => {
+    const { backend, run } = engineWith();
+    await run('a');
+    backend.latest('a')!.die('the Python process was killed by SIGKILL between runs');
+    const next = await run('a');
+    assert.equal(next.success, true);
+    assert.equal(next.stdout, 'a:1:x\n');
+    assert.equal(next.session_reset, true);
+    assert.equal(next.reset_reason, 'the Python process was killed by SIGKILL between runs');
+    assert.equal(next.diagnostics, null, 'a successful run stays successful');
+    assert.match(renderResultText(next), /session reset before this run: the Python process was killed/);
+    const after = await run('a');
+    assert.equal(after.session_reset, undefined, 'announced once');
+  });
+
+  test('a failing run after a loss carries session_reset in its diagnostics too', async () => {
+    const { backend, engine } = engineWith();
+    await engine.run({ code: 'x', backend: 'pyodide', session: 'a' });
+    backend.latest('a')!.die('killed');
+    const refused = await engine.run({ code: 'x', backend: 'pyodide', session: 'a', timeoutS: 1 });
+    assert.equal(refused.session_reset, true);
+  });
+
+  test('a reset the run asked for is reported as such', async () => {
+    const { engine, run } = engineWith();
+    await run('a');
+    const fresh = await engine.run({ code: 'x', backend: 'pyodide', session: 'a', reset: true });
+    assert.equal(fresh.stdout, 'a:1:x\n');
+    assert.equal(fresh.session_reset, true);
+    assert.equal(fresh.reset_reason, 'this run asked for a fresh interpreter');
+  });
+
+  test('a reset from elsewhere (a person, another interpreter selected) is told to the next run', async () => {
+    const { backend, engine, run } = engineWith();
+    await run('a');
+    await engine.resetSession('a', 'pyodide', 'the session was restarted from VS Code');
+    assert.equal(backend.made[0]!.disposed, true);
+    const next = await run('a');
+    assert.equal(next.reset_reason, 'the session was restarted from VS Code');
+    await engine.setBackendFactory(backend, 'the workspace interpreter changed to /usr/bin/python3');
+    const swapped = await run('a');
+    assert.equal(swapped.reset_reason, 'the workspace interpreter changed to /usr/bin/python3');
+  });
+
+  test('past the cap the least recently used idle session is evicted, and its next run is told', async () => {
+    const { backend, run } = engineWith(2);
+    await run('a');
+    await run('b');
+    await run('a');
+    await run('c');
+    const b = backend.made.find((s) => s.name === 'b')!;
+    assert.equal(b.disposed, true, 'b was the least recently used');
+    assert.equal(backend.made.find((s) => s.name === 'a')!.disposed, false);
+    const back = await run('b');
+    assert.equal(back.session_reset, true);
+    assert.match(back.reset_reason ?? '', /ended to make room for session "c" \(at most 2 pyodide sessions/);
+    assert.equal(back.stdout, 'b:1:x\n');
+  });
+
+  test('when every live session is busy, a new one is refused with a clear error and nothing is lost', async () => {
+    const { backend, engine, run } = engineWith(1);
+    await run('a');
+    const a = backend.latest('a')!;
+    a.holdNextRun = true;
+    const busy = run('a');
+    const refused = await run('b');
+    assert.equal(refused.success, false);
+    assert.equal(refused.diagnostics?.error_type, 'INVALID_ARGUMENT');
+    assert.match(refused.diagnostics?.message ?? '', /all 1 pyodide sessions are busy.*codeMode\.maxSessions.*--max-sessions/);
+    a.release();
+    assert.equal((await busy).stdout, 'a:2:x\n');
+    assert.equal(a.disposed, false);
+    const packages = await engine.checkPackages({ packages: ['x'], session: 'c', backend: 'pyodide' });
+    assert.equal(packages.success, false);
+  });
+
+  test('the names of dropped sessions remembered for announcement are bounded', async () => {
+    const { run } = engineWith(1);
+    for (let i = 0; i < 1005; i++) await run(`s${i}`);
+    const first = await run('s0');
+    assert.equal(first.session_reset, undefined, 'the oldest dropped names are forgotten');
+    const recent = await run('s1003');
+    assert.equal(recent.session_reset, true);
+  });
+});
