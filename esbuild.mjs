@@ -30,6 +30,7 @@ const copies = [
   ['src/engine/python/cell.py', 'python/cell.py'],
   ['src/engine/python/displays.py', 'python/displays.py'],
   ['src/engine/python/code_mode.py', 'python/code_mode.py'],
+  ['src/engine/python/processes.py', 'python/processes.py'],
   ...pyodideFiles.map((f) => [`node_modules/pyodide/${f}`, `pyodide/${f}`]),
 ];
 

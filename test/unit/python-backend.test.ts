@@ -8,16 +8,15 @@ import * as path from 'node:path';
 import { createPythonBackend } from '../../src/engine/python/backend';
 import { PYTHON_ENV_VAR, resolvePythonInterpreter } from '../../src/engine/python/interpreter';
 import { RawOutputChannel } from '../../src/engine/python/rawOutput';
-import type { BackendOutcome, BackendSession, BackendSink, HostCallHandler, Logger } from '../../src/engine/types';
+import type { BackendSession, HostCallHandler, Logger } from '../../src/engine/types';
+import { assertCrashed, CAP, Collector, isGone, run as runIn, waitUntilGone } from '../support/pythonSession';
 
-const CAP = 64 * 1024;
 /** Generous bounds that only stop a broken build from hanging the suite; no assertion depends on timing. */
 const TEST_TIMEOUT = 60_000;
 
 const quietLog: Logger = { info() {}, warn() {}, error() {} };
 const sessions: BackendSession[] = [];
 const seenPids = new Set<number>();
-let runCounter = 0;
 
 function newSession(name = `s${sessions.length}`, hostCall?: HostCallHandler): BackendSession {
   const session = createPythonBackend({}).create({
@@ -35,76 +34,11 @@ after(async () => {
   for (const pid of seenPids) await waitUntilGone(pid);
 });
 
-/** A sink that records a run's output and can wait for some of it to show up. */
-class Collector implements BackendSink {
-  out = '';
-  err = '';
-  private waiters: { stream: 'out' | 'err'; text: string; resolve: () => void }[] = [];
-
-  stdout(text: string): void {
-    this.out += text;
-    this.check();
-  }
-
-  stderr(text: string): void {
-    this.err += text;
-    this.check();
-  }
-
-  /** Bytes the source said it dropped from the middle of each stream. */
-  droppedBytes = { stdout: 0, stderr: 0 };
-
-  dropped(stream: 'stdout' | 'stderr', bytes: number): void {
-    this.droppedBytes[stream] += bytes;
-  }
-
-  display(): void {}
-
-  waitFor(text: string, stream: 'out' | 'err' = 'out'): Promise<void> {
-    return new Promise((resolve) => {
-      this.waiters.push({ stream, text, resolve });
-      this.check();
-    });
-  }
-
-  private check(): void {
-    this.waiters = this.waiters.filter((w) => {
-      if (!this[w.stream].includes(w.text)) return true;
-      w.resolve();
-      return false;
-    });
-  }
-}
-
 async function run(session: BackendSession, code: string, sink = new Collector(), outputCapBytes = CAP) {
-  const outcome = await session.run({ runId: `run-${++runCounter}`, code, outputCapBytes }, sink);
+  const result = await runIn(session, code, sink, outputCapBytes);
   const pid = session.info().pid;
   if (pid) seenPids.add(pid);
-  return { outcome, out: sink.out, err: sink.err };
-}
-
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  // A zombie no longer runs; it only waits for a parent (maybe a container's init) to reap it.
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? false;
-  } catch {
-    return true;
-  }
-}
-
-async function waitUntilGone(pid: number): Promise<void> {
-  for (let i = 0; i < 200 && !isGone(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(isGone(pid), `process ${pid} is still running`);
-}
-
-function assertCrashed(outcome: BackendOutcome, pattern: RegExp): void {
-  assert.equal(outcome.status, 'crashed');
-  if (outcome.status === 'crashed') assert.match(outcome.message, pattern);
+  return result;
 }
 
 describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {

@@ -20,6 +20,7 @@ import type {
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import { resolvePythonInterpreter } from './interpreter';
 import { pipCheck, pipInstall } from './pip';
+import { killDescendants } from './processTree';
 import { RawOutputChannel } from './rawOutput';
 import { errorText } from '../errorText';
 
@@ -28,13 +29,28 @@ export interface PythonBackendConfig {
   pythonPath?: string;
   /** Where the backend logs; defaults to the logger each session is created with. */
   log?: Logger;
+  /**
+   * Bound on each session's data memory in MB (RLIMIT_DATA, Linux only: see processes.py), 0 for none;
+   * beyond it an allocation raises MemoryError in the user's code and the session lives on.
+   */
+  memoryLimitMb?: number;
 }
+
+/**
+ * The 4 GiB a Pyodide (wasm32) session can address at most: a program that fits one backend fits the other,
+ * and one runaway session cannot push a small machine (2 cores, 8 GB) into the out-of-memory killer.
+ */
+export const DEFAULT_MEMORY_LIMIT_MB = 4096;
 
 /** The workspace-Python backend: one persistent driver process per session, started on first use. */
 export function createPythonBackend(config: PythonBackendConfig = {}): BackendFactory {
+  const memoryLimitMb = config.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
+  if (!Number.isInteger(memoryLimitMb) || memoryLimitMb < 0) {
+    throw new Error(`memoryLimitMb must be a whole number of MB (0 for no limit), not ${memoryLimitMb}`);
+  }
   return {
     kind: 'python',
-    create: (options) => new PythonSession(config, options),
+    create: (options) => new PythonSession(config, memoryLimitMb, options),
   };
 }
 
@@ -52,12 +68,18 @@ function killGroup(pid: number): void {
   }
 }
 
+/** Everything a session's processes are: what its spawned process started, setsid children included, and the group. */
+function killSession(pid: number): void {
+  killDescendants(pid);
+  killGroup(pid);
+}
+
 function trackGroup(pid: number): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     // Drivers lead their own process groups (so restart can kill what user code started), which also means
     // nothing else kills them when this process ends.
-    process.on('exit', () => liveGroups.forEach(killGroup));
+    process.on('exit', () => liveGroups.forEach(killSession));
   }
   liveGroups.add(pid);
 }
@@ -70,6 +92,10 @@ interface Hello {
   pythonVersion: string;
   executable: string;
   marker: string;
+  /** The pid of the session's reaper (the spawned process, the driver's parent; processes.py), if there is one. */
+  reaper: number | null;
+  /** How the driver's memory is bounded, for the log. */
+  memoryLimit: string;
 }
 
 type StreamName = 'stdout' | 'stderr';
@@ -83,8 +109,8 @@ type DriverMessage =
   | { type: 'result'; id: string; outcome: BackendOutcome; rawMarkers: [boolean, boolean] };
 
 interface DriverExit {
-  /** Why it ended, for a crashed outcome and the log. */
-  reason: string;
+  /** Why it ended, for a crashed outcome, a state loss and the log; `when` is e.g. " between runs". */
+  describe(when?: string): string;
   /** Ended by restart() or dispose(), not by its own failure. */
   requested: boolean;
 }
@@ -100,6 +126,17 @@ interface DriverListener {
 const STDERR_TAIL_CHARS = 2000;
 /** After the driver exits, how long to wait for pipes that an escaped grandchild may still hold open. */
 const PIPE_DRAIN_MS = 500;
+/** How long the reaper gets to reap a killed session and end itself before its process group is killed. */
+const REAPER_GRACE_MS = 2000;
+/** What stderr shows when an allocation failed where Python could not raise MemoryError (C code, the runtime). */
+const OUT_OF_MEMORY = /MemoryError|bad_alloc|Cannot allocate memory|out of memory/i;
+
+function memoryHint(signal: NodeJS.Signals | null, stderrTail: string, memoryLimitMb: number): string {
+  const limit = memoryLimitMb ? `this session's memory limit is ${memoryLimitMb} MB` : 'this session has no memory limit';
+  if (OUT_OF_MEMORY.test(stderrTail)) return ` after running out of memory (${limit})`;
+  if (signal === 'SIGKILL') return ` (the system's out-of-memory killer ends processes with SIGKILL; ${limit})`;
+  return '';
+}
 
 class DriverProcess {
   private readonly child: ChildProcess;
@@ -115,11 +152,13 @@ class DriverProcess {
   private stderrTail = '';
   private killedWith?: DriverExit;
   private gone = false;
+  private reaperBackstop?: NodeJS.Timeout;
 
   constructor(
     readonly interpreter: string,
     driverPath: string,
     env: NodeJS.ProcessEnv,
+    private readonly memoryLimitMb: number,
     private readonly listener: DriverListener,
   ) {
     this.stdout = new RawOutputChannel(
@@ -137,7 +176,7 @@ class DriverProcess {
     );
     // No shell: code only ever travels as data in frames. A process group of its own lets restart() kill
     // whatever user code started along with the driver.
-    this.child = spawn(interpreter, ['-u', driverPath, '3', '4'], {
+    this.child = spawn(interpreter, ['-u', driverPath, '3', '4', String(memoryLimitMb)], {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
       env,
       shell: false,
@@ -166,14 +205,15 @@ class DriverProcess {
     this.onHello = resolveReady;
 
     this.exited = new Promise<DriverExit>((resolve) => {
-      const finish = (describe: () => string) => {
+      const finish = (describe: DriverExit['describe']) => {
         if (this.gone) return;
         this.gone = true;
+        clearTimeout(this.reaperBackstop);
         this.stdout.endRun();
         this.stderr.endRun();
         for (const stream of stdio) stream?.destroy();
-        const exit = this.killedWith ?? { reason: describe(), requested: false };
-        if (!this.hello) rejectReady(new Error(`${interpreter} could not start the driver: ${exit.reason}`));
+        const exit = this.killedWith ?? { describe, requested: false };
+        if (!this.hello) rejectReady(new Error(`${interpreter} could not start the driver: ${exit.describe()}`));
         resolve(exit);
       };
       this.child.on('error', (error) => {
@@ -186,7 +226,7 @@ class DriverProcess {
         // Whatever user code started dies with the driver.
         killGroup(pid);
         // Described once the pipes are drained, so the stderr tail holds the driver's last words.
-        const describe = () => this.describeExit(code, signal);
+        const describe = (when = '') => this.describeExit(code, signal, when);
         const timer = setTimeout(() => finish(describe), PIPE_DRAIN_MS);
         timer.unref();
         // 'close' comes once every pipe is drained, so output written just before dying is not lost.
@@ -212,22 +252,32 @@ class DriverProcess {
   }
 
   interrupt(): void {
-    if (this.gone || this.child.pid === undefined) return;
+    // The driver, which is not the spawned process when a reaper runs above it.
+    const pid = this.hello?.pid;
+    if (this.gone || pid === undefined) return;
     try {
-      process.kill(this.child.pid, 'SIGINT');
+      process.kill(pid, 'SIGINT');
     } catch {
       // Already exited; 'exit' reports it.
     }
   }
 
-  /** Kills the driver's whole process group; `requested` tells a restart or dispose from a failure. */
+  /** Kills the driver and every process of its session; `requested` tells a restart or dispose from a failure. */
   kill(reason: string, requested: boolean): void {
-    if (this.child.pid === undefined || this.gone) return;
+    const pid = this.child.pid;
+    if (pid === undefined || this.gone) return;
     // A driver that already exited on its own keeps that as its reason.
-    if (this.child.exitCode === null && this.child.signalCode === null) this.killedWith ??= { reason, requested };
+    if (this.child.exitCode === null && this.child.signalCode === null) this.killedWith ??= { describe: () => reason, requested };
     // Whoever awaits `exited` needs this process to stay up until the exit is seen.
     this.setRef(true);
-    killGroup(this.child.pid);
+    if (this.hello?.reaper !== pid) {
+      killSession(pid);
+      return;
+    }
+    // The reaper stays, so that it reaps what is killed rather than leaving zombies to init; once the driver
+    // is gone it kills whatever remains and ends itself.
+    killDescendants(pid);
+    this.reaperBackstop ??= setTimeout(() => killGroup(pid), REAPER_GRACE_MS);
   }
 
   /** Only a driver with work in flight keeps this process alive; an idle one never holds it open. */
@@ -239,6 +289,7 @@ class DriverProcess {
     }
   }
 
+  /** A run starts or ends: the next crash's description quotes only what was written since. */
   resetStderrTail(): void {
     this.stderrTail = '';
   }
@@ -264,10 +315,11 @@ class DriverProcess {
     }
   }
 
-  private describeExit(code: number | null, signal: NodeJS.Signals | null): string {
-    const how = signal ? `the Python process was killed by ${signal}` : `the Python process exited with code ${code}`;
+  private describeExit(code: number | null, signal: NodeJS.Signals | null, when: string): string {
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     const tail = this.stderrTail.trim();
-    return tail ? `${how}; the end of its stderr:\n${tail}` : how;
+    const text = `the Python process (pid ${this.pid}) ${how}${when}${memoryHint(signal, tail, this.memoryLimitMb)}`;
+    return tail ? `${text}; the end of its stderr:\n${tail}` : text;
   }
 }
 
@@ -293,10 +345,13 @@ class PythonSession implements BackendSession {
   private awaitingDriver?: { interrupted: boolean };
   /** The last driver died on its own (rather than by restart()), until the next one starts. */
   private crashed = false;
+  /** Why the interpreter's state was lost between runs, until the engine asks. */
+  private stateLoss?: string;
   private disposed = false;
 
   constructor(
     private readonly config: PythonBackendConfig,
+    private readonly memoryLimitMb: number,
     private readonly options: BackendSessionOptions,
   ) {
     this.log = config.log ?? options.log;
@@ -349,6 +404,12 @@ class PythonSession implements BackendSession {
     }
     driver.kill('the session was restarted', true);
     await driver.exited;
+  }
+
+  takeStateLoss(): string | undefined {
+    const loss = this.stateLoss;
+    this.stateLoss = undefined;
+    return loss;
   }
 
   info(): BackendInfo {
@@ -420,7 +481,7 @@ class PythonSession implements BackendSession {
   private spawnDriver(): DriverProcess {
     const interpreter = resolvePythonInterpreter(this.config.pythonPath);
     const driverPath = path.join(assetsDir(), 'python', 'driver.py');
-    const driver: DriverProcess = new DriverProcess(interpreter, driverPath, this.driverEnvironment(), {
+    const driver: DriverProcess = new DriverProcess(interpreter, driverPath, this.driverEnvironment(), this.memoryLimitMb, {
       onMessage: (message) => this.onMessage(driver, message),
       onRawText: (stream, text) => this.onOutput(driver, stream, text),
       onRawDropped: (stream, bytes) => this.onDropped(driver, stream, bytes),
@@ -433,7 +494,12 @@ class PythonSession implements BackendSession {
     driver.setRef(true);
     driver.ready.then(
       (hello) => {
-        this.log.info(`Python session "${this.options.session}": Python ${hello.pythonVersion} at ${hello.executable} (pid ${hello.pid})`);
+        const session = `Python session "${this.options.session}"`;
+        this.log.info(`${session}: Python ${hello.pythonVersion} at ${hello.executable} (pid ${hello.pid}); ${hello.memoryLimit}`);
+        if (this.memoryLimitMb && !hello.memoryLimit.startsWith('memory limited')) this.log.warn(`${session}: ${hello.memoryLimit}`);
+        if (hello.reaper === null) {
+          this.log.info(`${session}: no reaper on ${process.platform}; processes the code starts that leave its process group (setsid) outlive a reset`);
+        }
         if (this.active?.driver !== driver) driver.setRef(false);
       },
       () => undefined,
@@ -501,6 +567,7 @@ class PythonSession implements BackendSession {
     // Without a marker the driver saw the pipe fully read, so everything held back is this run's.
     if (!expect[0]) run.driver.stdout.endRun();
     if (!expect[1]) run.driver.stderr.endRun();
+    run.driver.resetStderrTail();
     this.active = undefined;
     run.driver.setRef(false);
     run.resolve(run.outcome);
@@ -538,11 +605,17 @@ class PythonSession implements BackendSession {
     if (this.driver !== driver) return;
     this.driver = undefined;
     this.crashed = !exit.requested;
-    if (this.crashed) this.log.warn(`Python session "${this.options.session}": ${exit.reason}`);
     const run = this.active;
-    if (run?.driver === driver) {
+    const duringRun = run?.driver === driver;
+    if (this.crashed) {
+      // A run that crashes says so in its outcome; a loss between runs waits for the engine's next question.
+      const reason = exit.describe(duringRun ? '' : ' between runs');
+      this.log.warn(`Python session "${this.options.session}": ${reason}`);
+      if (!duringRun && driver.hello) this.stateLoss ??= reason;
+    }
+    if (duringRun) {
       this.active = undefined;
-      run.resolve({ status: 'crashed', message: exit.reason });
+      run.resolve({ status: 'crashed', message: exit.describe() });
     }
   }
 }

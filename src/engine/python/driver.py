@@ -1,13 +1,13 @@
 """The persistent driver of the workspace-Python backend (Python 3.8+, standard library only).
 
-Usage: python -u driver.py REQUEST_FD EVENT_FD
+Usage: python -u driver.py REQUEST_FD EVENT_FD MEMORY_LIMIT_MB   (0: no limit)
 
 The engine talks to it in length-prefixed JSON frames (src/engine/framing.ts) over two extra pipes, so fds
 0/1/2 stay the user's: requests arrive on REQUEST_FD, events and results leave on EVENT_FD.
 
 Frames in:  {"type": "run", "id", "code", "outputCapBytes"}
             {"type": "hostResult", "callId", "ok", "result" | "error"}
-Frames out: {"type": "hello", "pid", "version", "pythonVersion", "executable", "marker"}
+Frames out: {"type": "hello", "pid", "version", "pythonVersion", "executable", "marker", "reaper", "memoryLimit"}
             {"type": "stdout" | "stderr", "text"}
             {"type": "display", "display": {"mime", "data", "title"?}}  (displays.py)
             {"type": "hostCall", "callId", "method", "params"}
@@ -17,6 +17,8 @@ Output written below sys.stdout (os.write(1, ...), subprocesses) reaches the eng
 So that no such byte arrives after its run's result, a run ends by writing a marker (a random token named
 in the hello frame) to each pipe the engine has not yet read to the end, before the result frame; the
 result says which pipes got one, and the engine waits for those markers.
+
+Where it can, the process the engine starts stays above the driver as the session's reaper (processes.py).
 """
 import sys
 
@@ -67,7 +69,11 @@ _MAX_CHUNK_CHARS = 1 << 20
 _PENDING_SEND_CHARS = 8192
 
 _MAIN_THREAD = threading.get_ident()
-_DRIVER_PID = os.getpid()
+# Set once main() knows which process the driver is: the one the engine started, or the reaper's child.
+_DRIVER_PID = None
+# The top of the session's process tree: the reaper, else the driver.
+_session_root = None
+_processes = None
 
 # ---- interrupts ------------------------------------------------------------------------------------------
 # SIGINT becomes KeyboardInterrupt only while user code runs, and never inside a "critical" section (writing
@@ -77,12 +83,15 @@ _DRIVER_PID = os.getpid()
 _user_code_running = False
 _critical_depth = 0
 _interrupt_pending = False
+# This run was interrupted (a timeout, a cancel, the person), even if its code went on after the interrupt.
+_interrupted = False
 
 
 def _on_sigint(signum, frame):
-    global _interrupt_pending
+    global _interrupt_pending, _interrupted
     if not _user_code_running:
         return  # between runs a late interrupt must not kill the driver
+    _interrupted = True
     if _critical_depth:
         _interrupt_pending = True
         return
@@ -136,9 +145,11 @@ def _write_all(fd, data):
 
 
 def _engine_gone():
-    # Nobody is left to read results: end the driver and everything it started (it leads its own group).
-    if os.getpgrp() == os.getpid():
-        os.killpg(os.getpid(), signal.SIGKILL)
+    # Nobody is left to read results: end the driver and everything the session started, setsid children
+    # included; the group is the session's own when the engine started it (it leads its own group).
+    _processes.kill_below(_session_root, keep=(os.getpid(),))
+    if os.getpgrp() == _session_root:
+        os.killpg(_session_root, signal.SIGKILL)
     os._exit(1)
 
 
@@ -407,6 +418,51 @@ class _BinaryStream(io.RawIOBase):
         self._text.flush()
 
 
+def _file_identity(fd):
+    try:
+        status = os.fstat(fd)
+    except OSError:
+        return None  # closed
+    return status.st_dev, status.st_ino
+
+
+class _StandardStreams:
+    """The session's fds 0-2 and sys.std* objects, put back before every run.
+
+    A run may close or replace them (os.close(1), os.dup2 onto 2, sys.stdout = None, sys.__stderr__.close()),
+    and nothing after it would print otherwise. Within a run they are the code's to redirect (e.g.
+    contextlib.redirect_stdout); the next run starts with the session's own again.
+    """
+
+    _MODES = ("r", "w", "w")
+    _FDS = (0, 1, 2)
+
+    def __init__(self, writer):
+        self._writer = writer
+        # Private copies of the pipes the engine gave as fds 0-2, out of user code's reach. They also carry
+        # the end-of-run markers, whatever a run did to fds 1 and 2.
+        self.saved_fds = tuple(os.dup(fd) for fd in (0, 1, 2))
+        self._identities = tuple(_file_identity(fd) for fd in self.saved_fds)
+        self._originals = [sys.__stdin__, sys.__stdout__, sys.__stderr__]
+        self.stdout = _RunStream("stdout", 1, writer)
+        self.stderr = _RunStream("stderr", 2, writer)
+
+    def restore(self):
+        originals = self._originals
+        for fd in self._FDS:
+            if _file_identity(fd) != self._identities[fd]:
+                os.dup2(self.saved_fds[fd], fd)
+            if originals[fd] is None or originals[fd].closed:
+                # The standard streams never own their fd, so closing one leaves the fd open to wrap again.
+                originals[fd] = open(fd, self._MODES[fd], encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+        sys.__stdin__, sys.__stdout__, sys.__stderr__ = originals
+        if self.stdout.closed:
+            self.stdout = _RunStream("stdout", 1, self._writer)
+        if self.stderr.closed:
+            self.stderr = _RunStream("stderr", 2, self._writer)
+        sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, self.stdout, self.stderr
+
+
 # ---- host calls ------------------------------------------------------------------------------------------
 
 
@@ -524,25 +580,41 @@ def _mark_end_of_run(fd, marker):
         return False
 
 
+def _multiprocessing_helpers():
+    # multiprocessing waits for its forkserver and resource tracker itself and cannot cope with anyone else
+    # reaping them (the forkserver's waitpid would raise ChildProcessError); idle, they cost nothing.
+    helpers = set()
+    for module, instance, attribute in (
+        ("multiprocessing.forkserver", "_forkserver", "_forkserver_pid"),
+        ("multiprocessing.resource_tracker", "_resource_tracker", "_pid"),
+    ):
+        pid = getattr(getattr(sys.modules.get(module), instance, None), attribute, None)
+        if isinstance(pid, int):
+            helpers.add(pid)
+    return helpers
+
+
 def main():
-    global _reader, _writer, _user_code_running, _interrupt_pending
-    request_fd, event_fd = int(sys.argv[1]), int(sys.argv[2])
+    global _reader, _writer, _user_code_running, _interrupt_pending, _interrupted, _DRIVER_PID, _session_root, _processes
+    request_fd, event_fd, memory_limit_mb = (int(arg) for arg in sys.argv[1:4])
+    _processes = _load_shared("_code_mode_processes", "processes.py")
+    # First, while this is the only thread: from here on this process may be the reaper's child.
+    reaper = _processes.start_reaper((request_fd, event_fd))
+    _DRIVER_PID = os.getpid()
+    _session_root = reaper or _DRIVER_PID
+    memory_limit = _processes.limit_memory(memory_limit_mb)
     # Nothing the user starts may inherit the protocol pipes.
     os.set_inheritable(request_fd, False)
     os.set_inheritable(event_fd, False)
     _reader = _FrameReader(request_fd)
     _writer = _FrameWriter(event_fd)
-    # Private copies of fd 1/2 keep the end-of-run markers on the engine's pipes even if user code
-    # redirects fd 1 or 2.
-    marker_fds = (os.dup(1), os.dup(2))
     marker = ("\0code-mode-run-end-%s\0" % os.urandom(12).hex()).encode("ascii")
 
     run_cell = _load_shared("_code_mode_cell", "cell.py").run_cell
     displays = _load_shared("_code_mode_displays", "displays.py")
     displays.install(_send_display)
-    stdout = _RunStream("stdout", 1, _writer)
-    stderr = _RunStream("stderr", 2, _writer)
-    sys.stdout, sys.stderr = stdout, stderr
+    streams = _StandardStreams(_writer)
+    streams.restore()
     faulthandler.enable(file=sys.__stderr__)
     signal.signal(signal.SIGINT, _on_sigint)
 
@@ -570,11 +642,13 @@ def main():
     threading.Thread(target=_watch_engine, args=(request_fd,), name="code-mode-watchdog", daemon=True).start()
     _writer.send({
         "type": "hello",
-        "pid": os.getpid(),
+        "pid": _DRIVER_PID,
         "version": sys.version,
         "pythonVersion": "%d.%d.%d" % sys.version_info[:3],
         "executable": sys.executable,
         "marker": marker.decode("ascii"),
+        "reaper": reaper,
+        "memoryLimit": memory_limit,
     })
 
     cells = 0
@@ -586,10 +660,13 @@ def main():
         cap = request.get("outputCapBytes")
         if not isinstance(cap, int) or cap < 0:
             cap = _DEFAULT_OUTPUT_CAP
-        stdout.begin_run(cap)
-        stderr.begin_run(cap)
+        streams.restore()
+        streams.stdout.begin_run(cap)
+        streams.stderr.begin_run(cap)
         displays.begin_run()
         _lend_sigint_to_user()
+        _interrupted = False
+        started = _processes.mark()
         try:
             _user_code_running = True
             outcome = run_cell(request["code"], user_main.__dict__, "<cell %d>" % cells)
@@ -605,11 +682,16 @@ def main():
             os._exit(0)
         _interrupt_pending = False
         _take_back_sigint()
+        if _interrupted or outcome["status"] == "interrupted":
+            # A run stopped for taking too long (or asked to stop) leaves nothing running: every process it
+            # started ends, setsid ones and zombies included. Processes earlier runs started are kept, as
+            # they are after a run that ends by itself: a server started in one cell serves the next.
+            _processes.end_below(_session_root, keep={_DRIVER_PID} | _multiprocessing_helpers(), since=started)
         # After the user's SIGINT handler is put away: drawing figures is the driver's work, not the cell's.
         displays.end_run()
-        stdout.finish_run()
-        stderr.finish_run()
-        raw_markers = [_mark_end_of_run(fd, marker) for fd in marker_fds]
+        streams.stdout.finish_run()
+        streams.stderr.finish_run()
+        raw_markers = [_mark_end_of_run(fd, marker) for fd in streams.saved_fds[1:]]
         _writer.send({"type": "result", "id": request.get("id"), "outcome": outcome, "rawMarkers": raw_markers})
 
 

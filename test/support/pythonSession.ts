@@ -1,0 +1,123 @@
+// Driving workspace-Python backend sessions against a real interpreter, and looking at the processes they
+// leave, for the python-backend test files.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import type { BackendOutcome, BackendSession, BackendSink } from '../../src/engine/types';
+
+export const CAP = 64 * 1024;
+
+/** A sink that records a run's output and can wait for some of it to show up. */
+export class Collector implements BackendSink {
+  out = '';
+  err = '';
+  /** Bytes the source said it dropped from the middle of each stream. */
+  droppedBytes = { stdout: 0, stderr: 0 };
+  private waiters: { stream: 'out' | 'err'; text: string; resolve: () => void }[] = [];
+
+  stdout(text: string): void {
+    this.out += text;
+    this.check();
+  }
+
+  stderr(text: string): void {
+    this.err += text;
+    this.check();
+  }
+
+  dropped(stream: 'stdout' | 'stderr', bytes: number): void {
+    this.droppedBytes[stream] += bytes;
+  }
+
+  display(): void {}
+
+  waitFor(text: string, stream: 'out' | 'err' = 'out'): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiters.push({ stream, text, resolve });
+      this.check();
+    });
+  }
+
+  private check(): void {
+    this.waiters = this.waiters.filter((w) => {
+      if (!this[w.stream].includes(w.text)) return true;
+      w.resolve();
+      return false;
+    });
+  }
+}
+
+let runCounter = 0;
+
+export async function run(session: BackendSession, code: string, sink = new Collector(), outputCapBytes = CAP) {
+  const outcome = await session.run({ runId: `run-${++runCounter}`, code, outputCapBytes }, sink);
+  return { outcome, out: sink.out, err: sink.err };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface ProcStat {
+  ppid: number;
+  state: string;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // The command name may hold spaces and parentheses; the fields after its last ')' do not.
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state, ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Running, as opposed to exited: a zombie no longer runs, it only waits for a parent to reap it. */
+export function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  return (readStat(pid)?.state ?? 'Z') === 'Z';
+}
+
+export async function waitUntil(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await sleep(50);
+  assert.ok(condition(), what);
+}
+
+export async function waitUntilGone(pid: number): Promise<void> {
+  await waitUntil(() => isGone(pid), `process ${pid} is still running`);
+}
+
+/** Every process below `root` in /proc, zombies included, as "pid state" strings. */
+export function descendants(root: number): string[] {
+  const children = new Map<number, { pid: number; state: string }[]>();
+  for (const name of fs.readdirSync('/proc')) {
+    const pid = Number(name);
+    const stat = Number.isInteger(pid) ? readStat(pid) : undefined;
+    if (!stat) continue;
+    children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), { pid, state: stat.state }]);
+  }
+  const found: string[] = [];
+  const queue = [root];
+  while (queue.length) {
+    for (const child of children.get(queue.shift() as number) ?? []) {
+      found.push(`${child.pid} ${child.state}`);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+}
+
+/** The pid of the process the backend spawned (its direct child), which is the root of all the session's processes. */
+export function spawnedPid(driverPid: number): number {
+  const parent = readStat(driverPid)?.ppid;
+  // Without a reaper process the driver is the spawned process itself.
+  return parent === process.pid || parent === undefined ? driverPid : parent;
+}
+
+export function assertCrashed(outcome: BackendOutcome, pattern: RegExp): void {
+  assert.equal(outcome.status, 'crashed');
+  if (outcome.status === 'crashed') assert.match(outcome.message, pattern);
+}
