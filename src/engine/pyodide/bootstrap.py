@@ -49,8 +49,10 @@ def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_sourc
     sys.modules["__main__"] = main
     namespace = main.__dict__
     run_cell = cell.run_cell
+    streams = _StandardStreams()
 
     def run(source, filename):
+        streams.restore()
         displays.begin_run()
         try:
             return json.dumps(run_cell(source, namespace, filename))
@@ -125,3 +127,35 @@ def _refuse_sockets(message):
 
     socket.socket.__init__ = refuse
     socket.getaddrinfo = lambda *args, **kwargs: refuse(None)
+
+
+class _StandardStreams:
+    """The session's fds 1-2 and sys.std* objects, put back before every run, as the CPython driver does.
+
+    A run may close or replace them (os.close(1), sys.stdout = None, sys.__stderr__.close()), and nothing after
+    it would print otherwise. Within a run they are the code's to redirect; the next run starts with the
+    session's own again. Pyodide's fds 1 and 2 are its /dev/stdout and /dev/stderr devices, which reach the
+    worker's output hooks however often they are reopened.
+    """
+
+    _DEVICES = {1: "/dev/stdout", 2: "/dev/stderr"}
+
+    def __init__(self):
+        self._originals = {"stdout": sys.stdout, "stderr": sys.stderr}
+
+    def restore(self):
+        for fd, device in self._DEVICES.items():
+            try:
+                os.fstat(fd)
+            except OSError:
+                reopened = os.open(device, os.O_WRONLY)
+                if reopened != fd:
+                    os.dup2(reopened, fd)
+                    os.close(reopened)
+        for name, fd in (("stdout", 1), ("stderr", 2)):
+            original = self._originals[name]
+            if original.closed:
+                original = open(fd, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+                self._originals[name] = original
+            setattr(sys, name, original)
+            setattr(sys, "__%s__" % name, original)
