@@ -53,6 +53,22 @@ describe('an interpreter lost between runs', { timeout: TEST_TIMEOUT }, () => {
     assert.equal(session.takeStateLoss(), undefined);
   });
 
+  test('the engine announces it with the next run', async () => {
+    const engine = new Engine({ backends: [createPythonBackend({ log })], config: { defaultBackend: 'python' }, log });
+    try {
+      await engine.run({ code: 'kept = 1' });
+      const [described] = engine.describeSessions();
+      process.kill(described.info.pid as number, 'SIGKILL');
+      await waitUntil(() => engine.describeSessions()[0].info.state === 'dead', 'the session notices the driver died');
+      const result = await engine.run({ code: 'print("fresh")' });
+      assert.equal(result.stdout, 'fresh\n');
+      assert.equal(result.session_reset, true);
+      assert.match(result.reset_reason ?? '', /killed by SIGKILL between runs/);
+    } finally {
+      await engine.dispose();
+    }
+  });
+
   test('restart(), dispose() and a crash during a run are not reported as losses', async () => {
     const session = newSession();
     await run(session, 'pass');

@@ -94,7 +94,8 @@ interface Hello {
   marker: string;
   /** The pid of the session's reaper (the spawned process, the driver's parent; processes.py), if there is one. */
   reaper: number | null;
-  /** How the driver's memory is bounded, for the log. */
+  /** The memory limit in force (0: none), and how it is applied or why not, for the log. */
+  memoryLimitMb: number;
   memoryLimit: string;
 }
 
@@ -496,9 +497,11 @@ class PythonSession implements BackendSession {
       (hello) => {
         const session = `Python session "${this.options.session}"`;
         this.log.info(`${session}: Python ${hello.pythonVersion} at ${hello.executable} (pid ${hello.pid}); ${hello.memoryLimit}`);
-        if (this.memoryLimitMb && !hello.memoryLimit.startsWith('memory limited')) this.log.warn(`${session}: ${hello.memoryLimit}`);
+        if (this.memoryLimitMb && !hello.memoryLimitMb) this.log.warn(`${session}: ${hello.memoryLimit}`);
         if (hello.reaper === null) {
-          this.log.info(`${session}: no reaper on ${process.platform}; processes the code starts that leave its process group (setsid) outlive a reset`);
+          this.log.info(
+            `${session}: no /proc or PR_SET_CHILD_SUBREAPER on ${process.platform}, so processes the code starts that leave its process group (setsid, daemons) can outlive a reset`,
+          );
         }
         if (this.active?.driver !== driver) driver.setRef(false);
       },
@@ -607,15 +610,15 @@ class PythonSession implements BackendSession {
     this.crashed = !exit.requested;
     const run = this.active;
     const duringRun = run?.driver === driver;
+    const reason = exit.describe(duringRun ? '' : ' between runs');
     if (this.crashed) {
-      // A run that crashes says so in its outcome; a loss between runs waits for the engine's next question.
-      const reason = exit.describe(duringRun ? '' : ' between runs');
       this.log.warn(`Python session "${this.options.session}": ${reason}`);
+      // A run that crashes says so in its outcome; a loss between runs waits for the engine's next question.
       if (!duringRun && driver.hello) this.stateLoss ??= reason;
     }
     if (duringRun) {
       this.active = undefined;
-      run.resolve({ status: 'crashed', message: exit.describe() });
+      run.resolve({ status: 'crashed', message: reason });
     }
   }
 }

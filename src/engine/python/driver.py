@@ -7,7 +7,8 @@ The engine talks to it in length-prefixed JSON frames (src/engine/framing.ts) ov
 
 Frames in:  {"type": "run", "id", "code", "outputCapBytes"}
             {"type": "hostResult", "callId", "ok", "result" | "error"}
-Frames out: {"type": "hello", "pid", "version", "pythonVersion", "executable", "marker", "reaper", "memoryLimit"}
+Frames out: {"type": "hello", "pid", "version", "pythonVersion", "executable", "marker", "reaper", "memoryLimitMb",
+             "memoryLimit"}
             {"type": "stdout" | "stderr", "text"}
             {"type": "display", "display": {"mime", "data", "title"?}}  (displays.py)
             {"type": "hostCall", "callId", "method", "params"}
@@ -441,7 +442,7 @@ class _StandardStreams:
         self._writer = writer
         # Private copies of the pipes the engine gave as fds 0-2, out of user code's reach. They also carry
         # the end-of-run markers, whatever a run did to fds 1 and 2.
-        self.saved_fds = tuple(os.dup(fd) for fd in (0, 1, 2))
+        self.saved_fds = tuple(os.dup(fd) for fd in self._FDS)
         self._identities = tuple(_file_identity(fd) for fd in self.saved_fds)
         self._originals = [sys.__stdin__, sys.__stdout__, sys.__stderr__]
         self.stdout = _RunStream("stdout", 1, writer)
@@ -602,7 +603,7 @@ def main():
     reaper = _processes.start_reaper((request_fd, event_fd))
     _DRIVER_PID = os.getpid()
     _session_root = reaper or _DRIVER_PID
-    memory_limit = _processes.limit_memory(memory_limit_mb)
+    memory_limit_mb, memory_limit = _processes.limit_memory(memory_limit_mb)
     # Nothing the user starts may inherit the protocol pipes.
     os.set_inheritable(request_fd, False)
     os.set_inheritable(event_fd, False)
@@ -648,6 +649,7 @@ def main():
         "executable": sys.executable,
         "marker": marker.decode("ascii"),
         "reaper": reaper,
+        "memoryLimitMb": memory_limit_mb,
         "memoryLimit": memory_limit,
     })
 
