@@ -68,9 +68,10 @@ function killGroup(pid: number): void {
   }
 }
 
-/** Everything a session's processes are: what its spawned process started, setsid children included, and the group. */
+/** Every process of a session: its spawned process's group and all below it, setsid children included. */
 function killSession(pid: number): void {
-  killDescendants(pid);
+  // Rounds, since no reaper may be there to catch what forks between a scan and its kill.
+  killDescendants(pid, 3);
   killGroup(pid);
 }
 
@@ -276,8 +277,8 @@ class DriverProcess {
       return;
     }
     // The reaper stays, so that it reaps what is killed rather than leaving zombies to init; once the driver
-    // is gone it kills whatever remains and ends itself.
-    killDescendants(pid);
+    // is gone it kills whatever remains (anything forked after this scan too) and ends itself.
+    killDescendants(pid, 1);
     this.reaperBackstop ??= setTimeout(() => killGroup(pid), REAPER_GRACE_MS);
   }
 

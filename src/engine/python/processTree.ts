@@ -1,8 +1,25 @@
 import * as fs from 'node:fs';
 
+/** One /proc/<pid>/stat line fits many times over; shared, since scans are synchronous. */
+const statBuffer = Buffer.alloc(4096);
+
+function readStat(pid: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    // open + read into a shared buffer: a third of readFileSync's cost, which counts with hundreds of processes.
+    fd = fs.openSync(`/proc/${pid}/stat`, 'r');
+    return statBuffer.latin1Slice(0, fs.readSync(fd, statBuffer, 0, statBuffer.length, 0));
+  } catch {
+    return undefined; // ended since the listing
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 /**
- * Every process below `root` (not `root` itself), read from /proc; empty where there is no /proc (macOS,
- * Windows), where the process group is all a caller can kill. Synchronous, so it also serves an exit hook.
+ * Every live process below `root` (not `root` itself; zombies have ended and have no children), read from
+ * /proc; empty where there is no /proc (macOS, Windows), where the process group is all a caller can kill.
+ * Synchronous, so it also serves an exit hook: about 15 µs a process on the system.
  */
 export function descendantsOf(root: number): number[] {
   let names: string[];
@@ -14,15 +31,12 @@ export function descendantsOf(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of names) {
     const pid = Number(name);
-    if (!Number.isInteger(pid)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-    } catch {
-      continue; // ended since the listing
-    }
+    const stat = Number.isInteger(pid) ? readStat(name) : undefined;
+    if (stat === undefined) continue;
     // The command name (field 2) may hold spaces and parentheses; the fields after its last ')' do not.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ', 2)[1]);
+    const [state, ppidText] = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 2);
+    if (state === 'Z') continue;
+    const ppid = Number(ppidText);
     const siblings = children.get(ppid);
     if (siblings) siblings.push(pid);
     else children.set(ppid, [pid]);
@@ -39,11 +53,12 @@ export function descendantsOf(root: number): number[] {
 }
 
 /**
- * SIGKILLs every process below `root`, children that left the process group with setsid included. Scans a
- * few times, as a process may fork between a scan and its kill (and a killed one forks no more).
+ * SIGKILLs every process below `root`, children that left the process group with setsid included. With
+ * more than one round it scans again while it finds any alive, for a process that forked between a scan and
+ * its kill (a killed one forks no more).
  */
-export function killDescendants(root: number): void {
-  for (let round = 0; round < 3; round++) {
+export function killDescendants(root: number, rounds: number): void {
+  for (let round = 0; round < rounds; round++) {
     const found = descendantsOf(root);
     if (found.length === 0) return;
     for (const pid of found) {

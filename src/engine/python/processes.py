@@ -82,16 +82,28 @@ def _end_like(status):
 # ---- the process tree, from /proc --------------------------------------------------------------------
 
 
+def _read_stat(pid):
+    # os.open and os.read: half the cost of open(), which counts with hundreds of processes on the system.
+    try:
+        fd = os.open("/proc/%s/stat" % pid, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _process_table():
     """{pid: (ppid, state, start time in clock ticks since boot)} for every process on the system."""
     table = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as stat_file:
-                stat = stat_file.read()
-        except OSError:
+        stat = _read_stat(name)
+        if stat is None:
             continue  # ended since the listing
         # The command name (field 2) may hold spaces and parentheses; the fields after its last ")" do not.
         fields = stat[stat.rindex(b")") + 2:].split()
@@ -183,10 +195,8 @@ def _reaped(pid, root):
             return True
     except ChildProcessError:
         pass  # not this process's child: its reaper's
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as stat_file:
-            stat = stat_file.read()
-    except OSError:
+    stat = _read_stat(pid)
+    if stat is None:
         return True
     state, ppid = stat[stat.rindex(b")") + 2:].split()[:2]
     # A zombie re-parented outside the session (to init, where there is no reaper) is for its new parent.
