@@ -198,6 +198,7 @@ export class EngineHost implements vscode.Disposable {
     const loading = () => engine.describeSessions().some((s) => s.backend === 'pyodide' && s.info.state === 'loading');
     if (this.pyodideProgressShown || !loading()) return;
     this.pyodideProgressShown = true;
+    this.warnIfSandboxIncomplete(engine);
     void vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Code Mode: loading Pyodide (first start prepares a snapshot)…' },
       () =>
@@ -210,6 +211,16 @@ export class EngineHost implements vscode.Disposable {
           });
         }),
     );
+  }
+
+  /** Said once, when Pyodide first starts: agents are told it is a sandbox, so a weaker one must not be silent. */
+  private warnIfSandboxIncomplete(engine: Engine): void {
+    const sandbox = engine.sandbox('pyodide');
+    if (!sandbox || sandbox.complete) return;
+    // The backend has logged every gap already.
+    void vscode.window
+      .showWarningMessage(`Code Mode: the Pyodide sandbox is incomplete on this machine (${sandbox.mechanism}): ${sandbox.gaps[0]}.`, 'Show Details')
+      .then((choice) => choice && this.log.show());
   }
 
   dispose(): void {

@@ -66,6 +66,8 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
     fs.mkdirSync(config.cacheDir, { recursive: true });
     // Bound into the sandbox at its own path, so the path must not go through symlinks.
     const cacheDir = fs.realpathSync(config.cacheDir);
+    const sandbox = sandboxReport(network);
+    for (const gap of sandbox.gaps) backendLog.warn(`Pyodide sandbox (${sandbox.mechanism}): ${gap}`);
     return (shared = { cacheDir, heapLimitMb, network, snapshots: new SnapshotCache(cacheDir, pyodideDir(), backendLog) });
   };
   return {
