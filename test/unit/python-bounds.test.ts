@@ -155,6 +155,7 @@ describe('the memory limit', { timeout: TEST_TIMEOUT }, () => {
     await run(session, 'kept = "yes"');
     const { outcome } = await run(session, 'x = bytearray(6 * 1024**3)');
     assert.equal(outcome.status === 'error' && outcome.excName, 'MemoryError');
+    assert.equal(outcome.status === 'error' && outcome.message, "MemoryError (this session's memory limit is 512 MB)");
     const { outcome: after, out } = await run(session, 'y = bytearray(100 * 1024**2)\nprint(kept, len(y))');
     assert.deepEqual(after, { status: 'ok' });
     assert.equal(out, `yes ${100 * 1024 ** 2}\n`);
@@ -240,6 +241,17 @@ describe('processes a run starts', { timeout: TEST_TIMEOUT }, () => {
       for (const pid of pids) await waitUntilGone(pid);
     });
   }
+
+  test("the driver's own children stay the code's to wait for: their exit statuses outlive the run", async () => {
+    const session = newSession();
+    await run(
+      session,
+      'import multiprocessing, subprocess, sys\nchild = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])\nworker = multiprocessing.get_context("fork").Process(target=sys.exit, args=(4,))\nworker.start()',
+    );
+    await sleep(500);
+    await run(session, 'pass');
+    assert.equal((await run(session, 'worker.join()\nprint(child.wait(), worker.exitcode)')).out, '3 4\n');
+  });
 
   test('orphans of the run are reaped as they exit, so no zombies pile up', linuxOnly, async () => {
     const session = newSession();

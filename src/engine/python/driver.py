@@ -684,6 +684,9 @@ def main():
             os._exit(0)
         _interrupt_pending = False
         _take_back_sigint()
+        if memory_limit_mb and outcome.get("excName") == "MemoryError":
+            # Most likely the limit rather than the machine: say so, so the code's author knows what bounds it.
+            outcome["message"] += " (this session's memory limit is %d MB)" % memory_limit_mb
         if _interrupted or outcome["status"] == "interrupted":
             # A run stopped for taking too long (or asked to stop) leaves nothing running: every process it
             # started ends, setsid ones and zombies included. Processes earlier runs started are kept, as
