@@ -44,8 +44,9 @@ def start_reaper(protocol_fds):
         return None
     driver = os.fork()
     if driver == 0:
-        # The subreaper flag is not inherited across fork: the driver's children are re-parented as usual.
+        # The subreaper flag is not inherited across fork: the driver waits only for children it starts itself.
         return os.getppid()
+    # The engine's pipes are the driver's alone.
     for fd in protocol_fds:
         os.close(fd)
     # Interrupts are for the driver; one sent to the whole group by user code must not end the reaper.
