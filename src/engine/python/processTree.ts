@@ -8,7 +8,7 @@ function readStat(pid: string): string | undefined {
   try {
     // open + read into a shared buffer: a third of readFileSync's cost, which counts with hundreds of processes.
     fd = fs.openSync(`/proc/${pid}/stat`, 'r');
-    return statBuffer.latin1Slice(0, fs.readSync(fd, statBuffer, 0, statBuffer.length, 0));
+    return statBuffer.toString('latin1', 0, fs.readSync(fd, statBuffer, 0, statBuffer.length, 0));
   } catch {
     return undefined; // ended since the listing
   } finally {
