@@ -11,6 +11,8 @@ export interface EngineSetup {
   config?: Partial<EngineConfig>;
   /** Workspace-Python interpreter; else CODE_MODE_PYTHON, else python3/python on PATH. */
   pythonPath?: string;
+  /** Data memory cap of each workspace-Python session in MB (0: none; default 4096). */
+  pythonMemoryLimitMb?: number;
   /** Where caches (the Pyodide snapshot) and stores live. */
   storageDir?: string;
   /** The Pyodide sandbox: heap cap and network access (see PyodideSettings). */
@@ -47,7 +49,7 @@ export function createEngine(setup: EngineSetup = {}): Engine {
     scratchDir: path.join(storageDir, 'scratch'),
     backends: [
       pyodideBackendFor(storageDir, setup.pyodide ?? {}, setup.log),
-      createPythonBackend({ pythonPath: setup.pythonPath, log: setup.log }),
+      createPythonBackend({ pythonPath: setup.pythonPath, memoryLimitMb: setup.pythonMemoryLimitMb, log: setup.log }),
     ],
   });
 }

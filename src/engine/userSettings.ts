@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isBackendKind, MAX_TIMEOUT_S, type EngineConfig } from './config';
 import type { Engine } from './engine';
-import { createPythonBackend } from './python/backend';
+import { createPythonBackend, type PythonBackendConfig } from './python/backend';
 import { readJsonFile, writeJsonAtomic } from './stores/atomicJson';
 import type { BackendKind, Logger } from './types';
 
@@ -79,8 +79,8 @@ export function settingsOf(config: EngineConfig, pythonPath: string): UserSettin
   };
 }
 
-/** Applies one setting to a running engine (the python path swaps the python backend). */
-export async function applySetting(engine: Engine, change: SettingValue, log: Logger): Promise<void> {
+/** Applies one setting to a running engine (the python path swaps the python backend, keeping its other settings). */
+export async function applySetting(engine: Engine, change: SettingValue, log: Logger, python: Omit<PythonBackendConfig, 'pythonPath' | 'log'> = {}): Promise<void> {
   switch (change.key) {
     case 'default_backend':
       engine.config = { ...engine.config, defaultBackend: change.value as BackendKind };
@@ -96,7 +96,7 @@ export async function applySetting(engine: Engine, change: SettingValue, log: Lo
       return;
     case 'python_path':
       await engine.setBackendFactory(
-        createPythonBackend({ pythonPath: (change.value as string) || undefined, log }),
+        createPythonBackend({ ...python, pythonPath: (change.value as string) || undefined, log }),
         `python_path changed to ${(change.value as string) || '(search CODE_MODE_PYTHON, then PATH)'}`,
       );
       return;
@@ -113,6 +113,8 @@ export class FileSettings implements SettingsPort {
     private readonly engine: Engine,
     private readonly log: Logger,
     private pythonPath = '',
+    /** What the command line set for the python backend besides its path, kept when the path changes. */
+    private readonly python: Omit<PythonBackendConfig, 'pythonPath' | 'log'> = {},
   ) {
     this.file = path.join(storageDir, 'settings.json');
     this.stored = readJsonFile(this.file, acceptStored, log) ?? {};
@@ -142,7 +144,7 @@ export class FileSettings implements SettingsPort {
   }
 
   private async apply(change: SettingValue): Promise<void> {
-    await applySetting(this.engine, change, this.log);
+    await applySetting(this.engine, change, this.log, this.python);
     if (change.key === 'python_path') this.pythonPath = change.value as string;
   }
 }

@@ -24,6 +24,8 @@ Usage: code-mode-mcp [options]
   --timeout <seconds>         default run time limit (default: 30)
   --storage <dir>             caches and stores (default: ${defaultStorageDir()})
   --heap-mb <n>               Pyodide WebAssembly heap cap in MB (default: 1024)
+  --python-memory-mb <n>      data memory cap of each workspace-Python session in MB, 0 for none
+                              (default: 4096; enforced on Linux)
   --pyodide-network <off|on>  whether code in the Pyodide sandbox may use the network (default: off)
   --max-sessions <n>          live sessions per backend; past it the least recently used idle
                               one is ended and its next run is told (default: 8)
@@ -50,6 +52,7 @@ function parseCli(argv: string[]) {
       storage: { type: 'string' },
       'heap-mb': { type: 'string' },
       'pyodide-network': { type: 'string' },
+      'python-memory-mb': { type: 'string' },
       'max-sessions': { type: 'string' },
       warm: { type: 'boolean' },
       'pyodide-only': { type: 'boolean' },
@@ -75,6 +78,8 @@ function parseCli(argv: string[]) {
   if (pyodideOnly && backend === 'python') throw new Error('--pyodide-only cannot be combined with --backend python');
   const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
   if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64)) throw new Error('--heap-mb must be a whole number of at least 64');
+  const pythonMemoryMb = values['python-memory-mb'] === undefined ? undefined : Number(values['python-memory-mb']);
+  if (pythonMemoryMb !== undefined && !(Number.isInteger(pythonMemoryMb) && pythonMemoryMb >= 0)) throw new Error('--python-memory-mb must be a whole number of MB (0 for no cap)');
   const network = values['pyodide-network'] ?? 'off';
   if (!isNetworkAccess(network)) throw new Error(`--pyodide-network must be "off" or "on", not "${network}"`);
   const maxSessions = values['max-sessions'] === undefined ? undefined : Number(values['max-sessions']);
@@ -82,7 +87,7 @@ function parseCli(argv: string[]) {
   const wheelhouseDir = values.wheelhouse ?? process.env.CODE_MODE_WHEELHOUSE;
   const wheelhouse = wheelhouseDir ? path.resolve(wheelhouseDir) : undefined;
   if (wheelhouse && !fs.statSync(wheelhouse, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--wheelhouse: ${wheelhouse} is not a folder`);
-  return { help: values.help ?? false, backend, timeoutS, heapMb, network, maxSessions, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+  return { help: values.help ?? false, backend, timeoutS, heapMb, network, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
 }
 
 const stderrLogger: Logger = {
@@ -112,6 +117,7 @@ async function main(): Promise<void> {
       ...(cli.maxSessions !== undefined ? { maxSessions: cli.maxSessions } : {}),
     },
     pythonPath: cli.python,
+    pythonMemoryLimitMb: cli.pythonMemoryMb,
     storageDir,
     pyodide: { heapLimitMb: cli.heapMb, network: cli.network },
     workspaceRoots: [cli.workspace],
@@ -119,7 +125,7 @@ async function main(): Promise<void> {
   });
   if (cli.pyodideOnly) await engine.setBackendEnabled('python', false, 'the python backend is disabled for this server (--pyodide-only)');
   const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: cli.workspace }, stderrLogger);
-  const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '');
+  const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '', { memoryLimitMb: cli.pythonMemoryMb });
   await settings.load(cli.explicit);
   const stores = createStores(storageDir, stderrLogger);
   // Every run is kept, bounded, in <storage>/history.json, as the extension keeps its own.

@@ -120,6 +120,9 @@ export class EngineHost implements vscode.Disposable {
     if (!this.engine) return;
     const engine = await this.engine;
     engine.config = this.settings.engine;
+    if (before.pythonMemoryLimitMb !== this.settings.pythonMemoryLimitMb) {
+      await engine.setBackendFactory(this.pythonBackend(), `the memory cap of workspace-Python sessions changed to ${this.settings.pythonMemoryLimitMb || 'none'} MB`);
+    }
     const { heapLimitMb, network } = this.settings.pyodide;
     if (before.pyodide.heapLimitMb !== heapLimitMb || before.pyodide.network !== network) {
       await engine.setBackendFactory(pyodideBackendFor(this.storageDir, this.settings.pyodide, this.logger), `the Pyodide settings changed (heap ${heapLimitMb} MB, network ${network})`);
@@ -132,7 +135,7 @@ export class EngineHost implements vscode.Disposable {
     if (!this.engine) return;
     const engine = await this.engine;
     const name = choice.path ?? 'python3 on PATH';
-    await engine.setBackendFactory(createPythonBackend({ pythonPath: choice.path, log: this.logger }), `the workspace interpreter changed to ${name}`);
+    await engine.setBackendFactory(this.pythonBackend(), `the workspace interpreter changed to ${name}`);
     this.log.info(`workspace Python is now ${name}; its sessions were restarted`);
     void vscode.window.showInformationMessage(`Code Mode: workspace Python changed to ${name}. Its sessions were restarted: their variables are gone.`);
   }
@@ -147,6 +150,7 @@ export class EngineHost implements vscode.Disposable {
     const engine = createEngine({
       config: this.settings.engine,
       pythonPath: this.interpreterChoice.path,
+      pythonMemoryLimitMb: this.settings.pythonMemoryLimitMb,
       storageDir: this.storageDir,
       pyodide: this.settings.pyodide,
       workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
@@ -211,6 +215,10 @@ export class EngineHost implements vscode.Disposable {
           });
         }),
     );
+  }
+
+  private pythonBackend() {
+    return createPythonBackend({ pythonPath: this.interpreterChoice?.path, memoryLimitMb: this.settings.pythonMemoryLimitMb, log: this.logger });
   }
 
   /** Said once, when Pyodide first starts: agents are told it is a sandbox, so a weaker one must not be silent. */

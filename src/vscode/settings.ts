@@ -13,6 +13,8 @@ export interface ExtensionSettings {
   bridgePolicy: BridgePolicy;
   exposeVscodeTools: boolean;
   pythonPath: string;
+  /** Data memory cap of each workspace-Python session in MB (0: none). */
+  pythonMemoryLimitMb: number;
   pyodide: PyodideSettings;
   mcpTransport: McpTransport;
 }
@@ -44,6 +46,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
     bridgePolicy: { allowServers: strings('tools.allowServers'), allowTools: strings('tools.allowTools') },
     exposeVscodeTools: c.get<boolean>('tools.vscodeTools', true),
     pythonPath: c.get<string>('pythonPath', '').trim(),
+    pythonMemoryLimitMb: c.get<number>('python.memoryLimitMB', 4096),
     pyodide: {
       heapLimitMb: c.get<number>('pyodide.heapLimitMB', 1024),
       network: c.get<string>('pyodide.network', 'off') === 'on' ? 'on' : 'off',
