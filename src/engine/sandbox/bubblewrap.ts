@@ -45,7 +45,9 @@ export function bubblewrap(): { binary: string } | { unavailable: string } {
  * With `seccompFd`, bwrap reads the filter of seccomp.ts from that descriptor.
  */
 export function bubblewrapArgs(access: FileAccess, network: NetworkAccess, cwd: string, seccompFd?: number): string[] {
-  const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--clearenv'];
+  // A user namespace even when the server runs as root (bwrap would skip it), so no capability held inside
+  // means anything outside; and none may be created inside, which closes a common kernel attack surface.
+  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--clearenv'];
   for (const [name, value] of Object.entries(minimalEnvironment())) args.push('--setenv', name, value ?? '');
   if (seccompFd !== undefined) args.push('--seccomp', String(seccompFd));
   if (network === 'on') args.push('--share-net');
