@@ -32,6 +32,13 @@ describe('get_environment and configure', () => {
     assert.ok(Array.isArray(env.backends.python.packages) && env.backends.python.packages.some((p: { name: string }) => p.name === 'pip'));
     assert.equal(env.limits.timeout_s, 30);
     assert.equal(env.limits.output_cap_kb, 64);
+    assert.equal(env.limits.max_sessions_per_backend, 8);
+    const sandbox = env.backends.pyodide.sandbox;
+    assert.equal(sandbox.network, 'off');
+    if (process.platform === 'linux') assert.deepEqual([sandbox.mechanism, sandbox.complete, sandbox.gaps], ['bubblewrap', true, []]);
+    else assert.equal(sandbox.complete, false);
+    assert.equal(env.backends.python.sandbox, null, 'the workspace interpreter is not sandboxed and says so');
+    assert.match(env.backends.python.isolation, /^none/);
     assert.equal(env.guardrails.maxCodeBytes, 256 * 1024);
     assert.deepEqual(env.external_servers, []);
   });
