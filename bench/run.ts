@@ -1,24 +1,49 @@
-// npm run bench — medians and ratios against a spawn-per-call baseline measured in the same run.
+// npm run bench — medians and ratios against baselines measured in the same run:
+//   * a spawn-per-call baseline (`python3 -c` per call),
+//   * the MCP floor: an SDK stdio server whose tool runs nothing (bench/floorServer.ts), called with the same
+//     SDK client as ours, interleaved call by call with our run_python calls and with the engine alone.
 // Numbers are printed, never asserted: this machine is shared and noisy.
+//
+//   npm run bench [-- --quick] [--root <checkout>] [--compare <checkout>]
+//     --root     the checkout to measure (default: this one); its dist/ must be built
+//     --compare  another built checkout measured in the same run, interleaved with --root (e.g. a `git worktree`
+//                of an older commit with node_modules linked in): its rows, and how --root changed against it
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { execFile } from 'node:child_process';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
-import { resolvePythonInterpreter } from '../src/engine/python/interpreter';
-import type { BackendKind } from '../src/engine/types';
-import { connectStdio, repoRoot, runPython } from '../test/support/mcp';
+import { pathToFileURL } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import type { BackendKind, Logger, RunResult } from '../src/engine/types';
+import { FLOOR_TOOL } from './floorServer';
+
+type EngineModule = typeof import('../src/engine/index');
+type PyodideModule = typeof import('../src/engine/pyodide/backend');
+type InterpreterModule = typeof import('../src/engine/python/interpreter');
 
 const execFileAsync = promisify(execFile);
-const quick = process.argv.includes('--quick');
+const cli = parseArgs({
+  options: { quick: { type: 'boolean' }, root: { type: 'string' }, compare: { type: 'string' } },
+  strict: true,
+}).values;
+const quick = cli.quick ?? false;
 const COLD_RUNS = quick ? 2 : 5;
+const PYODIDE_COLD_RUNS = quick ? 1 : 3;
+const SNAPSHOT_STARTS = quick ? 3 : 7;
 const WARM_CALLS = quick ? 100 : 1000;
 const PARALLEL_CALLS = quick ? 400 : 2000;
 const CALLERS = 8;
 const BRIDGE_CALLS = quick ? 100 : 500;
+const BACKENDS: BackendKind[] = ['pyodide', 'python'];
+const CODE = 'print(1+1)';
+const benchDir = __dirname;
+const thisRoot = path.resolve(benchDir, '..');
+
+// ---- statistics -----------------------------------------------------------------------------------------
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -37,55 +62,102 @@ async function timed<T>(fn: () => Promise<T>): Promise<number> {
   return performance.now() - start;
 }
 
-interface Figures {
-  coldFirstResultMs: number;
-  warmP50Ms: number;
-  warmP90Ms: number;
+const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(3));
+const times = (n: number) => `${n.toFixed(1)}×`;
+const percent = (ratio: number) => {
+  const change = Math.round((ratio - 1) * 100);
+  return `${change > 0 ? '+' : change < 0 ? '−' : '±'}${Math.abs(change)} %`;
+};
+
+/**
+ * CPU ticks (Linux): busy and total of the whole machine, and what this process and its reaped descendants (our
+ * servers, their Pyodide and Python processes) used. Elsewhere undefined.
+ */
+function cpuTicks(): { busy: number; total: number; ours: number } | undefined {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    // utime, stime, cutime, cstime: fields 14-17, counted after the ")" that ends the command name.
+    const own = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ').slice(11, 15).map(Number);
+    return { busy: total - fields[3] - fields[4], total, ours: own.reduce((a, b) => a + b, 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+// ---- what is measured -----------------------------------------------------------------------------------
+
+/** One built checkout: its CLI over stdio and its engine in-process. */
+interface Target {
+  label: string;
+  root: string;
+  cliPath: string;
+  engines: EngineModule;
+  pyodide: PyodideModule;
+  /** Caches and stores for this target's servers and engines, made by its first cold start. */
+  storage: string;
+  /** An empty folder given as --workspace, so no mcp_servers.json around the bench is picked up. */
+  workspace: string;
+}
+
+async function loadTarget(root: string): Promise<Target> {
+  root = path.resolve(root);
+  const cliPath = path.join(root, 'dist', 'cli.js');
+  if (!fs.existsSync(cliPath)) throw new Error(`${cliPath} is missing: build that checkout first (node esbuild.mjs)`);
+  const load = (file: string): Promise<unknown> => import(pathToFileURL(path.join(root, 'src', 'engine', file)).href);
+  const engines = (await load('index.ts')) as EngineModule;
+  const pyodide = (await load('pyodide/backend.ts')) as PyodideModule;
+  const git = (...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
+  let label = path.basename(root);
+  try {
+    const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'src', 'esbuild.mjs') !== '';
+    label = `${git('rev-parse', '--short', 'HEAD')}${dirty ? '+changes' : ''}`;
+  } catch {
+    // not a git checkout: the folder name will do
+  }
+  const storage = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-bench-storage-'));
+  const workspace = path.join(storage, 'workspace');
+  fs.mkdirSync(workspace);
+  return { label, root, cliPath, engines, pyodide, storage, workspace };
+}
+
+interface Connection {
+  client: Client;
+  close(): Promise<void>;
+}
+
+async function connect(command: string, args: string[], cwd?: string): Promise<Connection> {
+  const client = new Client({ name: 'code-mode-bench', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command, args, cwd, stderr: 'ignore' }));
+  return { client, close: () => client.close() };
+}
+
+const connectCli = (target: Target, args: string[]) =>
+  connect(process.execPath, [target.cliPath, '--storage', target.storage, '--workspace', target.workspace, ...args]);
+
+// From this checkout's folder, where `--import tsx` resolves.
+const connectFloor = () => connect(process.execPath, ['--import', 'tsx', path.join(benchDir, 'floorServer.ts')], thisRoot);
+
+async function runPython(client: Client, args: Record<string, unknown>): Promise<RunResult> {
+  const raw = (await client.callTool({ name: 'run_python', arguments: args }, undefined, { timeout: 600_000 })) as CallToolResult;
+  return raw.structuredContent as unknown as RunResult;
+}
+
+async function runOnePlusOne(client: Client): Promise<void> {
+  const result = await runPython(client, { code: CODE });
+  if (result.stdout !== '2\n') throw new Error(`unexpected result ${JSON.stringify(result)}`);
+}
+
+// ---- spawn-per-call baseline ----------------------------------------------------------------------------
+
+interface SpawnBaseline {
+  p50Ms: number;
+  p90Ms: number;
   callsPerSecond8Way: number;
 }
 
-async function measureServer(backend: BackendKind): Promise<Figures> {
-  const cold: number[] = [];
-  for (let i = 0; i < COLD_RUNS; i++) {
-    cold.push(
-      await timed(async () => {
-        const conn = await connectStdio(['--backend', backend]);
-        const { result } = await runPython(conn.client, { code: 'print(1+1)' });
-        if (result.stdout !== '2\n') throw new Error(`unexpected output ${JSON.stringify(result)}`);
-        await conn.close();
-      }),
-    );
-  }
-
-  const conn = await connectStdio(['--backend', backend]);
-  try {
-    for (let i = 0; i < 50; i++) await runPython(conn.client, { code: 'print(1+1)' });
-    const warm: number[] = [];
-    for (let i = 0; i < WARM_CALLS; i++) warm.push(await timed(() => runPython(conn.client, { code: 'print(1+1)' })));
-
-    let next = 0;
-    let ok = 0;
-    const caller = async () => {
-      while (next < PARALLEL_CALLS) {
-        next++;
-        const { result } = await runPython(conn.client, { code: 'print(1+1)' });
-        if (result.success && result.stdout === '2\n') ok++;
-      }
-    };
-    const parallelMs = await timed(() => Promise.all(Array.from({ length: CALLERS }, caller)));
-    return {
-      coldFirstResultMs: median(cold),
-      warmP50Ms: median(warm),
-      warmP90Ms: percentile(warm, 90),
-      callsPerSecond8Way: (ok / parallelMs) * 1000,
-    };
-  } finally {
-    await conn.close();
-  }
-}
-
-async function measureSpawnPerCall(python: string): Promise<Figures> {
-  const once = () => execFileAsync(python, ['-c', 'print(1+1)']);
+async function measureSpawnPerCall(python: string): Promise<SpawnBaseline> {
+  const once = () => execFileAsync(python, ['-c', CODE]);
   const samples: number[] = [];
   for (let i = 0; i < (quick ? 10 : 30); i++) samples.push(await timed(once));
   const total = quick ? 40 : 120;
@@ -97,36 +169,207 @@ async function measureSpawnPerCall(python: string): Promise<Figures> {
     }
   };
   const parallelMs = await timed(() => Promise.all(Array.from({ length: CALLERS }, caller)));
-  return {
-    coldFirstResultMs: median(samples),
-    warmP50Ms: median(samples),
-    warmP90Ms: percentile(samples, 90),
-    callsPerSecond8Way: (total / parallelMs) * 1000,
-  };
+  return { p50Ms: median(samples), p90Ms: percentile(samples, 90), callsPerSecond8Way: (total / parallelMs) * 1000 };
 }
 
-const everythingServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+// ---- Pyodide start: cold and from the snapshot ----------------------------------------------------------
+
+interface PyodideStart {
+  /** Backend spawn → ready with an empty cache (the snapshot is made on the way). */
+  coldMs: number[];
+  /** Backend spawn → ready with the snapshot cached, as a fresh server process starts it (new backend each time). */
+  snapshotMs: number[];
+  /** The host's own load time from the snapshot (its "ready in N ms" log line). */
+  snapshotHostLoadMs: number[];
+  sandbox: string;
+}
+
+/** Starts one Pyodide session with a new backend on `storage`, as a newly started server would, and stops it. */
+async function startPyodideOnce(target: Target, storage: string, expect: 'cold' | 'snapshot'): Promise<{ ms: number; hostLoadMs: number; sandbox: string }> {
+  const lines: string[] = [];
+  const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
+  const scratchDir = path.join(storage, 'scratch');
+  fs.mkdirSync(scratchDir, { recursive: true });
+  // As the engine builds it (index.ts), with the defaults; createPyodideBackend's signature is the same across versions.
+  const session = target.pyodide.createPyodideBackend({ cacheDir: path.join(storage, 'pyodide-cache'), log }).create({
+    session: 'bench',
+    log,
+    scratchDir,
+    hostCall: async () => {
+      throw new Error('no host calls in the bench');
+    },
+  });
+  try {
+    const ms = await timed(() => session.start());
+    const ready = lines.map((line) => /ready in (\d+) ms, (from the cached snapshot|cold)/.exec(line)).find((m) => m);
+    if (!ready) throw new Error(`no ready line from Pyodide: ${lines.join('\n')}`);
+    const fromSnapshot = ready[2] === 'from the cached snapshot';
+    if (fromSnapshot !== (expect === 'snapshot')) throw new Error(`expected a ${expect} start, got: ${ready[0]}`);
+    const sandbox = lines.map((line) => /\(sandbox: ([^)]+)\)/.exec(line)?.[1]).find((m) => m) ?? 'not reported (forked host)';
+    return { ms, hostLoadMs: Number(ready[1]), sandbox };
+  } finally {
+    await session.dispose();
+  }
+}
+
+/** Cold starts first (the first one in each target's own storage makes the snapshot its servers use), then snapshot starts; targets alternate. */
+async function measurePyodideStarts(targets: Target[]): Promise<Map<Target, PyodideStart>> {
+  const starts = new Map<Target, PyodideStart>(targets.map((t) => [t, { coldMs: [], snapshotMs: [], snapshotHostLoadMs: [], sandbox: '' }]));
+  for (let i = 0; i < PYODIDE_COLD_RUNS; i++) {
+    for (const target of targets) {
+      const storage = i === 0 ? target.storage : fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-bench-cold-'));
+      // An empty cache folder, not a missing one: a37915e's host (Node's permission model) could not save its
+      // snapshot into a folder that did not exist when it started, which would leave every start cold.
+      fs.mkdirSync(path.join(storage, 'pyodide-cache'), { recursive: true });
+      try {
+        const start = await startPyodideOnce(target, storage, 'cold');
+        starts.get(target)!.coldMs.push(start.ms);
+        starts.get(target)!.sandbox = start.sandbox;
+      } finally {
+        if (storage !== target.storage) fs.rmSync(storage, { recursive: true, force: true });
+      }
+    }
+  }
+  for (let i = 0; i < SNAPSHOT_STARTS; i++) {
+    for (const target of targets) {
+      const start = await startPyodideOnce(target, target.storage, 'snapshot');
+      starts.get(target)!.snapshotMs.push(start.ms);
+      starts.get(target)!.snapshotHostLoadMs.push(start.hostLoadMs);
+    }
+  }
+  return starts;
+}
+
+/** Server spawn → first run_python result, with the snapshot cached; targets and backends alternate. */
+async function measureServerStarts(targets: Target[]): Promise<Map<string, number[]>> {
+  const samples = new Map<string, number[]>();
+  for (let i = 0; i < COLD_RUNS; i++) {
+    for (const target of targets) {
+      for (const backend of BACKENDS) {
+        const ms = await timed(async () => {
+          const conn = await connectCli(target, ['--backend', backend]);
+          try {
+            await runOnePlusOne(conn.client);
+          } finally {
+            await conn.close();
+          }
+        });
+        const key = `${target.label} ${backend}`;
+        samples.set(key, [...(samples.get(key) ?? []), ms]);
+      }
+    }
+  }
+  return samples;
+}
+
+// ---- warm calls, interleaved ----------------------------------------------------------------------------
+
+interface Series {
+  name: string;
+  call(): Promise<void>;
+  samples: number[];
+  close(): Promise<void>;
+}
+
+interface Warm {
+  floor: Series;
+  /** `${label} ${backend} mcp` and `${label} ${backend} engine`. */
+  byKey: Map<string, Series>;
+  /** Our servers, left open for the throughput and tools/list figures. */
+  servers: Map<string, Connection>;
+  toolsList: Map<Target, { bytes: number; tools: number }>;
+}
+
+/**
+ * Every series answers `print(1+1)` (the floor answers a constant) WARM_CALLS times; each round calls every
+ * series once, starting from a different one each round, so load from elsewhere lands on all of them alike.
+ */
+async function measureWarm(targets: Target[]): Promise<Warm> {
+  const floorConn = await connectFloor();
+  const floor: Series = {
+    name: 'MCP floor',
+    call: async () => {
+      const raw = (await floorConn.client.callTool({ name: FLOOR_TOOL, arguments: { code: CODE } })) as CallToolResult;
+      if (raw.isError) throw new Error('the floor tool failed');
+    },
+    samples: [],
+    close: () => floorConn.close(),
+  };
+  const byKey = new Map<string, Series>();
+  const servers = new Map<string, Connection>();
+  const toolsList = new Map<Target, { bytes: number; tools: number }>();
+  for (const target of targets) {
+    for (const backend of BACKENDS) {
+      const conn = await connectCli(target, ['--backend', backend]);
+      servers.set(`${target.label} ${backend}`, conn);
+      byKey.set(`${target.label} ${backend} mcp`, { name: `${backend} mcp`, call: () => runOnePlusOne(conn.client), samples: [], close: async () => undefined });
+      if (backend === 'pyodide') {
+        const list = await conn.client.listTools();
+        toolsList.set(target, { bytes: Buffer.byteLength(JSON.stringify(list)), tools: list.tools.length });
+      }
+    }
+    const engine = target.engines.createEngine({ storageDir: target.storage, workspaceRoots: [target.workspace] });
+    for (const backend of BACKENDS) {
+      byKey.set(`${target.label} ${backend} engine`, {
+        name: `${backend} engine`,
+        call: async () => {
+          const result = await engine.run({ code: CODE, backend });
+          if (result.stdout !== '2\n') throw new Error(`unexpected result ${JSON.stringify(result)}`);
+        },
+        samples: [],
+        close: async () => undefined,
+      });
+    }
+    byKey.get(`${target.label} python engine`)!.close = () => engine.dispose();
+  }
+  const all = [floor, ...byKey.values()];
+  for (let i = 0; i < 50; i++) for (const series of all) await series.call();
+  for (let round = 0; round < WARM_CALLS; round++) {
+    for (let k = 0; k < all.length; k++) {
+      const series = all[(round + k) % all.length];
+      series.samples.push(await timed(() => series.call()));
+    }
+  }
+  await Promise.all(all.map((s) => s.close()));
+  return { floor, byKey, servers, toolsList };
+}
+
+async function measureThroughput(conn: Connection): Promise<number> {
+  let next = 0;
+  let ok = 0;
+  const caller = async () => {
+    while (next < PARALLEL_CALLS) {
+      next++;
+      const result = await runPython(conn.client, { code: CODE });
+      if (result.success && result.stdout === '2\n') ok++;
+    }
+  };
+  const parallelMs = await timed(() => Promise.all(Array.from({ length: CALLERS }, caller)));
+  return (ok / parallelMs) * 1000;
+}
+
+// ---- the code-mode bridge -------------------------------------------------------------------------------
+
+const everythingServer = path.join(thisRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
 /** One echo call to a real MCP server made directly with the SDK client: the floor the bridge adds to. */
 async function measureDirectToolCall(): Promise<number> {
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [everythingServer, 'stdio'], stderr: 'ignore' }));
+  const conn = await connect(process.execPath, [everythingServer, 'stdio']);
   try {
-    for (let i = 0; i < 50; i++) await client.callTool({ name: 'echo', arguments: { message: 'x' } });
+    for (let i = 0; i < 50; i++) await conn.client.callTool({ name: 'echo', arguments: { message: 'x' } });
     const samples: number[] = [];
-    for (let i = 0; i < BRIDGE_CALLS; i++) samples.push(await timed(() => client.callTool({ name: 'echo', arguments: { message: 'x' } })));
+    for (let i = 0; i < BRIDGE_CALLS; i++) samples.push(await timed(() => conn.client.callTool({ name: 'echo', arguments: { message: 'x' } })));
     return median(samples);
   } finally {
-    await client.close();
+    await conn.close();
   }
 }
 
 /** The same call from Python through `code_mode.tools`, timed inside Python around each call. */
-async function measureBridgedToolCall(backend: BackendKind): Promise<number> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-bench-'));
-  const servers = path.join(dir, 'servers.json');
+async function measureBridgedToolCall(target: Target, backend: BackendKind): Promise<number> {
+  const servers = path.join(target.storage, 'bench-servers.json');
   fs.writeFileSync(servers, JSON.stringify({ servers: { everything: { command: process.execPath, args: [everythingServer, 'stdio'] } } }));
-  const conn = await connectStdio(['--backend', backend, '--servers', servers]);
+  const conn = await connectCli(target, ['--backend', backend, '--servers', servers]);
   try {
     const code = [
       'from code_mode import tools',
@@ -140,52 +383,169 @@ async function measureBridgedToolCall(backend: BackendKind): Promise<number> {
       'samples.sort()',
       'print(json.dumps(samples))',
     ].join('\n');
-    const { result } = await runPython(conn.client, { code, timeout_s: 300 });
+    const result = await runPython(conn.client, { code, timeout_s: 300 });
     if (!result.success) throw new Error(`bridge bench failed: ${JSON.stringify(result.diagnostics)}`);
     return median(JSON.parse(result.stdout) as number[]);
   } finally {
     await conn.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(3));
+// ---- report ---------------------------------------------------------------------------------------------
+
+function table(header: string[], rows: string[][]): void {
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map(() => '---').join('|')}|`);
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+}
 
 async function main(): Promise<void> {
-  const python = resolvePythonInterpreter();
-  console.log(`bench: ${quick ? 'quick' : 'full'} run; node ${process.version}; python ${python}`);
-  const baseline = await measureSpawnPerCall(python);
-  const results: Record<string, Figures> = { 'spawn-per-call baseline': baseline };
-  for (const backend of ['pyodide', 'python'] as BackendKind[]) results[backend] = await measureServer(backend);
+  const targets = [await loadTarget(cli.root ?? thisRoot)];
+  if (cli.compare) targets.push(await loadTarget(cli.compare));
+  if (targets.length > 1 && targets[0].label === targets[1].label) targets[1].label += ' (compare)';
+  const [primary] = targets;
+  try {
+    const interpreter = (await import(pathToFileURL(path.join(primary.root, 'src', 'engine', 'python', 'interpreter.ts')).href)) as InterpreterModule;
+    const python = interpreter.resolvePythonInterpreter();
+    console.log(`bench: ${quick ? 'quick' : 'full'} run; node ${process.version}; python ${python}; ${os.cpus().length} CPUs; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    for (const target of targets) console.log(`  ${target.label}: ${target.root}`);
 
-  console.log('\n| figure | ' + Object.keys(results).join(' | ') + ' |');
-  console.log('|---|' + Object.keys(results).map(() => '---').join('|') + '|');
-  const rows: [string, keyof Figures, 'lower' | 'higher'][] = [
-    ['server spawn → first result (ms, median)', 'coldFirstResultMs', 'lower'],
-    ['warm run_python print(1+1) p50 (ms)', 'warmP50Ms', 'lower'],
-    ['warm p90 (ms)', 'warmP90Ms', 'lower'],
-    [`${CALLERS}-way throughput on one session (calls/s)`, 'callsPerSecond8Way', 'higher'],
-  ];
-  for (const [label, key, better] of rows) {
-    const cells = Object.entries(results).map(([name, f]) => {
-      if (name === 'spawn-per-call baseline') return fmt(f[key]);
-      const ratio = better === 'lower' ? baseline[key] / f[key] : f[key] / baseline[key];
-      return `${fmt(f[key])} (${ratio.toFixed(1)}× baseline)`;
-    });
-    console.log(`| ${label} | ${cells.join(' | ')} |`);
+    const cpuAtStart = cpuTicks();
+    const startedAt = performance.now();
+    const baseline = await measureSpawnPerCall(python);
+    const starts = await measurePyodideStarts(targets);
+    const serverStarts = await measureServerStarts(targets);
+    const warm = await measureWarm(targets);
+    const throughput = new Map<string, number>();
+    for (const [key, conn] of warm.servers) {
+      throughput.set(key, await measureThroughput(conn));
+      await conn.close();
+    }
+    // Each bridged figure is paired with a direct one taken just before it, so both see the same load.
+    const bridge = new Map<string, { bridged: number; direct: number }>();
+    for (const target of targets) {
+      for (const backend of BACKENDS) {
+        const direct = await measureDirectToolCall();
+        bridge.set(`${target.label} ${backend}`, { direct, bridged: await measureBridgedToolCall(target, backend) });
+      }
+    }
+    const loadAfter = os.loadavg();
+    const cpuAtEnd = cpuTicks();
+    const elapsedS = (performance.now() - startedAt) / 1000;
+    // Share of the machine's CPU time that went to processes other than the bench's own tree: others' noise.
+    const othersShare = cpuAtStart && cpuAtEnd ? (cpuAtEnd.busy - cpuAtStart.busy - (cpuAtEnd.ours - cpuAtStart.ours)) / (cpuAtEnd.total - cpuAtStart.total) : undefined;
+
+    const floorP50 = median(warm.floor.samples);
+    const p50 = (key: string) => median(warm.byKey.get(key)!.samples);
+    const p90 = (key: string) => percentile(warm.byKey.get(key)!.samples, 90);
+    const names: Record<BackendKind, string> = { pyodide: 'Pyodide', python: 'workspace Python' };
+    const multi = targets.length > 1;
+    const column = (target: Target, backend: BackendKind) => `${names[backend]}${multi ? ` @ ${target.label}` : ''}`;
+
+    console.log(`\nOver MCP stdio with the SDK's client, against spawn-per-call (\`python3 -c\` per call) measured in the same run`);
+    const columns = targets.flatMap((t) => BACKENDS.map((b) => [t, b] as const));
+    table(
+      ['figure', 'spawn-per-call', ...columns.map(([t, b]) => column(t, b))],
+      [
+        ['server spawn → first result (ms, median)', fmt(baseline.p50Ms), ...columns.map(([t, b]) => fmt(median(serverStarts.get(`${t.label} ${b}`)!)))],
+        ['warm run_python print(1+1) p50 (ms)', fmt(baseline.p50Ms), ...columns.map(([t, b]) => `${fmt(p50(`${t.label} ${b} mcp`))} (${(baseline.p50Ms / p50(`${t.label} ${b} mcp`)).toFixed(0)}× faster)`)],
+        ['warm p90 (ms)', fmt(baseline.p90Ms), ...columns.map(([t, b]) => fmt(p90(`${t.label} ${b} mcp`)))],
+        [`${CALLERS}-way throughput on one session (calls/s)`, fmt(baseline.callsPerSecond8Way), ...columns.map(([t, b]) => fmt(throughput.get(`${t.label} ${b}`)!))],
+      ],
+    );
+
+    console.log(`\nWarm calls, interleaved call by call (${WARM_CALLS} rounds; the floor is an SDK stdio server whose tool returns a constant)`);
+    const warmRows: string[][] = [['MCP floor (SDK server, tool runs nothing)', fmt(floorP50), fmt(percentile(warm.floor.samples, 90)), '1.0×']];
+    for (const [t, b] of columns) {
+      const mcp = `${t.label} ${b} mcp`;
+      const engine = `${t.label} ${b} engine`;
+      warmRows.push([`${column(t, b)}: run_python over MCP stdio`, fmt(p50(mcp)), fmt(p90(mcp)), times(p50(mcp) / floorP50)]);
+      warmRows.push([`${column(t, b)}: engine only (in-process engine.run)`, fmt(p50(engine)), fmt(p90(engine)), times(p50(engine) / floorP50)]);
+    }
+    table(['row', 'p50 (ms)', 'p90 (ms)', 'p50 / MCP floor p50'], warmRows);
+
+    console.log(`\nPyodide start, backend spawn → ready (new backend each time, as a fresh server starts it)`);
+    table(
+      ['target', 'sandbox', `cold, empty cache (ms, median of ${PYODIDE_COLD_RUNS})`, `from the snapshot (ms, median of ${SNAPSHOT_STARTS})`, 'host-reported load from the snapshot (ms, median)'],
+      targets.map((t) => {
+        const s = starts.get(t)!;
+        return [t.label, s.sandbox, fmt(median(s.coldMs)), fmt(median(s.snapshotMs)), fmt(median(s.snapshotHostLoadMs))];
+      }),
+    );
+
+    console.log(`\ntools/list from our server: ${targets.map((t) => `${multi ? `${t.label}: ` : ''}${warm.toolsList.get(t)!.bytes} bytes of JSON, ${warm.toolsList.get(t)!.tools} tools`).join('; ')}`);
+
+    console.log(`\nBridge round trip: tools.everything.echo() from Python vs the same call with the SDK client (median of ${BRIDGE_CALLS})`);
+    table(
+      ['backend', 'from Python (ms)', 'direct SDK call (ms)', 'bridge overhead (ms)'],
+      columns.map(([t, b]) => {
+        const { bridged, direct } = bridge.get(`${t.label} ${b}`)!;
+        return [column(t, b), fmt(bridged), fmt(direct), fmt(bridged - direct)];
+      }),
+    );
+
+    if (multi) {
+      const [, ref] = targets;
+      const change = (now: number, before: number) => `${fmt(before)} → ${fmt(now)} (${percent(now / before)})`;
+      console.log(`\n${primary.label} against ${ref.label}, same run`);
+      table(
+        ['figure', `${ref.label} → ${primary.label}`],
+        [
+          ['Pyodide cold start (ms)', change(median(starts.get(primary)!.coldMs), median(starts.get(ref)!.coldMs))],
+          ['Pyodide start from the snapshot (ms)', change(median(starts.get(primary)!.snapshotMs), median(starts.get(ref)!.snapshotMs))],
+          ['Pyodide server spawn → first result (ms)', change(median(serverStarts.get(`${primary.label} pyodide`)!), median(serverStarts.get(`${ref.label} pyodide`)!))],
+          ...BACKENDS.flatMap((b) => [
+            [`${names[b]} warm run_python p50 (ms)`, change(p50(`${primary.label} ${b} mcp`), p50(`${ref.label} ${b} mcp`))],
+            [`${names[b]} warm p50 / MCP floor`, `${times(p50(`${ref.label} ${b} mcp`) / floorP50)} → ${times(p50(`${primary.label} ${b} mcp`) / floorP50)}`],
+            [`${names[b]} engine only p50 (ms)`, change(p50(`${primary.label} ${b} engine`), p50(`${ref.label} ${b} engine`))],
+          ]),
+        ],
+      );
+    }
+    const others = othersShare === undefined ? '' : `; CPU used by processes outside the bench: ${(Math.max(0, othersShare) * 100).toFixed(0)} % of the machine's`;
+    console.log(`\n${elapsedS.toFixed(0)} s; load average at the end ${loadAfter.map((l) => l.toFixed(2)).join(' ')}${others}`);
+
+    const outDir = path.join(benchDir, 'results');
+    fs.mkdirSync(outDir, { recursive: true });
+    const summary = {
+      date: new Date().toISOString(),
+      quick,
+      cpus: os.cpus().length,
+      loadAtEnd: loadAfter,
+      elapsedS,
+      othersCpuShare: othersShare,
+      spawnPerCall: baseline,
+      mcpFloor: { p50Ms: floorP50, p90Ms: percentile(warm.floor.samples, 90) },
+      targets: targets.map((t) => ({
+        label: t.label,
+        root: t.root,
+        pyodideStart: {
+          sandbox: starts.get(t)!.sandbox,
+          coldMs: median(starts.get(t)!.coldMs),
+          snapshotMs: median(starts.get(t)!.snapshotMs),
+          snapshotHostLoadMs: median(starts.get(t)!.snapshotHostLoadMs),
+        },
+        toolsList: warm.toolsList.get(t),
+        backends: Object.fromEntries(
+          BACKENDS.map((b) => [
+            b,
+            {
+              serverSpawnToFirstResultMs: median(serverStarts.get(`${t.label} ${b}`)!),
+              warmP50Ms: p50(`${t.label} ${b} mcp`),
+              warmP90Ms: p90(`${t.label} ${b} mcp`),
+              warmP50OverFloor: p50(`${t.label} ${b} mcp`) / floorP50,
+              engineOnlyP50Ms: p50(`${t.label} ${b} engine`),
+              callsPerSecond8Way: throughput.get(`${t.label} ${b}`),
+              bridge: bridge.get(`${t.label} ${b}`),
+            },
+          ]),
+        ),
+      })),
+    };
+    fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(summary, null, 2));
+  } finally {
+    for (const target of targets) fs.rmSync(target.storage, { recursive: true, force: true });
   }
-  const direct = await measureDirectToolCall();
-  console.log(`\nBridge round trip: tools.everything.echo() from Python vs the same call with the SDK client (median of ${BRIDGE_CALLS})`);
-  console.log('| backend | from Python (ms) | direct SDK call (ms) | bridge overhead (ms) |');
-  console.log('|---|---|---|---|');
-  const bridge: Record<string, number> = {};
-  for (const backend of ['pyodide', 'python'] as BackendKind[]) {
-    bridge[backend] = await measureBridgedToolCall(backend);
-    console.log(`| ${backend} | ${fmt(bridge[backend])} | ${fmt(direct)} | ${fmt(bridge[backend] - direct)} |`);
-  }
-  const outDir = path.join(repoRoot, 'bench', 'results');
-  fs.mkdirSync(outDir, { recursive: true });
-  fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify({ date: new Date().toISOString(), results, bridge: { direct, ...bridge } }, null, 2));
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,29 @@
+// The MCP floor for `npm run bench`: an MCP server made with the same SDK as ours (McpServer over stdio) whose
+// one tool runs nothing. A tools/call to it costs what any SDK stdio server costs (JSON-RPC framing, schema
+// validation, two process hops); whatever a run_python call takes beyond it is ours.
+//   node --import tsx bench/floorServer.ts
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+export const FLOOR_TOOL = 'noop';
+
+async function main(): Promise<void> {
+  const server = new McpServer({ name: 'code-mode-bench-floor', version: '1.0.0' });
+  server.registerTool(
+    FLOOR_TOOL,
+    {
+      description: 'Returns a constant text; takes the same argument as run_python so it is validated the same way.',
+      inputSchema: { code: z.string() },
+    },
+    async () => ({ content: [{ type: 'text', text: '2\n' }] }),
+  );
+  await server.connect(new StdioServerTransport());
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
