@@ -5,6 +5,8 @@ export interface EngineConfig {
   defaultBackend: BackendKind;
   /** Seconds a run may take unless the caller says otherwise. */
   timeoutS: number;
+  /** How a person changes `timeoutS` here, named when a run is stopped for it. */
+  timeoutSource: string;
   /** Per stream (stdout, stderr), head and tail kept. */
   outputCapBytes: number;
   /** After an interrupt, how long the code has to stop before its interpreter is killed and respawned. */
@@ -21,6 +23,7 @@ export interface EngineConfig {
 export const defaultEngineConfig: EngineConfig = {
   defaultBackend: 'pyodide',
   timeoutS: 30,
+  timeoutSource: 'the default timeout_s: configure key timeout_s, CLI --timeout',
   outputCapBytes: 64 * 1024,
   interruptGraceMs: 1500,
   autoInstall: true,

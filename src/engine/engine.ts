@@ -26,6 +26,7 @@ import {
   type RunEvent,
   type RunOrigin,
   type RunResult,
+  type ScriptRun,
 } from './types';
 import type { SandboxReport } from './sandbox/index';
 import { errorText } from './errorText';
@@ -34,7 +35,12 @@ export interface RunOptions {
   code: string;
   backend?: BackendKind;
   session?: string;
+  /** Seconds before the run is stopped; 0 for no limit (a person's own runs). Default: the engine's. */
   timeoutS?: number;
+  /** What set `timeoutS` (e.g. "setting codeMode.run.timeoutSeconds"), named when the run is stopped for it. */
+  timeoutSource?: string;
+  /** The code is a file's, or lines of one: it runs as that script (working folder, __file__, sys.path). */
+  script?: ScriptRun;
   /** Start from a fresh interpreter. */
   reset?: boolean;
   /** Aborting interrupts the run (or drops it while queued); the result says CANCELLED. */
@@ -141,6 +147,7 @@ export class Engine {
   readonly log: Logger;
   config: EngineConfig;
   private readonly scratchDir: string | undefined;
+  private readonly workspaceRoots: string[];
   /** The workspace folders and the scratch folder. */
   private readonly fileRoots: string[];
 
@@ -149,7 +156,8 @@ export class Engine {
     this.config = { ...defaultEngineConfig, ...options.config };
     this.log = options.log ?? silentLogger;
     this.scratchDir = options.scratchDir && path.resolve(options.scratchDir);
-    this.fileRoots = [...(options.workspaceRoots ?? []).map((root) => path.resolve(root)), ...(this.scratchDir ? [this.scratchDir] : [])];
+    this.workspaceRoots = (options.workspaceRoots ?? []).map((root) => path.resolve(root));
+    this.fileRoots = [...this.workspaceRoots, ...(this.scratchDir ? [this.scratchDir] : [])];
   }
 
   get backendKinds(): BackendKind[] {
@@ -213,6 +221,7 @@ export class Engine {
     const backend = options.backend ?? this.config.defaultBackend;
     const sessionName = options.session ?? 'default';
     const timeoutS = options.timeoutS ?? this.config.timeoutS;
+    const timeoutSource = options.timeoutSource ?? (options.timeoutS === undefined ? this.config.timeoutSource : 'the timeout_s of this call');
     const emit = (event: RunEvent) => this.emitRun(event, options.onEvent);
     const refuse = (diagnostics: Diagnostics): RunResult => {
       const result = this.withHints(
@@ -222,7 +231,7 @@ export class Engine {
       return result;
     };
 
-    const invalid = this.invalidArgument(options.code, backend, sessionName, timeoutS);
+    const invalid = this.invalidArgument(options.code, backend, sessionName, timeoutS === 0 ? undefined : timeoutS);
     if (invalid) return refuse({ error_type: 'INVALID_ARGUMENT', message: invalid });
     const disabledReason = this.disabled.get(backend);
     if (disabledReason) return refuse({ error_type: 'INVALID_ARGUMENT', message: disabledReason });
@@ -238,7 +247,7 @@ export class Engine {
       if (error instanceof SessionLimitError) return refuse({ error_type: 'INVALID_ARGUMENT', message: error.message });
       throw error;
     }
-    return session.enqueue(() => this.execute(session, runId, options, timeoutS, emit));
+    return session.enqueue(() => this.execute(session, runId, { ...options, timeoutSource }, timeoutS, emit));
   }
 
   /**
@@ -300,9 +309,10 @@ export class Engine {
     this.stateListeners.clear();
   }
 
+  /** `timeoutS` undefined means no limit. */
   private invalidArgument(code: unknown, backend: unknown, session: unknown, timeoutS: unknown): string | undefined {
     if (typeof code !== 'string') return 'code must be a string of Python source';
-    return this.invalidTarget(backend, session) ?? timeoutProblem(timeoutS);
+    return this.invalidTarget(backend, session) ?? (timeoutS === undefined ? undefined : timeoutProblem(timeoutS));
   }
 
   private invalidTarget(backend: unknown, session: unknown): string | undefined {
@@ -410,6 +420,7 @@ export class Engine {
         log: this.log,
         hostCall: (method, params) => this.hostCall(method, params),
         scratchDir: this.scratchDir,
+        workspaceRoots: this.workspaceRoots,
       });
       session = new Session(name, instance);
       session.inheritedLoss = this.losses.get(key);
@@ -470,7 +481,7 @@ export class Engine {
     const lostBefore = options.reset ? 'this run asked for a fresh interpreter' : (session.inheritedLoss ?? session.backend.takeStateLoss());
     session.inheritedLoss = undefined;
     const finish = (outcome: BackendOutcome | undefined, startError?: string, autoInstalled?: AutoInstall): RunResult => {
-      const diagnostics = diagnose(outcome, active, timeoutS, startError);
+      const diagnostics = diagnose(outcome, active, timeoutS, options.timeoutSource, startError);
       const reset = lostBefore ?? session.backend.takeStateLoss() ?? (diagnostics?.session_reset ? diagnostics.message : undefined);
       if (lostBefore && diagnostics && !options.reset) diagnostics.session_reset = true;
       const result = this.withHints(
@@ -577,12 +588,12 @@ export class Engine {
       }, this.config.interruptGraceMs);
     };
     let graceTimer: NodeJS.Timeout | undefined;
-    const timeoutTimer = setTimeout(() => stop('timeout'), timeoutS * 1000);
+    const timeoutTimer = timeoutS > 0 ? setTimeout(() => stop('timeout'), timeoutS * 1000) : undefined;
     const onAbort = () => stop('cancel');
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     try {
-      return await session.backend.run({ runId, code: options.code, outputCapBytes: this.config.outputCapBytes }, sink);
+      return await session.backend.run({ runId, code: options.code, script: options.script, outputCapBytes: this.config.outputCapBytes }, sink);
     } catch (error) {
       return { status: 'crashed', message: errorText(error) };
     } finally {
@@ -632,7 +643,7 @@ function sessionKey(backend: BackendKind, name: string): string {
 }
 
 /** What went wrong, in the terms of the MCP contract; null when nothing did. */
-function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun, timeoutS: number, startError?: string): Diagnostics | null {
+function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun, timeoutS: number, timeoutSource: string | undefined, startError?: string): Diagnostics | null {
   if (startError !== undefined || !outcome) {
     return { error_type: 'BACKEND_CRASHED', message: `the interpreter could not start: ${startError ?? 'unknown error'}`, session_reset: true };
   }
@@ -641,7 +652,8 @@ function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun, timeou
     const reset = active.restarted || outcome.status === 'crashed';
     const resetNote = reset ? ' The interpreter did not stop in time and was restarted: the session state was reset.' : ' The session state is kept.';
     if (active.interruptedBy === 'timeout') {
-      return { error_type: 'TIMEOUT', message: `the run exceeded ${timeoutS} s and was stopped.${resetNote}`, timeout_s: timeoutS, session_reset: reset };
+      const source = timeoutSource ? ` (${timeoutSource})` : '';
+      return { error_type: 'TIMEOUT', message: `the run exceeded its time limit of ${timeoutS} s${source} and was stopped.${resetNote}`, timeout_s: timeoutS, session_reset: reset };
     }
     return { error_type: 'CANCELLED', message: `the run was cancelled.${resetNote}`, session_reset: reset };
   }
@@ -649,12 +661,13 @@ function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun, timeou
     case 'ok':
       return null;
     case 'interrupted':
-      return { error_type: 'RuntimeError', message: 'KeyboardInterrupt', session_reset: false };
+      return { error_type: 'RuntimeError', exception: 'KeyboardInterrupt', message: 'KeyboardInterrupt', session_reset: false };
     case 'crashed':
       return { error_type: 'BACKEND_CRASHED', message: `the interpreter stopped unexpectedly: ${outcome.message}. A fresh one starts with the next run: the session state was reset.`, session_reset: true };
     case 'error':
       return {
         error_type: outcome.errorType,
+        exception: outcome.excName,
         message: outcome.message,
         traceback: outcome.traceback,
         ...(outcome.sessionReset ? { session_reset: true } : {}),

@@ -32,6 +32,7 @@ export function defaultStorageDir(): string {
 export interface PyodideSettings {
   heapLimitMb?: number;
   network?: NetworkAccess;
+  workspaceWritable?: boolean;
 }
 
 /** The Pyodide backend with its snapshot cache under `storageDir` (the engine's and the extension's swap use it). */

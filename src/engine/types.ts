@@ -21,6 +21,8 @@ export interface PolicyViolation {
 
 export interface Diagnostics {
   error_type: ErrorType;
+  /** The Python exception's class (ZeroDivisionError, EOFError), for SyntaxError and RuntimeError. */
+  exception?: string;
   message: string;
   traceback?: string;
   timeout_s?: number;
@@ -114,9 +116,20 @@ export type HostCallHandler = (method: string, params: unknown) => Promise<unkno
 
 // ---- what a backend implements -------------------------------------------------------------
 
+/** Code that is a file's, or lines of one: it runs as `python file.py` would run it (see cell.py). */
+export interface ScriptRun {
+  /** The file's real path: tracebacks name it, `__file__` is it, its folder leads `sys.path`. */
+  path: string;
+  /** The file's line number of the code's first line (1 for a whole file). */
+  firstLine: number;
+  /** The working folder of the run (the file's folder, or the workspace's). */
+  cwd?: string;
+}
+
 export interface BackendRunRequest {
   runId: string;
   code: string;
+  script?: ScriptRun;
   /** Bytes of stdout (and separately stderr) worth sending; sources may drop the middle beyond it. */
   outputCapBytes: number;
 }
@@ -193,6 +206,8 @@ export interface BackendSessionOptions {
   log: Logger;
   /** A writable folder on disk whose files runs may show by printing their paths (CODE_MODE_SCRATCH in Python). */
   scratchDir?: string;
+  /** The workspace folders: code sees them at their real paths, and the first is where a session starts. */
+  workspaceRoots?: string[];
 }
 
 export interface BackendFactory {

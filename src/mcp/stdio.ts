@@ -26,6 +26,7 @@ Usage: code-mode-mcp [options]
   --heap-mb <n>               Pyodide WebAssembly heap cap in MB (default: 1024)
   --python-memory-mb <n>      data memory cap of each workspace-Python session in MB, 0 for none
                               (default: 4096; enforced on Linux)
+  --pyodide-workspace-write   let code in Pyodide change files in --workspace (default: read-only)
   --pyodide-network <off|on>  whether code in the Pyodide sandbox may use the network (default: off)
   --max-sessions <n>          live sessions per backend; past it the least recently used idle
                               one is ended and its next run is told (default: 8)
@@ -52,6 +53,7 @@ function parseCli(argv: string[]) {
       storage: { type: 'string' },
       'heap-mb': { type: 'string' },
       'pyodide-network': { type: 'string' },
+      'pyodide-workspace-write': { type: 'boolean' },
       'python-memory-mb': { type: 'string' },
       'max-sessions': { type: 'string' },
       warm: { type: 'boolean' },
@@ -87,7 +89,7 @@ function parseCli(argv: string[]) {
   const wheelhouseDir = values.wheelhouse ?? process.env.CODE_MODE_WHEELHOUSE;
   const wheelhouse = wheelhouseDir ? path.resolve(wheelhouseDir) : undefined;
   if (wheelhouse && !fs.statSync(wheelhouse, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--wheelhouse: ${wheelhouse} is not a folder`);
-  return { help: values.help ?? false, backend, timeoutS, heapMb, network, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+  return { help: values.help ?? false, backend, timeoutS, heapMb, network, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
 }
 
 const stderrLogger: Logger = {
@@ -119,7 +121,7 @@ async function main(): Promise<void> {
     pythonPath: cli.python,
     pythonMemoryLimitMb: cli.pythonMemoryMb,
     storageDir,
-    pyodide: { heapLimitMb: cli.heapMb, network: cli.network },
+    pyodide: { heapLimitMb: cli.heapMb, network: cli.network, workspaceWritable: cli.workspaceWritable },
     workspaceRoots: [cli.workspace],
     log: stderrLogger,
   });

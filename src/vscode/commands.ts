@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
-import type { BackendKind, RunResult } from '../engine/types';
+import type { BackendKind, RunResult, ScriptRun } from '../engine/types';
 import { codeToRun } from './codeText';
 import type { EngineHost } from './engineHost';
+import { offerTimeoutSetting, personRunLimits, scriptOf } from './personRun';
 import { updateSetting } from './settings';
 
 export interface ResultsPresenter {
@@ -18,23 +19,25 @@ const otherBackend = (kind: BackendKind): BackendKind => (kind === 'pyodide' ? '
 
 /** The command palette / editor menu front door. Each command returns what it did, for tests and chaining. */
 export function registerCommands({ host, runsChannel, results }: CommandDeps): vscode.Disposable[] {
-  const run = async (code: string, backend?: BackendKind): Promise<RunResult | undefined> => {
+  const run = async (code: string, backend?: BackendKind, script?: ScriptRun): Promise<RunResult | undefined> => {
     if (!code.trim()) {
       void vscode.window.showInformationMessage('Code Mode: nothing to run.');
       return undefined;
     }
     const engine = await host.getEngine();
     runsChannel.show(true);
-    const pending = engine.run({ code, backend, origin: 'command' });
+    const pending = engine.run({ code, backend, script, origin: 'command', ...personRunLimits(host.currentSettings.personRun) });
     results.reveal();
     const result = await pending;
     if (!result.success && result.diagnostics?.error_type === 'INVALID_ARGUMENT') {
       void vscode.window.showWarningMessage(`Code Mode: ${result.diagnostics.message}`);
     }
+    offerTimeoutSetting(result);
     return result;
   };
 
-  const selectedCode = (): string | undefined => {
+  /** The selection (or line) of the active editor, as code and the script it is part of. */
+  const selection = (): { code: string; script?: ScriptRun } | undefined => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) {
       void vscode.window.showInformationMessage('Code Mode: open a Python file to run code from it.');
@@ -43,17 +46,18 @@ export function registerCommands({ host, runsChannel, results }: CommandDeps): v
     const document = editor.document;
     const lines = Array.from({ length: document.lineCount }, (_, i) => document.lineAt(i).text);
     const { start, end } = editor.selection;
-    return codeToRun(lines, { startLine: start.line, startCharacter: start.character, endLine: end.line, endCharacter: end.character });
+    const code = codeToRun(lines, { startLine: start.line, startCharacter: start.character, endLine: end.line, endCharacter: end.character });
+    return { code, script: scriptOf(document, start.line + 1, host.currentSettings.personRun) };
   };
 
   return [
     vscode.commands.registerCommand('codeMode.runSelection', async () => {
-      const code = selectedCode();
-      return code === undefined ? undefined : run(code);
+      const selected = selection();
+      return selected && run(selected.code, undefined, selected.script);
     }),
     vscode.commands.registerCommand('codeMode.runSelectionInOtherBackend', async () => {
-      const code = selectedCode();
-      return code === undefined ? undefined : run(code, otherBackend(host.currentSettings.engine.defaultBackend));
+      const selected = selection();
+      return selected && run(selected.code, otherBackend(host.currentSettings.engine.defaultBackend), selected.script);
     }),
     vscode.commands.registerCommand('codeMode.runFile', async (uri?: vscode.Uri) => {
       const document = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
@@ -61,7 +65,9 @@ export function registerCommands({ host, runsChannel, results }: CommandDeps): v
         void vscode.window.showInformationMessage('Code Mode: open a Python file to run it.');
         return undefined;
       }
-      return run(document.getText());
+      // As the Python extension does: the run reads the file's other lines (tracebacks) from disk.
+      if (document.isDirty && document.uri.scheme === 'file') await document.save();
+      return run(document.getText(), undefined, scriptOf(document, 1, host.currentSettings.personRun));
     }),
     vscode.commands.registerCommand('codeMode.chooseBackend', async (choice?: BackendKind) => {
       const current = host.currentSettings.engine.defaultBackend;

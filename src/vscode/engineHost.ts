@@ -123,9 +123,10 @@ export class EngineHost implements vscode.Disposable {
     if (before.pythonMemoryLimitMb !== this.settings.pythonMemoryLimitMb) {
       await engine.setBackendFactory(this.pythonBackend(), `the memory cap of workspace-Python sessions changed to ${this.settings.pythonMemoryLimitMb || 'none'} MB`);
     }
-    const { heapLimitMb, network } = this.settings.pyodide;
-    if (before.pyodide.heapLimitMb !== heapLimitMb || before.pyodide.network !== network) {
-      await engine.setBackendFactory(pyodideBackendFor(this.storageDir, this.settings.pyodide, this.logger), `the Pyodide settings changed (heap ${heapLimitMb} MB, network ${network})`);
+    const { heapLimitMb, network, workspaceWritable } = this.settings.pyodide;
+    if (before.pyodide.heapLimitMb !== heapLimitMb || before.pyodide.network !== network || before.pyodide.workspaceWritable !== workspaceWritable) {
+      const workspace = workspaceWritable ? 'writable' : 'read-only';
+      await engine.setBackendFactory(pyodideBackendFor(this.storageDir, this.settings.pyodide, this.logger), `the Pyodide settings changed (heap ${heapLimitMb} MB, network ${network}, workspace ${workspace})`);
     }
   }
 

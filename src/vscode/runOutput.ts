@@ -58,7 +58,7 @@ export class RunOutputWriter implements vscode.Disposable {
           this.channel.appendLine(`[${d.error_type}] ${d.message}`);
           if (d.traceback && d.traceback.trim() !== d.message) this.channel.append(d.traceback.endsWith('\n') ? d.traceback : `${d.traceback}\n`);
         }
-        const status = result.success ? 'ok' : `failed (${d?.error_type})`;
+        const status = result.success ? 'ok' : `failed (${d?.exception ?? d?.error_type})`;
         this.channel.appendLine(`── ${status} in ${result.duration_ms} ms${result.truncated ? ' · output truncated' : ''} ──\n`);
         break;
       }

@@ -6,6 +6,14 @@ import type { BackendKind } from '../engine/types';
 
 export type McpTransport = 'http' | 'stdio';
 
+/** How a person's own runs (commands, the explorer, the results view) differ from agents' runs. */
+export interface PersonRunSettings {
+  /** Seconds; 0 for no limit. */
+  timeoutS: number;
+  /** Where Run File and Run Selection run: the file's folder, or the workspace folder that holds it. */
+  cwd: 'file' | 'workspace';
+}
+
 export interface ExtensionSettings {
   engine: EngineConfig;
   /** `{name: {command, args, env} | {type: 'http', url}}`, as in mcp_servers.json. */
@@ -16,6 +24,7 @@ export interface ExtensionSettings {
   /** Data memory cap of each workspace-Python session in MB (0: none). */
   pythonMemoryLimitMb: number;
   pyodide: PyodideSettings;
+  personRun: PersonRunSettings;
   mcpTransport: McpTransport;
 }
 
@@ -30,6 +39,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
       ...base,
       defaultBackend: c.get<BackendKind>('defaultBackend', 'pyodide') === 'python' ? 'python' : 'pyodide',
       timeoutS: c.get<number>('timeoutSeconds', 30),
+      timeoutSource: 'setting codeMode.timeoutSeconds',
       outputCapBytes: Math.round(c.get<number>('outputCapKB', 64) * 1024),
       autoInstall: c.get<boolean>('pyodide.autoInstall', true),
       wheelhouse: c.get<string>('wheelhouse', '').trim() || undefined,
@@ -50,6 +60,11 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
     pyodide: {
       heapLimitMb: c.get<number>('pyodide.heapLimitMB', 1024),
       network: c.get<string>('pyodide.network', 'off') === 'on' ? 'on' : 'off',
+      workspaceWritable: c.get<boolean>('pyodide.workspaceWrite', false),
+    },
+    personRun: {
+      timeoutS: Math.max(0, c.get<number>('run.timeoutSeconds', 0)),
+      cwd: c.get<string>('run.cwd', 'file') === 'workspace' ? 'workspace' : 'file',
     },
     mcpTransport: c.get<McpTransport>('mcp.transport', 'http') === 'stdio' ? 'stdio' : 'http',
   };

@@ -134,7 +134,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const firstLine = run.code.split('\n').find((l) => l.trim()) ?? '';
         const item = new vscode.TreeItem(firstLine.trim().slice(0, 60) || '(empty)');
         item.id = `run:${run.runId}`;
-        const status = result ? (result.success ? 'ok' : result.diagnostics?.error_type) : 'running';
+        const status = result ? (result.success ? 'ok' : (result.diagnostics?.exception ?? result.diagnostics?.error_type)) : 'running';
         item.description = `${status} · ${run.backend}${result ? ` · ${formatDuration(result.duration_ms)}` : ''}`;
         item.tooltip = `${run.code.slice(0, 500)}\n\n${run.origin} · session "${run.session}" · ${new Date(run.startedAt).toLocaleString()}`;
         item.iconPath = new vscode.ThemeIcon(!result ? 'sync~spin' : result.success ? 'pass' : 'error');

@@ -228,7 +228,7 @@ export class RunCardView {
     const result = this.model.result;
     const status = !result ? 'running' : result.success ? 'ok' : 'error';
     this.root.dataset.status = status;
-    this.badgeLabel.textContent = !result ? 'running' : result.success ? 'ok' : (result.diagnostics?.error_type ?? 'error');
+    this.badgeLabel.textContent = !result ? 'running' : result.success ? 'ok' : (result.diagnostics?.exception ?? result.diagnostics?.error_type ?? 'error');
     if (result?.diagnostics) this.badge.dataset.errorType = result.diagnostics.error_type;
     this.duration.textContent = result ? formatDuration(result.duration_ms) : formatDuration(Date.now() - this.model.run.startedAt);
     this.interruptButton.hidden = !!result;

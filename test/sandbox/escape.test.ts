@@ -22,6 +22,7 @@ const linux = process.platform === 'linux';
 describe('Pyodide sandbox escape suite', () => {
   let engine: Engine;
   let outside: string;
+  let workspace: string;
   let witness: ChildProcess;
   let web: http.Server;
   let webPort = 0;
@@ -43,6 +44,8 @@ describe('Pyodide sandbox escape suite', () => {
     process.env.CODE_MODE_TEST_SECRET = 'do-not-leak';
     outside = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-outside-'));
     fs.writeFileSync(path.join(outside, 'secret.txt'), 'host secret');
+    workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-workspace-')));
+    fs.writeFileSync(path.join(workspace, 'notes.txt'), 'the workspace');
     witness = spawn('sleep', ['1000'], { stdio: 'ignore' });
     web = http.createServer((_req, res) => {
       webHits++;
@@ -53,7 +56,7 @@ describe('Pyodide sandbox escape suite', () => {
     // An inspector listening on loopback, as a Node process opens one on SIGUSR1: the target of the chain.
     inspector.open(0, '127.0.0.1', false);
     inspectorPort = Number(new URL(inspector.url()!).port);
-    engine = createEngine({ storageDir: testStorageDir });
+    engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace] });
     const kept = await bystander('kept = "bystander state"');
     assert.equal(kept.success, true, JSON.stringify(kept.diagnostics));
   });
@@ -64,6 +67,7 @@ describe('Pyodide sandbox escape suite', () => {
     witness.kill('SIGKILL');
     await engine?.dispose();
     fs.rmSync(outside, { recursive: true, force: true });
+    fs.rmSync(workspace, { recursive: true, force: true });
     delete process.env.CODE_MODE_TEST_SECRET;
   });
 
@@ -181,6 +185,20 @@ describe('Pyodide sandbox escape suite', () => {
       const python = await attacker(`print(open(${JSON.stringify(secret)}).read())`);
       assert.match(python.diagnostics?.message ?? '', /FileNotFoundError/);
       await assertUnharmed();
+    });
+
+    test('the workspace can be read but not changed, even from a fresh realm that skips Pyodide\'s file layer', async () => {
+      const notes = path.join(workspace, 'notes.txt');
+      assert.equal((await attacker(`print(open(${JSON.stringify(notes)}).read())`)).stdout, 'the workspace\n');
+      for (const attempt of [
+        await nested(`require('node:fs').writeFileSync(${JSON.stringify(notes)}, 'changed'); return 'changed'`),
+        await nested(`require('node:fs').writeFileSync(${JSON.stringify(path.join(workspace, 'dropped.txt'))}, 'x'); return 'dropped'`),
+        await settleInWorker(attacker, `import('node:fs').then((fs) => fs.unlinkSync(${JSON.stringify(notes)}))`),
+      ]) {
+        assert.doesNotMatch(attempt, /^ok:ok:|^ok:(?!err)/, attempt);
+      }
+      assert.equal(fs.readFileSync(notes, 'utf8'), 'the workspace');
+      assert.equal(fs.existsSync(path.join(workspace, 'dropped.txt')), false);
     });
 
     test('the snapshot cache other sessions start from cannot be changed', async () => {

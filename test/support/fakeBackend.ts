@@ -10,7 +10,7 @@ export class FakeSession implements BackendSession {
   runsSinceStart = 0;
   disposed = false;
   private loss: string | undefined;
-  private held: (() => void) | undefined;
+  private held: ((stopped: boolean) => void) | undefined;
   holdNextRun = false;
 
   constructor(readonly name: string) {}
@@ -23,7 +23,11 @@ export class FakeSession implements BackendSession {
     this.state = 'busy';
     if (this.holdNextRun) {
       this.holdNextRun = false;
-      await new Promise<void>((resolve) => (this.held = resolve));
+      const interrupted = await new Promise<boolean>((resolve) => (this.held = resolve));
+      if (interrupted) {
+        this.state = 'ready';
+        return { status: 'interrupted' };
+      }
     }
     this.runsSinceStart++;
     sink.stdout(`${this.name}:${this.runsSinceStart}:${request.code}\n`);
@@ -33,7 +37,7 @@ export class FakeSession implements BackendSession {
 
   /** Lets a held run finish. */
   release(): void {
-    this.held?.();
+    this.held?.(false);
     this.held = undefined;
   }
 
@@ -43,7 +47,11 @@ export class FakeSession implements BackendSession {
     this.loss = reason;
   }
 
-  interrupt(): void {}
+  /** A held run stops, as code does on KeyboardInterrupt. */
+  interrupt(): void {
+    this.held?.(true);
+    this.held = undefined;
+  }
 
   async restart(): Promise<void> {
     this.runsSinceStart = 0;

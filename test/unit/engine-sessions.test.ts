@@ -107,4 +107,33 @@ describe('engine sessions', () => {
     const recent = await run('s1003');
     assert.equal(recent.session_reset, true);
   });
+
+  test('a time limit of 0 means none: only an interrupt ends the run', async () => {
+    const { backend, engine, run } = engineWith();
+    await run('a');
+    const session = backend.latest('a')!;
+    session.holdNextRun = true;
+    const unlimited = engine.run({ code: 'x', backend: 'pyodide', session: 'a', timeoutS: 0 });
+    await new Promise((resolve) => setImmediate(resolve));
+    session.release();
+    assert.equal((await unlimited).success, true);
+  });
+
+  test('a run stopped at its time limit names what set the limit', async () => {
+    const { backend, engine, run } = engineWith();
+    await run('a');
+    backend.latest('a')!.holdNextRun = true;
+    const stopped = await engine.run({ code: 'x', backend: 'pyodide', session: 'a', timeoutS: 0.01, timeoutSource: 'setting codeMode.run.timeoutSeconds' });
+    assert.equal(stopped.diagnostics?.error_type, 'TIMEOUT');
+    assert.match(stopped.diagnostics?.message ?? '', /time limit of 0\.01 s \(setting codeMode\.run\.timeoutSeconds\)/);
+    const defaults = engineWith();
+    defaults.engine.config = { ...defaults.engine.config, timeoutS: 0.01 };
+    await defaults.run('b');
+    defaults.backend.latest('b')!.holdNextRun = true;
+    const byDefault = await defaults.run('b');
+    assert.match(byDefault.diagnostics?.message ?? '', /\(the default timeout_s: configure key timeout_s, CLI --timeout\)/);
+    const given = engine.run({ code: 'x', backend: 'pyodide', session: 'a', timeoutS: 0.01 });
+    backend.latest('a')!.holdNextRun = true;
+    assert.match((await given).diagnostics?.message ?? '', /\(the timeout_s of this call\)/);
+  });
 });

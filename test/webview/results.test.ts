@@ -473,7 +473,7 @@ describe('results page in Chromium', () => {
           stdout: hostile,
           stderr: 'about to fail\n',
           duration_ms: 8,
-          diagnostics: { error_type: 'RuntimeError', message: 'ZeroDivisionError: division by zero', traceback, hints: ['Check the divisor before dividing.'] },
+          diagnostics: { error_type: 'RuntimeError', exception: 'ZeroDivisionError', message: 'ZeroDivisionError: division by zero', traceback, hints: ['Check the divisor before dividing.'] },
         }),
       },
       { type: 'runStarted', run: runInfo('t1', 'while True: pass') },
@@ -488,7 +488,7 @@ describe('results page in Chromium', () => {
       },
     );
     await page.waitForSelector(`${card('err1')}[data-status="error"]`);
-    assert.equal(await page.textContent(`${card('err1')} .badge`), 'RuntimeError');
+    assert.equal(await page.textContent(`${card('err1')} .badge`), 'ZeroDivisionError', 'the badge names the Python exception');
     assert.equal(await page.textContent(`${card('err1')} .error-title`), 'ZeroDivisionError: division by zero');
     assert.equal(await page.textContent(`${card('err1')} .traceback`), traceback);
     assert.equal(await page.textContent(`${card('err1')} .hints li`), 'Check the divisor before dividing.');

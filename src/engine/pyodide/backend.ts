@@ -41,6 +41,8 @@ export interface PyodideBackendConfig {
   cacheDir: string;
   /** Whether code in Pyodide may use the network (default off). */
   network?: NetworkAccess;
+  /** Whether code in Pyodide may change files in the workspace folders (default: it sees them read-only). */
+  workspaceWritable?: boolean;
   /** Backend-level messages; each session also logs to its own BackendSessionOptions.log. */
   log?: Logger;
 }
@@ -68,7 +70,7 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
     const cacheDir = fs.realpathSync(config.cacheDir);
     const sandbox = sandboxReport(network);
     for (const gap of sandbox.gaps) backendLog.warn(`Pyodide sandbox (${sandbox.mechanism}): ${gap}`);
-    return (shared = { cacheDir, heapLimitMb, network, snapshots: new SnapshotCache(cacheDir, pyodideDir(), backendLog) });
+    return (shared = { cacheDir, heapLimitMb, network, workspaceWritable: config.workspaceWritable ?? false, snapshots: new SnapshotCache(cacheDir, pyodideDir(), backendLog) });
   };
   return {
     kind: 'pyodide',
@@ -82,6 +84,7 @@ interface SharedSetup {
   cacheDir: string;
   heapLimitMb: number;
   network: NetworkAccess;
+  workspaceWritable: boolean;
   snapshots: SnapshotCache;
 }
 
@@ -170,7 +173,7 @@ class PyodideSession implements BackendSession {
         return outcome;
       }
     }
-    this.send(host, { type: 'run', runId: request.runId, code: request.code, outputCapBytes: request.outputCapBytes });
+    this.send(host, { type: 'run', runId: request.runId, code: request.code, script: request.script, outputCapBytes: request.outputCapBytes });
     return outcome;
   }
 
@@ -259,6 +262,7 @@ class PyodideSession implements BackendSession {
     const shared = this.shared();
     const snapshot = shared.snapshots.verified();
     const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
+    const workspace = existingFolders(this.options.workspaceRoots ?? []);
     const hostConfig: HostConfig = {
       cacheDir: shared.cacheDir,
       heapLimitMb: shared.heapLimitMb,
@@ -266,14 +270,16 @@ class PyodideSession implements BackendSession {
       snapshot,
       snapshotOutbox: outbox,
       network: shared.network,
+      workspaceRoots: workspace,
+      workspaceWritable: shared.workspaceWritable,
     };
     const assets = fs.realpathSync(assetsDir());
     const { child, report } = spawnConfinedNode(
       [path.join(assets, 'pyodide-host.js'), JSON.stringify(hostConfig)],
       {
         // The package cache and the snapshot: read-only, so no session can change what another one loads.
-        readOnly: [assets, shared.cacheDir],
-        readWrite: [...(this.options.scratchDir ? [this.options.scratchDir] : []), ...(outbox ? [outbox] : [])],
+        readOnly: [assets, shared.cacheDir, ...(shared.workspaceWritable ? [] : workspace)],
+        readWrite: [...(shared.workspaceWritable ? workspace : []), ...(this.options.scratchDir ? [this.options.scratchDir] : []), ...(outbox ? [outbox] : [])],
         network: shared.network,
         cwd: assets,
       },
@@ -453,4 +459,15 @@ class PyodideSession implements BackendSession {
     this.pending = undefined;
     pending.resolve(outcome);
   }
+}
+
+/** Real paths of the folders that exist: each is bound into the sandbox, and mounted in Pyodide, at that path. */
+function existingFolders(folders: string[]): string[] {
+  return folders.flatMap((folder) => {
+    try {
+      return fs.statSync(folder).isDirectory() ? [fs.realpathSync(folder)] : [];
+    } catch {
+      return [];
+    }
+  });
 }

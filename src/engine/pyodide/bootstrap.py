@@ -17,7 +17,7 @@ _SHIPPED_DIR = "/lib/code-mode"
 
 def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_source, js_display, scratch_dir, network_off_message):
     """Install the cell runner, `_code_mode_host`, the shipped modules (`code_mode`), the interruptible
-    `time.sleep` and `display()`; return `run(source, filename)`."""
+    `time.sleep` and `display()`; return `run(source, filename, script_json)`."""
     cell = types.ModuleType("_code_mode_cell")
     exec(compile(cell_source, "<code-mode cell runner>", "exec"), cell.__dict__)
     sys.modules[cell.__name__] = cell
@@ -51,11 +51,11 @@ def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_sourc
     run_cell = cell.run_cell
     streams = _StandardStreams()
 
-    def run(source, filename):
+    def run(source, filename, script_json):
         streams.restore()
         displays.begin_run()
         try:
-            return json.dumps(run_cell(source, namespace, filename))
+            return json.dumps(run_cell(source, namespace, filename, None if script_json is None else json.loads(script_json)))
         finally:
             displays.end_run()
 

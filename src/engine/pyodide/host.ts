@@ -79,6 +79,8 @@ function spawnWorker(): Instance {
     snapshot: config.snapshot,
     snapshotOutbox: config.snapshotOutbox,
     network: config.network,
+    workspaceRoots: config.workspaceRoots,
+    workspaceWritable: config.workspaceWritable,
     interruptBuffer: interrupt,
     callSignal,
     outputRing,

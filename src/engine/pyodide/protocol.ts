@@ -4,7 +4,7 @@
 // host process is within reach of the code it runs. Host <-> worker messages are structured clones.
 import type { MessagePort } from 'node:worker_threads';
 import type { NetworkAccess } from '../sandbox/index';
-import type { BackendOutcome, Display } from '../types';
+import type { BackendOutcome, Display, ScriptRun } from '../types';
 
 /** File descriptors of the host process: it reads the backend's messages from one and writes its own to the other. */
 export const HOST_INPUT_FD = 3;
@@ -30,6 +30,10 @@ export interface HostConfig {
   /** With no snapshot to start from: the folder to write a new one into (OUTBOX_SNAPSHOT), before any user code runs. */
   snapshotOutbox?: string;
   network: NetworkAccess;
+  /** Host folders mounted at their own paths in Pyodide's file system; the first is where sessions start. */
+  workspaceRoots: string[];
+  /** Whether they are bound writable (else read-only). */
+  workspaceWritable: boolean;
 }
 
 /** What the worker reports once Pyodide can run code. */
@@ -44,6 +48,7 @@ export interface RunMessage {
   type: 'run';
   runId: string;
   code: string;
+  script?: ScriptRun;
   outputCapBytes: number;
 }
 
@@ -106,6 +111,8 @@ export interface WorkerInit {
   snapshot?: string;
   snapshotOutbox?: string;
   network: NetworkAccess;
+  workspaceRoots: string[];
+  workspaceWritable: boolean;
   /** Int32Array[1] handed to pyodide.setInterruptBuffer; the host writes 2 to raise KeyboardInterrupt. */
   interruptBuffer: SharedArrayBuffer;
   /** Int32Array[1] counter the host bumps (and notifies) after posting a host-call reply or an interrupt. */

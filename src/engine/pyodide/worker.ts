@@ -254,7 +254,8 @@ function sleepMs(py: PyodideInterface, ms: number): void {
 
 // ---- running cells --------------------------------------------------------------------------------------
 
-type RunCell = (source: string, filename: string) => string;
+/** bootstrap.py's `run`: the script arrives as JSON text (None when absent), the outcome leaves as JSON text. */
+type RunCell = (source: string, filename: string, scriptJson: string | undefined) => string;
 
 /**
  * What Pyodide polls for interrupts. CPython's check reads the buffer and then stores 0 in a separate step,
@@ -277,7 +278,7 @@ function setUp(py: PyodideInterface): RunCell {
   py.setStderr({ write: (bytes: Uint8Array) => (streams[STDERR].write(bytes), bytes.length) });
   // No terminal behind this process: input() gets end-of-file instead of blocking on a pipe nobody writes.
   py.setStdin({ stdin: () => undefined });
-  mountScratch(py);
+  mountHostFolders(py);
   const scope = py.globals.get('dict')();
   try {
     py.runPython(bootstrapSource, { globals: scope, filename: '<code-mode bootstrap>' });
@@ -302,13 +303,26 @@ function setUp(py: PyodideInterface): RunCell {
   }
 }
 
-/** At its host path, so a path Python prints is where the engine finds the file (see displayFiles.ts). */
-function mountScratch(py: PyodideInterface): void {
-  if (!init.scratchDir) return;
+/**
+ * The scratch folder and the workspace folders, each at its host path: a path Python prints is where the engine
+ * finds the file (see displayFiles.ts), and a person's file runs from its own folder. Whether a folder is
+ * writable is the sandbox's decision (a read-only bind), not this mount's.
+ */
+function mountHostFolders(py: PyodideInterface): void {
+  for (const folder of [...(init.scratchDir ? [init.scratchDir] : []), ...init.workspaceRoots]) {
+    try {
+      py.FS.mkdirTree(folder);
+      py.mountNodeFS(folder, folder);
+    } catch (error) {
+      log('warn', `the folder ${folder} could not be mounted in Pyodide: ${String(error)}`);
+    }
+  }
+  if (!init.workspaceWritable) refuseWritesUnder(py, init.workspaceRoots);
+  const start = init.workspaceRoots[0];
   try {
-    py.mountNodeFS(init.scratchDir, init.scratchDir);
+    if (start) py.FS.chdir(start);
   } catch (error) {
-    log('warn', `the scratch folder ${init.scratchDir} could not be mounted: ${String(error)}`);
+    log('warn', `could not start in the workspace folder ${start}: ${String(error)}`);
   }
 }
 
@@ -329,6 +343,38 @@ function outcomeOfThrow(PythonError: PythonErrorClass, error: unknown): { outcom
     return { outcome, recycle: false };
   }
   return { outcome: { status: 'crashed', message: `Pyodide failed: ${String(error)}` }, recycle: true };
+}
+
+/** Emscripten's numbering (not Linux's): Python shows it as "[Errno 69] Read-only file system". */
+const EROFS = 69;
+const WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000; // O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
+
+/**
+ * The sandbox binds the workspace read-only, so a write could never reach it; but through Pyodide's file
+ * system layer it would fail late and obscurely (open succeeds, close says "Bad file descriptor"). Refusing
+ * up front gives Python the plain error.
+ */
+function refuseWritesUnder(py: PyodideInterface, roots: string[]): void {
+  if (roots.length === 0) return;
+  const fsApi = py.FS as unknown as Record<string, (...args: unknown[]) => unknown> & { cwd(): string; ErrnoError: new (errno: number) => Error; modeStringToFlags(mode: string): number };
+  const underRoot = (target: unknown): boolean => {
+    if (typeof target !== 'string') return false;
+    const absolute = path.posix.resolve(fsApi.cwd(), target);
+    return roots.some((root) => absolute === root || absolute.startsWith(`${root}/`));
+  };
+  const guard = (name: string, writes: (args: unknown[]) => boolean) => {
+    const original = fsApi[name]!.bind(py.FS);
+    fsApi[name] = (...args: unknown[]) => {
+      if (writes(args)) throw new fsApi.ErrnoError(EROFS);
+      return original(...args);
+    };
+  };
+  guard('open', ([target, flags]) => {
+    const bits = typeof flags === 'string' ? fsApi.modeStringToFlags(flags) : Number(flags ?? 0);
+    return (bits & WRITE_FLAGS) !== 0 && underRoot(target);
+  });
+  for (const name of ['mkdir', 'unlink', 'rmdir', 'symlink', 'truncate', 'chmod', 'utime']) guard(name, ([target]) => underRoot(target));
+  guard('rename', ([from, to]) => underRoot(from) || underRoot(to));
 }
 
 /** Said by every refused network call; the sandbox has no network in any case (see sandbox/bubblewrap.ts). */
@@ -365,7 +411,7 @@ async function main(): Promise<void> {
     let recycle = false;
     cellRunning = true;
     try {
-      outcome = JSON.parse(runCell(message.code, `<cell ${++cells}>`)) as BackendOutcome;
+      outcome = JSON.parse(runCell(message.code, `<cell ${++cells}>`, message.script && JSON.stringify(message.script))) as BackendOutcome;
     } catch (error) {
       ({ outcome, recycle } = outcomeOfThrow(PythonError, error));
     } finally {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { encodeFrame, FrameDecoder } from '../framing';
@@ -160,6 +161,7 @@ class DriverProcess {
     readonly interpreter: string,
     driverPath: string,
     env: NodeJS.ProcessEnv,
+    cwd: string | undefined,
     private readonly memoryLimitMb: number,
     private readonly listener: DriverListener,
   ) {
@@ -181,6 +183,7 @@ class DriverProcess {
     this.child = spawn(interpreter, ['-u', driverPath, '3', '4', String(memoryLimitMb)], {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
       env,
+      cwd,
       shell: false,
       detached: true,
       windowsHide: true,
@@ -382,7 +385,7 @@ class PythonSession implements BackendSession {
     }
     // Stopped while the interpreter was still starting: the code never ran.
     if (awaiting.interrupted) return { status: 'interrupted' };
-    const frame = encodeFrame({ type: 'run', id: request.runId, code: request.code, outputCapBytes: request.outputCapBytes });
+    const frame = encodeFrame({ type: 'run', id: request.runId, code: request.code, script: request.script, outputCapBytes: request.outputCapBytes });
     return new Promise<BackendOutcome>((resolve) => {
       this.active = { id: request.runId, driver, sink, resolve, seenMarkers: [false, false] };
       driver.stdout.beginRun(request.outputCapBytes);
@@ -474,6 +477,11 @@ class PythonSession implements BackendSession {
    * The user's environment, plus where the scratch folder is and a headless matplotlib backend (figures come
    * back as images; a GUI backend would open windows nobody sees). A backend the user chose is kept.
    */
+  /** Agents' runs start in the workspace, as a terminal opened there would; without one, where the server runs. */
+  private startFolder(): string | undefined {
+    return this.options.workspaceRoots?.find((root) => fs.statSync(root, { throwIfNoEntry: false })?.isDirectory());
+  }
+
   private driverEnvironment(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { ...process.env, MPLBACKEND: process.env.MPLBACKEND || 'Agg' };
     if (this.options.scratchDir) env.CODE_MODE_SCRATCH = this.options.scratchDir;
@@ -483,7 +491,7 @@ class PythonSession implements BackendSession {
   private spawnDriver(): DriverProcess {
     const interpreter = resolvePythonInterpreter(this.config.pythonPath);
     const driverPath = path.join(assetsDir(), 'python', 'driver.py');
-    const driver: DriverProcess = new DriverProcess(interpreter, driverPath, this.driverEnvironment(), this.memoryLimitMb, {
+    const driver: DriverProcess = new DriverProcess(interpreter, driverPath, this.driverEnvironment(), this.startFolder(), this.memoryLimitMb, {
       onMessage: (message) => this.onMessage(driver, message),
       onRawText: (stream, text) => this.onOutput(driver, stream, text),
       onRawDropped: (stream, bytes) => this.onDropped(driver, stream, bytes),

@@ -3,7 +3,9 @@
 Shared by the CPython driver (imported) and the Pyodide worker (loaded as source), so both backends
 classify errors and format tracebacks the same way.
 """
+import contextlib
 import linecache
+import os
 import sys
 import traceback
 
@@ -37,15 +39,72 @@ def _error(error_type, exc, tb_text):
     }
 
 
-def run_cell(source, namespace, filename):
-    """Compile and exec `source` in `namespace`; return an outcome dict (see BackendOutcome)."""
+class _Script:
+    """What running a file (or lines of one) changes for the length of a run, as `python file.py` would have it:
+    the working folder, `__file__`, `sys.argv`, and the file's folder first on `sys.path`. Put back afterwards,
+    so the session is as it was for the next run.
+    """
+
+    def __init__(self, script, namespace):
+        self._path = script["path"]
+        self._cwd = script.get("cwd")
+        self._namespace = namespace
+        self._saved = None
+
+    def __enter__(self):
+        folder = os.path.dirname(self._path)
+        self._saved = (os.getcwd(), self._namespace.get("__file__", _MISSING), list(sys.argv), folder)
+        if self._cwd is not None:
+            try:
+                os.chdir(self._cwd)
+            except OSError as exc:
+                # Pyodide sees only the workspace folders: a file elsewhere still runs, from where the session is.
+                sys.stderr.write("[code-mode] cannot run in %s (%s); running in %s\n" % (self._cwd, exc.strerror, os.getcwd()))
+        self._namespace["__file__"] = self._path
+        sys.argv[:] = [self._path]
+        sys.path.insert(0, folder)
+        return self
+
+    def __exit__(self, *exc_info):
+        cwd, file, argv, folder = self._saved
+        try:
+            os.chdir(cwd)
+        except OSError:
+            pass
+        if file is _MISSING:
+            self._namespace.pop("__file__", None)
+        else:
+            self._namespace["__file__"] = file
+        sys.argv[:] = argv
+        if folder in sys.path:
+            sys.path.remove(folder)
+        return False
+
+
+_MISSING = object()
+
+
+
+def run_cell(source, namespace, filename, script=None):
+    """Compile and exec `source` in `namespace`; return an outcome dict (see BackendOutcome).
+
+    With `script` ({"path", "firstLine", "cwd"?}), the code is that file's (or its lines from `firstLine`):
+    tracebacks name the file and its line numbers, and the run has the script's surroundings (see _Script).
+    """
+    if script is not None:
+        filename = script["path"]
+        # Blank lines in front put every line at its own line number in the file.
+        source = "\n" * (max(1, int(script.get("firstLine", 1))) - 1) + source
     try:
         code = compile(source, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError, OverflowError) as exc:
         return _error("SyntaxError", exc, "".join(traceback.format_exception_only(type(exc), exc)))
-    _remember_source(filename, source)
+    if script is None:
+        # A file's own lines come from the file itself.
+        _remember_source(filename, source)
     try:
-        exec(code, namespace)
+        with _Script(script, namespace) if script is not None else contextlib.nullcontext():
+            exec(code, namespace)
     except KeyboardInterrupt:
         return {"status": "interrupted"}
     except SystemExit as exc:

@@ -5,7 +5,7 @@ Usage: python -u driver.py REQUEST_FD EVENT_FD MEMORY_LIMIT_MB   (0: no limit)
 The engine talks to it in length-prefixed JSON frames (src/engine/framing.ts) over two extra pipes, so fds
 0/1/2 stay the user's: requests arrive on REQUEST_FD, events and results leave on EVENT_FD.
 
-Frames in:  {"type": "run", "id", "code", "outputCapBytes"}
+Frames in:  {"type": "run", "id", "code", "script"?, "outputCapBytes"}
             {"type": "hostResult", "callId", "ok", "result" | "error"}
 Frames out: {"type": "hello", "pid", "version", "pythonVersion", "executable", "marker", "reaper", "memoryLimitMb",
              "memoryLimit"}
@@ -671,7 +671,7 @@ def main():
         started = _processes.mark()
         try:
             _user_code_running = True
-            outcome = run_cell(request["code"], user_main.__dict__, "<cell %d>" % cells)
+            outcome = run_cell(request["code"], user_main.__dict__, "<cell %d>" % cells, request.get("script"))
             _user_code_running = False
         except KeyboardInterrupt:
             # Raised outside the user's frames (during the final flush, or a deferred interrupt).
