@@ -60,7 +60,7 @@ describe('stdio: malformed input is answered and the server keeps serving', () =
     server.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":"oops"}\n');
     await assertStillServing(server);
     assert.deepEqual(server.untakenAnswers(), []);
-    assert.match(server.stderr, /ignored a malformed notification \(notifications\/cancelled\)/);
+    await server.stderrMatching(/ignored a malformed notification \(notifications\/cancelled\)/);
   });
 
   test('lines ending in \\r\\n, and a request split across writes, are read', async () => {

@@ -37,6 +37,15 @@ export class RawStdioServer {
     return this.stderrText;
   }
 
+  /** Waits until stderr matches: logs travel on their own pipe, so they can trail the answer on stdout. */
+  async stderrMatching(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+    for (const deadline = Date.now() + timeoutMs; !pattern.test(this.stderrText); ) {
+      if (Date.now() > deadline) throw new Error(`stderr never matched ${pattern} within ${timeoutMs} ms:\n${this.stderrText.slice(-2000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return this.stderrText;
+  }
+
   write(bytes: string | Buffer): void {
     this.child.stdin.write(bytes);
   }
