@@ -6,6 +6,7 @@ import { defaultEngineConfig, isBackendKind, SESSION_NAME, timeoutProblem, type 
 import { displaysForPrintedFiles } from './displayFiles';
 import { CappedOutput } from './output';
 import { distributionForImport, missingTopLevelModule } from './packages/importNames';
+import { findLocalModule } from './packages/localModules';
 import { distributionOf, parsePackageList, parseRequirement, type PackageSpec, type RequirementSpec } from './packages/spec';
 import { checkPolicy } from './policy';
 import { roundMs, shapeResult } from './result';
@@ -382,11 +383,16 @@ export class Engine {
    * On ModuleNotFoundError in Pyodide (with auto-install on), installs the missing package once. Returns
    * `name==version` when the code is worth running again, else a hint saying what was tried.
    */
-  private async autoInstall(session: Session, outcome: BackendOutcome, active: ActiveRun): Promise<AutoInstall | undefined> {
+  private async autoInstall(session: Session, outcome: BackendOutcome, active: ActiveRun, options: RunOptions): Promise<AutoInstall | undefined> {
     if (!this.config.autoInstall || session.backend.kind !== 'pyodide' || active.interruptedBy) return undefined;
     if (outcome.status !== 'error' || outcome.excName !== 'ModuleNotFoundError') return undefined;
     const module = missingTopLevelModule(outcome.message);
     if (!module) return undefined;
+    const folders = [...(options.script ? [path.dirname(options.script.path), ...(options.script.cwd ? [options.script.cwd] : [])] : []), ...this.workspaceRoots];
+    const local = findLocalModule(module, folders);
+    if (local) {
+      return { hint: `"${module}" was not installed: it is your own module (${local}), so its folder is not on sys.path for this run. Run the file that imports it (its folder comes first on sys.path), or add the folder to sys.path.` };
+    }
     const spec = parseRequirement(distributionForImport(module));
     if ('error' in spec) return undefined;
     let report: PackageReport;
@@ -541,7 +547,7 @@ export class Engine {
       },
     };
     let outcome = await this.attempt(session, active, options, timeoutS, sink);
-    const autoInstalled = await this.autoInstall(session, outcome, active);
+    const autoInstalled = await this.autoInstall(session, outcome, active, options);
     if (autoInstalled && 'installed' in autoInstalled) {
       if (options.signal?.aborted) {
         active.interruptedBy = 'cancel';

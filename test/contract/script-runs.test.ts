@@ -86,6 +86,17 @@ for (const backend of BACKEND_KINDS) {
         const scratch = await run('import os\np = os.path.join(os.environ["CODE_MODE_SCRATCH"], "ok.txt")\nopen(p, "w").write("fine")\nprint(open(p).read())');
         assert.equal(scratch.stdout, 'fine\n');
       });
+
+      test('a local module named like a PyPI package is never auto-installed', async () => {
+        fs.mkdirSync(path.join(workspace, 'lib'));
+        fs.writeFileSync(path.join(workspace, 'lib', 'six.py'), 'MINE = True\n');
+        const result = await run('import six');
+        assert.equal(result.diagnostics?.exception, 'ModuleNotFoundError');
+        assert.equal(result.auto_installed, undefined);
+        const hints = (result.diagnostics?.hints ?? []).join('\n');
+        assert.match(hints, /"six" was not installed: it is your own module \(.*lib\/six\.py\)/);
+        assert.doesNotMatch(hints, /auto-install tried/);
+      });
     }
   });
 }
