@@ -31,6 +31,7 @@ const copies = [
   ['src/engine/python/displays.py', 'python/displays.py'],
   ['src/engine/python/code_mode.py', 'python/code_mode.py'],
   ['src/engine/python/processes.py', 'python/processes.py'],
+  ['src/engine/python/user_input.py', 'python/user_input.py'],
   ...pyodideFiles.map((f) => [`node_modules/pyodide/${f}`, `pyodide/${f}`]),
 ];
 

@@ -26,6 +26,8 @@ import {
   type PackagesResult,
   type RunEvent,
   type RunOrigin,
+  type InputHandler,
+  type InputRequest,
   type RunResult,
   type ScriptRun,
 } from './types';
@@ -42,6 +44,8 @@ export interface RunOptions {
   timeoutSource?: string;
   /** The code is a file's, or lines of one: it runs as that script (working folder, __file__, sys.path). */
   script?: ScriptRun;
+  /** Answers input(), sys.stdin and getpass; without it they raise EOFError saying nobody can answer. */
+  onInput?: InputHandler;
   /** Start from a fresh interpreter. */
   reset?: boolean;
   /** Aborting interrupts the run (or drops it while queued); the result says CANCELLED. */
@@ -87,7 +91,12 @@ interface ActiveRun {
   runId: string;
   interruptedBy?: 'timeout' | 'cancel' | 'user';
   restarted: boolean;
+  /** Puts the run's question to its front door, with the time limit paused meanwhile. */
+  ask?: (request: InputRequest) => Promise<string | undefined>;
 }
+
+/** The host-call method of user_input.py. */
+const INPUT_METHOD = 'input';
 
 /** Orders sessions by use without ties (clock readings can be equal). */
 let workQueued = 0;
@@ -421,14 +430,16 @@ export class Engine {
           this.log.warn(`the scratch folder ${this.scratchDir} could not be created: ${String(error)}`);
         }
       }
+      // The session answers its own runs' questions; everything else goes to the bridge.
+      let created: Session | undefined;
       const instance = factory.create({
         session: name,
         log: this.log,
-        hostCall: (method, params) => this.hostCall(method, params),
+        hostCall: (method, params) => (method === INPUT_METHOD ? askFor(created?.active, params) : this.hostCall(method, params)),
         scratchDir: this.scratchDir,
         workspaceRoots: this.workspaceRoots,
       });
-      session = new Session(name, instance);
+      session = created = new Session(name, instance);
       session.inheritedLoss = this.losses.get(key);
       this.losses.delete(key);
       this.sessions.set(key, session);
@@ -594,9 +605,24 @@ export class Engine {
       }, this.config.interruptGraceMs);
     };
     let graceTimer: NodeJS.Timeout | undefined;
-    const timeoutTimer = timeoutS > 0 ? setTimeout(() => stop('timeout'), timeoutS * 1000) : undefined;
+    // The limit counts the run's own time: while it waits for a person's answer, the clock stands still.
+    let leftMs = timeoutS * 1000;
+    let since = performance.now();
+    const startClock = () => (leftMs > 0 ? setTimeout(() => stop('timeout'), leftMs) : undefined);
+    let timeoutTimer = timeoutS > 0 ? startClock() : undefined;
+    const stopped = new AbortController();
     const onAbort = () => stop('cancel');
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    active.ask = options.onInput && askPausingClock(options.onInput, stopped.signal, {
+      pause: () => {
+        clearTimeout(timeoutTimer);
+        leftMs -= performance.now() - since;
+      },
+      resume: () => {
+        since = performance.now();
+        if (timeoutS > 0) timeoutTimer = startClock();
+      },
+    });
 
     try {
       return await session.backend.run({ runId, code: options.code, script: options.script, outputCapBytes: this.config.outputCapBytes }, sink);
@@ -605,6 +631,7 @@ export class Engine {
     } finally {
       clearTimeout(timeoutTimer);
       clearTimeout(graceTimer);
+      stopped.abort();
       options.signal?.removeEventListener('abort', onAbort);
       session.active = undefined;
     }
@@ -642,6 +669,30 @@ export class Engine {
       }
     }
   }
+}
+
+/** The question of a run, put to its front door; rejected (an EOFError in Python) when nobody can answer. */
+async function askFor(active: ActiveRun | undefined, params: unknown): Promise<string | null> {
+  const request = params as Partial<InputRequest> | null;
+  if (typeof request?.prompt !== 'string') throw new Error('input() was called with a malformed request');
+  if (!active?.ask) {
+    throw new Error(
+      'input() has nobody to answer it: this run was started where no one can be asked (an MCP client without elicitation, a script). Put the data in the code, or read it from a file',
+    );
+  }
+  return (await active.ask({ prompt: request.prompt, password: request.password === true })) ?? null;
+}
+
+/** Asks through `onInput` with the run's clock paused; a stopped run dismisses the question. */
+function askPausingClock(onInput: InputHandler, stopped: AbortSignal, clock: { pause(): void; resume(): void }) {
+  return async (request: InputRequest): Promise<string | undefined> => {
+    clock.pause();
+    try {
+      return await onInput(request, stopped);
+    } finally {
+      clock.resume();
+    }
+  };
 }
 
 function sessionKey(backend: BackendKind, name: string): string {

@@ -111,6 +111,20 @@ export interface Logger {
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
+/** What input(), sys.stdin or getpass asks the person behind a run. */
+export interface InputRequest {
+  prompt: string;
+  /** The answer must not be shown (getpass). */
+  password: boolean;
+}
+
+/**
+ * Asks whoever started a run (an input box, an MCP elicitation). Resolves to the answer, or undefined when
+ * the question was dismissed (Python sees end of file); rejects with why nobody can answer. `signal` aborts
+ * when the run is stopped meanwhile.
+ */
+export type InputHandler = (request: InputRequest, signal: AbortSignal) => Promise<string | undefined>;
+
 /** A call from Python into the host (the code-mode tool bridge builds on it). Rejections become Python exceptions. */
 export type HostCallHandler = (method: string, params: unknown) => Promise<unknown>;
 

@@ -15,7 +15,7 @@ import types
 _SHIPPED_DIR = "/lib/code-mode"
 
 
-def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_source, js_display, scratch_dir, network_off_message):
+def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_source, js_display, scratch_dir, network_off_message, user_input_source):
     """Install the cell runner, `_code_mode_host`, the shipped modules (`code_mode`), the interruptible
     `time.sleep` and `display()`; return `run(source, filename, script_json)`."""
     cell = types.ModuleType("_code_mode_cell")
@@ -31,7 +31,11 @@ def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_sourc
     if scratch_dir is not None:
         os.environ["CODE_MODE_SCRATCH"] = scratch_dir
 
-    sys.modules["_code_mode_host"] = _host_module(js_host_call)
+    host = _host_module(js_host_call)
+    sys.modules["_code_mode_host"] = host
+    user_input = types.ModuleType("_code_mode_input")
+    exec(compile(user_input_source, "<code-mode input>", "exec"), user_input.__dict__)
+    host_stdin = user_input.install(host.call, host.HostCallError)
     time.sleep = _interruptible_sleep(js_sleep_ms)
     if network_off_message is not None:
         _refuse_sockets(network_off_message)
@@ -49,7 +53,7 @@ def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_sourc
     sys.modules["__main__"] = main
     namespace = main.__dict__
     run_cell = cell.run_cell
-    streams = _StandardStreams()
+    streams = _StandardStreams(host_stdin)
 
     def run(source, filename, script_json):
         streams.restore()
@@ -130,7 +134,8 @@ def _refuse_sockets(message):
 
 
 class _StandardStreams:
-    """The session's fds 1-2 and sys.std* objects, put back before every run, as the CPython driver does.
+    """The session's fds 1-2 and sys.std* objects (stdin asks the host: user_input.py), put back before every
+    run, as the CPython driver does.
 
     A run may close or replace them (os.close(1), sys.stdout = None, sys.__stderr__.close()), and nothing after
     it would print otherwise. Within a run they are the code's to redirect; the next run starts with the
@@ -140,10 +145,12 @@ class _StandardStreams:
 
     _DEVICES = {1: "/dev/stdout", 2: "/dev/stderr"}
 
-    def __init__(self):
+    def __init__(self, stdin):
         self._originals = {"stdout": sys.stdout, "stderr": sys.stderr}
+        self._stdin = stdin
 
     def restore(self):
+        sys.stdin = sys.__stdin__ = self._stdin
         for fd, device in self._DEVICES.items():
             try:
                 os.fstat(fd)

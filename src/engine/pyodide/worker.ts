@@ -10,6 +10,7 @@ import type { BackendOutcome, Display } from '../types';
 import cellSource from '../python/cell.py';
 import codeModeSource from '../python/code_mode.py';
 import displaysSource from '../python/displays.py';
+import userInputSource from '../python/user_input.py';
 import bootstrapSource from './bootstrap.py';
 import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type ToWorker, type WorkerInit } from './protocol';
 import { DROPPED, RingWriter, STDERR, STDOUT, type StreamId } from './ring';
@@ -276,7 +277,7 @@ function setUp(py: PyodideInterface): RunCell {
   py.setInterruptBuffer(signalBuffer as unknown as Int32Array);
   py.setStdout({ write: (bytes: Uint8Array) => (streams[STDOUT].write(bytes), bytes.length) });
   py.setStderr({ write: (bytes: Uint8Array) => (streams[STDERR].write(bytes), bytes.length) });
-  // No terminal behind this process: input() gets end-of-file instead of blocking on a pipe nobody writes.
+  // No terminal behind this process: reading fd 0 gets end-of-file (input() and sys.stdin ask the host instead).
   py.setStdin({ stdin: () => undefined });
   mountHostFolders(py);
   const scope = py.globals.get('dict')();
@@ -294,6 +295,7 @@ function setUp(py: PyodideInterface): RunCell {
         // undefined arrives as None (null would be JsNull).
         init.scratchDir,
         init.network === 'off' ? NETWORK_OFF_MESSAGE : undefined,
+        userInputSource,
       ) as RunCell;
     } finally {
       install.destroy();

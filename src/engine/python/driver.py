@@ -635,6 +635,7 @@ def main():
     user_main.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = user_main
     sys.modules["_code_mode_host"] = _host_module()
+    host_stdin = _load_shared("_code_mode_input", "user_input.py").install(call, HostCallError)
     sys.meta_path.append(_ShippedModules())
     # As in the interactive interpreter: imports resolve from the working directory, not the driver's.
     sys.path[0] = ""
@@ -663,6 +664,7 @@ def main():
         if not isinstance(cap, int) or cap < 0:
             cap = _DEFAULT_OUTPUT_CAP
         streams.restore()
+        sys.stdin = host_stdin
         streams.stdout.begin_run(cap)
         streams.stderr.begin_run(cap)
         displays.begin_run()
