@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { RunHistory } from './engine/history';
 import { LocalMcpClient } from './mcp/localClient';
-import { personRunLimits } from './vscode/personRun';
+import { personRunOptions } from './vscode/personRun';
 import { registerCommands } from './vscode/commands';
 import { EngineHost } from './vscode/engineHost';
 import { generateAndRun } from './vscode/generateAndRun';
@@ -79,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     if (!record) return undefined;
     const engine = await host.getEngine();
     results.reveal();
-    return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command', ...personRunLimits(host.currentSettings.personRun) });
+    return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command', ...personRunOptions(host.currentSettings.personRun) });
   };
   const mcpProvider = new CodeModeMcpProvider(host, context.extensionPath);
 
@@ -146,7 +146,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
       if (node?.kind !== 'codeFile') return undefined;
       const engine = await host.getEngine();
       results.reveal();
-      return engine.run({ code: (await host.stores.codeFiles.read(node.file.name)).content, origin: 'explorer', ...personRunLimits(host.currentSettings.personRun) });
+      return engine.run({ code: (await host.stores.codeFiles.read(node.file.name)).content, origin: 'explorer', ...personRunOptions(host.currentSettings.personRun) });
     }),
     vscode.commands.registerCommand('codeMode.explorer.invokeTool', (node?: ExplorerNode) => {
       if (node?.kind === 'tool') {

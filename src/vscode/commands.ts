@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { BackendKind, RunResult, ScriptRun } from '../engine/types';
 import { codeToRun } from './codeText';
 import type { EngineHost } from './engineHost';
-import { offerTimeoutSetting, personRunLimits, scriptOf } from './personRun';
+import { offerTimeoutSetting, personRunOptions, scriptOf } from './personRun';
 import { updateSetting } from './settings';
 
 export interface ResultsPresenter {
@@ -26,7 +26,7 @@ export function registerCommands({ host, runsChannel, results }: CommandDeps): v
     }
     const engine = await host.getEngine();
     runsChannel.show(true);
-    const pending = engine.run({ code, backend, script, origin: 'command', ...personRunLimits(host.currentSettings.personRun) });
+    const pending = engine.run({ code, backend, script, origin: 'command', ...personRunOptions(host.currentSettings.personRun) });
     results.reveal();
     const result = await pending;
     if (!result.success && result.diagnostics?.error_type === 'INVALID_ARGUMENT') {

@@ -1,17 +1,40 @@
-// What makes a person's run different from an agent's: no time limit unless they set one, and a file runs
-// as that script (its folder, `__file__`, `sys.path`), the way `python file.py` and the Python extension run it.
+// What makes a person's run different from an agent's: no time limit unless they set one, input() asks them
+// in an input box, and a file runs as that script (its folder, `__file__`, `sys.path`), the way
+// `python file.py` and the Python extension run it.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunOptions } from '../engine/engine';
-import type { RunResult, ScriptRun } from '../engine/types';
+import type { InputRequest, RunResult, ScriptRun } from '../engine/types';
 import type { PersonRunSettings } from './settings';
 
 const TIMEOUT_SETTING = 'codeMode.run.timeoutSeconds';
 
-/** The time limit of a person's run, and the setting to name when it is reached. */
-export function personRunLimits(settings: PersonRunSettings): Pick<RunOptions, 'timeoutS' | 'timeoutSource'> {
-  return { timeoutS: settings.timeoutS, timeoutSource: `setting ${TIMEOUT_SETTING}` };
+/** What every run a person starts gets: their time limit (and the setting to name when it is reached), and input() answered in an input box. */
+export function personRunOptions(settings: PersonRunSettings): Pick<RunOptions, 'timeoutS' | 'timeoutSource' | 'onInput'> {
+  return { timeoutS: settings.timeoutS, timeoutSource: `setting ${TIMEOUT_SETTING}`, onInput: askInInputBox };
+}
+
+/** input() in a person's run: an input box that stays open while they look elsewhere; Escape is end of file. */
+async function askInInputBox(request: InputRequest, stopped: AbortSignal): Promise<string | undefined> {
+  const cancel = new vscode.CancellationTokenSource();
+  const onStop = () => cancel.cancel();
+  stopped.addEventListener('abort', onStop, { once: true });
+  try {
+    return await vscode.window.showInputBox(
+      {
+        title: request.password ? 'Code Mode: the running code asks for a password' : 'Code Mode: the running code asks for input',
+        prompt: request.prompt.trim() || 'input()',
+        password: request.password,
+        ignoreFocusOut: true,
+        placeHolder: 'Enter answers; Escape sends end of file (EOFError)',
+      },
+      cancel.token,
+    );
+  } finally {
+    stopped.removeEventListener('abort', onStop);
+    cancel.dispose();
+  }
 }
 
 /** The script a document's lines run as, from `firstLine` (1-based); undefined for an unsaved, untitled one. */

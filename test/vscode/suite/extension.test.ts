@@ -163,6 +163,40 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     }
   });
 
+  it('Run File of a file in the workspace runs it as a script on both backends, and returns its result', async () => {
+    const folder = vscode.workspace.workspaceFolders![0]!.uri;
+    for (const backend of ['pyodide', 'python'] as const) {
+      await vscode.commands.executeCommand('codeMode.chooseBackend', backend);
+      try {
+        const result = (await vscode.commands.executeCommand('codeMode.runFile', vscode.Uri.joinPath(folder, 'script', 'main.py'))) as RunResult;
+        assert.equal(result.backend, backend);
+        assert.equal(result.stdout, 'data next to the script 55\nmain.py script __main__ True\n', JSON.stringify(result.diagnostics));
+        const failed = (await vscode.commands.executeCommand('codeMode.runFile', vscode.Uri.joinPath(folder, 'script', 'fails.py'))) as RunResult;
+        assert.equal(failed.diagnostics?.exception, 'ZeroDivisionError');
+        assert.match(failed.diagnostics?.traceback ?? '', /script\/fails\.py", line 1/);
+      } finally {
+        await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
+      }
+    }
+  });
+
+  it('input() in a run of yours asks in an input box: Enter answers, Escape is EOFError', async () => {
+    const asks = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'script', 'asks.py');
+    const codeMode = await api();
+    const asking = () => until('the question to be asked', () => codeMode.history.all().some((r) => !r.result && r.stdout.includes('your name? '))).then(() => sleep(500));
+    const answered = vscode.commands.executeCommand('codeMode.runFile', asks) as Thenable<RunResult>;
+    await asking();
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    const result = await answered;
+    assert.equal(result.stdout, "your name? \ngot ''\n", JSON.stringify(result.diagnostics));
+    const dismissed = vscode.commands.executeCommand('codeMode.runFile', asks) as Thenable<RunResult>;
+    await asking();
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    const eof = await dismissed;
+    assert.equal(eof.diagnostics?.exception, 'EOFError');
+    assert.match(eof.diagnostics?.message ?? '', /input was cancelled/);
+  });
+
   it('interrupt stops while True: pass', async () => {
     const codeMode = await api();
     await openPython('print("spinning", flush=True)\nwhile True: pass\n');
