@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { RunHistory } from './engine/history';
 import { LocalMcpClient } from './mcp/localClient';
-import { personRunOptions } from './vscode/personRun';
+import { personBackend, personRunOptions, personSession } from './vscode/personRun';
 import { registerCommands } from './vscode/commands';
 import { EngineHost } from './vscode/engineHost';
 import { generateAndRun } from './vscode/generateAndRun';
@@ -146,7 +146,14 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
       if (node?.kind !== 'codeFile') return undefined;
       const engine = await host.getEngine();
       results.reveal();
-      return engine.run({ code: (await host.stores.codeFiles.read(node.file.name)).content, origin: 'explorer', ...personRunOptions(host.currentSettings.personRun) });
+      const settings = host.currentSettings;
+      return engine.run({
+        code: (await host.stores.codeFiles.read(node.file.name)).content,
+        origin: 'explorer',
+        backend: personBackend(settings, vscode.workspace.isTrusted),
+        session: personSession(settings.personRun),
+        ...personRunOptions(settings.personRun),
+      });
     }),
     vscode.commands.registerCommand('codeMode.explorer.invokeTool', (node?: ExplorerNode) => {
       if (node?.kind === 'tool') {

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
+import type { SessionDescription } from '../engine/engine';
 import type { BackendKind, RunResult, ScriptRun } from '../engine/types';
 import { codeToRun } from './codeText';
 import type { EngineHost } from './engineHost';
-import { offerTimeoutSetting, personRunOptions, scriptOf } from './personRun';
-import { updateSetting } from './settings';
+import { offerTimeoutSetting, personBackend, personRunOptions, personSession, scriptOf } from './personRun';
+import { updateSetting, type PersonRunSettings } from './settings';
 
 export interface ResultsPresenter {
   reveal(runId?: string): void;
@@ -19,14 +20,16 @@ const otherBackend = (kind: BackendKind): BackendKind => (kind === 'pyodide' ? '
 
 /** The command palette / editor menu front door. Each command returns what it did, for tests and chaining. */
 export function registerCommands({ host, runsChannel, results }: CommandDeps): vscode.Disposable[] {
-  const run = async (code: string, backend?: BackendKind, script?: ScriptRun): Promise<RunResult | undefined> => {
+  const yourBackend = () => personBackend(host.currentSettings, vscode.workspace.isTrusted);
+  const run = async (code: string, document: vscode.TextDocument | undefined, backend = yourBackend(), script?: ScriptRun): Promise<RunResult | undefined> => {
     if (!code.trim()) {
       void vscode.window.showInformationMessage('Code Mode: nothing to run.');
       return undefined;
     }
     const engine = await host.getEngine();
     runsChannel.show(true);
-    const pending = engine.run({ code, backend, script, origin: 'command', ...personRunOptions(host.currentSettings.personRun) });
+    const settings = host.currentSettings.personRun;
+    const pending = engine.run({ code, backend, script, session: personSession(settings, document), origin: 'command', ...personRunOptions(settings) });
     results.reveal();
     const result = await pending;
     if (!result.success && result.diagnostics?.error_type === 'INVALID_ARGUMENT') {
@@ -36,9 +39,9 @@ export function registerCommands({ host, runsChannel, results }: CommandDeps): v
     return result;
   };
 
-  /** The selection (or line) of the active editor, as code and the script it is part of. */
-  const selection = (): { code: string; script?: ScriptRun } | undefined => {
-    const editor = vscode.window.activeTextEditor;
+  /** The selection (or line) of the editor of `uri` (else the active one), as code and the script it is part of. */
+  const selection = (uri?: vscode.Uri): { code: string; document: vscode.TextDocument; script?: ScriptRun } | undefined => {
+    const editor = uri ? vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString()) : vscode.window.activeTextEditor;
     if (!editor) {
       void vscode.window.showInformationMessage('Code Mode: open a Python file to run code from it.');
       return undefined;
@@ -47,17 +50,17 @@ export function registerCommands({ host, runsChannel, results }: CommandDeps): v
     const lines = Array.from({ length: document.lineCount }, (_, i) => document.lineAt(i).text);
     const { start, end } = editor.selection;
     const code = codeToRun(lines, { startLine: start.line, startCharacter: start.character, endLine: end.line, endCharacter: end.character });
-    return { code, script: scriptOf(document, start.line + 1, host.currentSettings.personRun) };
+    return { code, document, script: scriptOf(document, start.line + 1, host.currentSettings.personRun) };
   };
 
   return [
-    vscode.commands.registerCommand('codeMode.runSelection', async () => {
-      const selected = selection();
-      return selected && run(selected.code, undefined, selected.script);
+    vscode.commands.registerCommand('codeMode.runSelection', async (uri?: vscode.Uri) => {
+      const selected = selection(uri instanceof vscode.Uri ? uri : undefined);
+      return selected && run(selected.code, selected.document, undefined, selected.script);
     }),
     vscode.commands.registerCommand('codeMode.runSelectionInOtherBackend', async () => {
       const selected = selection();
-      return selected && run(selected.code, otherBackend(host.currentSettings.engine.defaultBackend), selected.script);
+      return selected && run(selected.code, selected.document, otherBackend(yourBackend()), selected.script);
     }),
     vscode.commands.registerCommand('codeMode.runFile', async (uri?: vscode.Uri) => {
       const document = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
@@ -67,32 +70,33 @@ export function registerCommands({ host, runsChannel, results }: CommandDeps): v
       }
       // As the Python extension does: the run reads the file's other lines (tracebacks) from disk.
       if (document.isDirty && document.uri.scheme === 'file') await document.save();
-      return run(document.getText(), undefined, scriptOf(document, 1, host.currentSettings.personRun));
+      return run(document.getText(), document, undefined, scriptOf(document, 1, host.currentSettings.personRun));
     }),
-    vscode.commands.registerCommand('codeMode.chooseBackend', async (choice?: BackendKind) => {
-      const current = host.currentSettings.engine.defaultBackend;
-      const picked =
-        choice ??
-        (
-          await vscode.window.showQuickPick(
-            [
-              { label: 'pyodide', description: 'WebAssembly, isolated, no set-up', picked: current === 'pyodide' },
-              { label: 'python', description: host.interpreterInUse?.path ?? 'the workspace interpreter', picked: current === 'python' },
-            ],
-            { title: 'Code Mode: default backend', placeHolder: `now: ${current}` },
-          )
-        )?.label;
-      if (picked !== 'pyodide' && picked !== 'python') return undefined;
-      await updateSetting('defaultBackend', picked);
+    vscode.commands.registerCommand('codeMode.chooseBackend', async (choice?: PersonRunSettings['backend']) => {
+      const current = host.currentSettings.personRun.backend;
+      const python = host.interpreterInUse?.path ?? 'python3 on PATH';
+      const items = [
+        // The workspace interpreter is not offered where it would not run (Restricted Mode).
+        ...(vscode.workspace.isTrusted ? [{ label: 'Workspace Python', description: python, value: 'python' as const }] : []),
+        { label: 'Pyodide (WebAssembly)', description: 'sandboxed, no set-up', value: 'pyodide' as const },
+        { label: "Same as agents'", description: `now ${host.currentSettings.engine.defaultBackend} (codeMode.defaultBackend)`, value: 'same-as-agents' as const },
+      ].map((item) => ({ ...item, label: item.value === current ? `$(check) ${item.label}` : item.label, picked: item.value === current }));
+      const picked = choice ?? (await vscode.window.showQuickPick(items, { title: 'Code Mode: backend for your runs', placeHolder: 'Agents keep codeMode.defaultBackend' }))?.value;
+      if (picked !== 'pyodide' && picked !== 'python' && picked !== 'same-as-agents') return undefined;
+      await updateSetting('run.backend', picked);
       return picked;
     }),
-    vscode.commands.registerCommand('codeMode.restartSession', async () => {
+    vscode.commands.registerCommand('codeMode.restartSession', async (target?: { session: string; backend: BackendKind }) => {
       if (!host.isCreated) return false;
       const engine = await host.getEngine();
-      const sessions = engine.describeSessions();
-      if (sessions.length === 0) return false;
-      await Promise.all(sessions.map((s) => engine.resetSession(s.name, s.backend)));
-      void vscode.window.showInformationMessage(`Code Mode: restarted ${sessions.length} session(s); their variables are gone.`);
+      const live = engine.describeSessions();
+      if (live.length === 0) return false;
+      const reason = 'the session was restarted from VS Code';
+      const chosen = target ? [target] : await pickSessions(live, personSession(host.currentSettings.personRun, vscode.window.activeTextEditor?.document));
+      if (!chosen || chosen.length === 0) return false;
+      await Promise.all(chosen.map((s) => engine.resetSession(s.session, s.backend, reason)));
+      const names = chosen.map((s) => `"${s.session}" (${s.backend})`).join(', ');
+      void vscode.window.showInformationMessage(`Code Mode: restarted ${names}; its variables are gone.`);
       return true;
     }),
     vscode.commands.registerCommand('codeMode.interrupt', async () => {
@@ -106,4 +110,18 @@ export function registerCommands({ host, runsChannel, results }: CommandDeps): v
     vscode.commands.registerCommand('codeMode.showOutput', () => runsChannel.show()),
     vscode.commands.registerCommand('codeMode.openResults', (runId?: string) => results.reveal(runId)),
   ];
+}
+
+/** Which live sessions to restart: the active editor's first, or all of them. */
+async function pickSessions(live: SessionDescription[], editorSession: string): Promise<{ session: string; backend: BackendKind }[] | undefined> {
+  const sessions = [...live].sort((a, b) => Number(b.name === editorSession) - Number(a.name === editorSession));
+  const items = [
+    ...sessions.map((s) => ({
+      label: `session "${s.name}"`,
+      description: `${s.backend}${s.name === editorSession ? ' · this editor' : ''}${s.name === 'default' ? ' · agents' : ''}`,
+      targets: [{ session: s.name, backend: s.backend }],
+    })),
+    ...(sessions.length > 1 ? [{ label: 'All sessions', description: `${sessions.length} live`, targets: sessions.map((s) => ({ session: s.name, backend: s.backend })) }] : []),
+  ];
+  return (await vscode.window.showQuickPick(items, { title: 'Code Mode: restart which session?', placeHolder: 'Its variables, imports and installs will be gone' }))?.targets;
 }

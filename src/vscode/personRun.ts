@@ -1,14 +1,32 @@
 // What makes a person's run different from an agent's: no time limit unless they set one, input() asks them
 // in an input box, and a file runs as that script (its folder, `__file__`, `sys.path`), the way
 // `python file.py` and the Python extension run it.
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunOptions } from '../engine/engine';
-import type { InputRequest, RunResult, ScriptRun } from '../engine/types';
-import type { PersonRunSettings } from './settings';
+import type { BackendKind, InputRequest, RunResult, ScriptRun } from '../engine/types';
+import type { ExtensionSettings, PersonRunSettings } from './settings';
 
 const TIMEOUT_SETTING = 'codeMode.run.timeoutSeconds';
+/** A person's own session, apart from the agents' "default". */
+export const OWN_SESSION = 'interactive';
+
+/** The backend of a person's runs: their choice, but never the workspace interpreter in Restricted Mode. */
+export function personBackend(settings: ExtensionSettings, trusted: boolean): BackendKind {
+  const choice = settings.personRun.backend === 'same-as-agents' ? settings.engine.defaultBackend : settings.personRun.backend;
+  return choice === 'python' && !trusted ? 'pyodide' : choice;
+}
+
+/** The session of a person's run of `document` (or of no file). */
+export function personSession(settings: PersonRunSettings, document?: vscode.TextDocument): string {
+  if (settings.session === 'shared-with-agents') return 'default';
+  if (settings.session === 'own' || !document) return OWN_SESSION;
+  // Session names are short and plain (engine/config.ts): the file's name, and a hash that tells same-named files apart.
+  const name = path.basename(document.uri.path).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 48);
+  return `${name}-${createHash('sha256').update(document.uri.toString()).digest('hex').slice(0, 8)}`;
+}
 
 /** What every run a person starts gets: their time limit (and the setting to name when it is reached), and input() answered in an input box. */
 export function personRunOptions(settings: PersonRunSettings): Pick<RunOptions, 'timeoutS' | 'timeoutSource' | 'onInput'> {

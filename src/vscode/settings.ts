@@ -12,6 +12,10 @@ export interface PersonRunSettings {
   timeoutS: number;
   /** Where Run File and Run Selection run: the file's folder, or the workspace folder that holds it. */
   cwd: 'file' | 'workspace';
+  /** Which backend runs them (the workspace interpreter only where the workspace is trusted). */
+  backend: 'python' | 'pyodide' | 'same-as-agents';
+  /** Which session they share: one of their own, one per file, or the agents' default one. */
+  session: 'own' | 'per-file' | 'shared-with-agents';
 }
 
 export interface ExtensionSettings {
@@ -65,9 +69,16 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
     personRun: {
       timeoutS: Math.max(0, c.get<number>('run.timeoutSeconds', 0)),
       cwd: c.get<string>('run.cwd', 'file') === 'workspace' ? 'workspace' : 'file',
+      backend: oneOf(c.get<string>('run.backend', 'python'), ['python', 'pyodide', 'same-as-agents'] as const),
+      session: oneOf(c.get<string>('run.session', 'own'), ['own', 'per-file', 'shared-with-agents'] as const),
     },
     mcpTransport: c.get<McpTransport>('mcp.transport', 'http') === 'stdio' ? 'stdio' : 'http',
   };
+}
+
+/** `value` if it is one of `allowed`, else the first of them (the default). */
+function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
+  return (allowed as readonly string[]).includes(value) ? (value as T) : allowed[0]!;
 }
 
 export function onSettingsChange(listener: (event: vscode.ConfigurationChangeEvent) => void): vscode.Disposable {

@@ -99,7 +99,8 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       const text = codeMode.runsChannelText();
       return text.includes('line 2') ? text : undefined;
     });
-    assert.match(runsText, /── run .* pyodide · session "default" · command/);
+    // Your runs: the workspace interpreter, in a session of your own (the agents' is "default").
+    assert.match(runsText, /── run .* python · session "interactive" · command/);
     assert.match(runsText, /line 0\nline 1\nline 2\n/);
     assert.match(runsText, /── ok in [\d.]+ ms ──/);
     const shown = await until('the run card in the webview', async () => {
@@ -293,6 +294,9 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.match(refused.diagnostics?.message ?? '', /not trusted/);
     const ok = await engine.run({ code: 'print(1)', backend: 'pyodide' });
     assert.equal(ok.stdout, '1\n');
+    await openPython('print("yours")\n');
+    const yours = (await vscode.commands.executeCommand('codeMode.runSelection')) as RunResult;
+    assert.deepEqual([yours.backend, yours.session, yours.stdout], ['pyodide', 'interactive', 'yours\n'], 'your runs fall back to Pyodide in Restricted Mode');
     const { explorer } = codeMode;
     const [backendsSection] = await explorer.getChildren();
     const python = (await explorer.getChildren(backendsSection)).map((n) => explorer.getTreeItem(n)).find((i) => i.label === 'Workspace Python');
