@@ -6,6 +6,7 @@ import { RunHistory } from './engine/history';
 import { LocalMcpClient } from './mcp/localClient';
 import { personBackend, personRunOptions, personSession } from './vscode/personRun';
 import { registerCommands } from './vscode/commands';
+import { RunProblems } from './vscode/runProblems';
 import { EngineHost } from './vscode/engineHost';
 import { generateAndRun } from './vscode/generateAndRun';
 import { installPackagesCommand } from './vscode/installCommand';
@@ -32,6 +33,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('Code Mode for Python', { log: true });
   const runsChannel = vscode.window.createOutputChannel('Code Mode: Runs');
+  const problems = new RunProblems();
   const interpreter = new InterpreterTracker(() => vscode.workspace.getConfiguration('codeMode').get<string>('pythonPath', '').trim(), log);
   const host = new EngineHost(context.globalStorageUri.fsPath, log, interpreter);
   const history = new RunHistory(100, host.stores.history);
@@ -86,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   context.subscriptions.push(
     log,
     runsChannel,
+    problems,
     interpreter,
     host,
     output,
@@ -119,7 +122,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
     vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true }),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
-    ...registerCommands({ host, runsChannel, results }),
+    ...registerCommands({ host, runsChannel, results, problems }),
     vscode.commands.registerCommand('codeMode.generateAndRun', async (taskArg?: string, options?: { vendor?: string }) => {
       const task = taskArg ?? (await vscode.window.showInputBox({ title: 'Code Mode: Generate and Run', prompt: 'What should the Python code do?', ignoreFocusOut: true }));
       if (!task?.trim()) return undefined;

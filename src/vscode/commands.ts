@@ -3,6 +3,7 @@ import type { SessionDescription } from '../engine/engine';
 import type { BackendKind, RunResult, ScriptRun } from '../engine/types';
 import { codeToRun } from './codeText';
 import type { EngineHost } from './engineHost';
+import type { RunProblems } from './runProblems';
 import { offerTimeoutSetting, personBackend, personRunOptions, personSession, scriptOf } from './personRun';
 import { updateSetting, type PersonRunSettings } from './settings';
 
@@ -14,12 +15,13 @@ export interface CommandDeps {
   host: EngineHost;
   runsChannel: vscode.OutputChannel;
   results: ResultsPresenter;
+  problems: RunProblems;
 }
 
 const otherBackend = (kind: BackendKind): BackendKind => (kind === 'pyodide' ? 'python' : 'pyodide');
 
 /** The command palette / editor menu front door. Each command returns what it did, for tests and chaining. */
-export function registerCommands({ host, runsChannel, results }: CommandDeps): vscode.Disposable[] {
+export function registerCommands({ host, runsChannel, results, problems }: CommandDeps): vscode.Disposable[] {
   const yourBackend = () => personBackend(host.currentSettings, vscode.workspace.isTrusted);
   const run = async (code: string, document: vscode.TextDocument | undefined, backend = yourBackend(), script?: ScriptRun): Promise<RunResult | undefined> => {
     if (!code.trim()) {
@@ -36,6 +38,7 @@ export function registerCommands({ host, runsChannel, results }: CommandDeps): v
       void vscode.window.showWarningMessage(`Code Mode: ${result.diagnostics.message}`);
     }
     offerTimeoutSetting(result);
+    if (script) problems.update(script, result);
     return result;
   };
 

@@ -158,6 +158,9 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
       case 'interrupt':
         await this.actions.interrupt(message.runId);
         return;
+      case 'openLocation':
+        await openLocation(message.file, message.line);
+        return;
       case 'probeResult':
         this.probes.get(message.requestId)?.(message.cards);
         this.probes.delete(message.requestId);
@@ -183,4 +186,17 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     this.panel?.dispose();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** A traceback link: the file in the main editor group at that line; only a file that exists here. */
+async function openLocation(file: string, line: number): Promise<void> {
+  const uri = vscode.Uri.file(file);
+  try {
+    if ((await vscode.workspace.fs.stat(uri)).type !== vscode.FileType.File) return;
+  } catch {
+    void vscode.window.showInformationMessage(`Code Mode: ${file} is not a file on this machine (it may exist only inside Pyodide).`);
+    return;
+  }
+  const position = new vscode.Position(line - 1, 0);
+  await vscode.window.showTextDocument(uri, { selection: new vscode.Range(position, position), viewColumn: vscode.ViewColumn.One });
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { tracebackFrames } from '../engine/tracebackFrames';
 import type { RunEvent } from '../engine/types';
 
 const TRANSCRIPT_CHARS = 256 * 1024;
@@ -57,6 +58,9 @@ export class RunOutputWriter implements vscode.Disposable {
         if (d) {
           this.channel.appendLine(`[${d.error_type}] ${d.message}`);
           if (d.traceback && d.traceback.trim() !== d.message) this.channel.append(d.traceback.endsWith('\n') ? d.traceback : `${d.traceback}\n`);
+          // The output view turns path:line into a link that opens the file there; Python's own format it does not.
+          const failing = d.traceback ? tracebackFrames(d.traceback).pop() : undefined;
+          if (failing) this.channel.appendLine(`at ${failing.file}:${failing.line}`);
         }
         const status = result.success ? 'ok' : `failed (${d?.exception ?? d?.error_type})`;
         this.channel.appendLine(`── ${status} in ${result.duration_ms} ms${result.truncated ? ' · output truncated' : ''} ──\n`);

@@ -1,4 +1,5 @@
 // One card per run: status, where it ran, the code, live output, the error and what it displayed.
+import { tracebackFrames } from '../engine/tracebackFrames';
 import type { Diagnostics, Display, RunOrigin, RunResult } from '../engine/types';
 import { renderDisplay } from './displays';
 import { button, el, formatClock, formatDuration } from './dom';
@@ -246,7 +247,7 @@ export class RunCardView {
       if (diagnostics.session_reset) notes.push('The session was reset: its variables and imports are gone.');
       if (diagnostics.policy) notes.push(`Policy ${diagnostics.policy.rule}: ${diagnostics.policy.detail}`);
       for (const note of notes) children.push(el('p', { className: 'error-note', text: note }));
-      if (diagnostics.traceback) children.push(el('pre', { className: 'traceback', text: diagnostics.traceback }));
+      if (diagnostics.traceback) children.push(tracebackWithLinks(diagnostics.traceback, (file, line) => this.host.post({ type: 'openLocation', file, line })));
       if (diagnostics.hints?.length) {
         children.push(
           el('div', { className: 'hints' }, [
@@ -276,4 +277,22 @@ export class RunCardView {
     }
     window.setTimeout(() => setButtonLabel(this.copyButton, 'Copy'), 1500);
   }
+}
+
+/** The traceback as text, its `File "...", line N` frames as links that open the file at that line. */
+function tracebackWithLinks(traceback: string, open: (file: string, line: number) => void): HTMLPreElement {
+  const parts: (Node | string)[] = [];
+  let at = 0;
+  for (const frame of tracebackFrames(traceback)) {
+    parts.push(traceback.slice(at, frame.start));
+    const link = el('a', { className: 'location', text: traceback.slice(frame.start, frame.end), attrs: { href: '#', title: `Open ${frame.file} at line ${frame.line}` } });
+    link.addEventListener('click', (event) => {
+      event.preventDefault();
+      open(frame.file, frame.line);
+    });
+    parts.push(link);
+    at = frame.end;
+  }
+  parts.push(traceback.slice(at));
+  return el('pre', { className: 'traceback' }, parts);
 }

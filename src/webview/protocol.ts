@@ -62,7 +62,9 @@ export type PageToHostMessage =
   | { type: 'rerun'; runId: string }
   | { type: 'interrupt'; runId: string }
   | { type: 'clear' }
-  | { type: 'probeResult'; requestId: string; cards: ProbedCard[] };
+  | { type: 'probeResult'; requestId: string; cards: ProbedCard[] }
+  /** A traceback's link: open the file at the line. */
+  | { type: 'openLocation'; file: string; line: number };
 
 /** Ids and names the page sends back are ones the host gave it; anything longer is not one of them. */
 const MAX_ID_LENGTH = 256;
@@ -97,6 +99,13 @@ export function parsePageMessage(value: unknown): PageToHostMessage | undefined 
         .filter((c): c is Record<string, unknown> => isPlainObject(c) && isId(c.runId) && typeof c.status === 'string' && typeof c.text === 'string')
         .map((c) => ({ runId: c.runId as string, status: c.status as string, text: c.text as string }));
       return { type: 'probeResult', requestId, cards: parsed };
+    }
+    case 'openLocation': {
+      const { file, line } = value;
+      // Only an absolute path and a line number: the host also checks that it is an existing file.
+      if (typeof file !== 'string' || file.length > 4096 || !/^(\/|[A-Za-z]:[\\/])/.test(file)) return undefined;
+      if (typeof line !== 'number' || !Number.isInteger(line) || line < 1) return undefined;
+      return { type: 'openLocation', file, line };
     }
     case 'invokeTool': {
       const { requestId, server, name, args } = value;

@@ -312,6 +312,7 @@ describe('protocol and document', () => {
     assert.deepEqual(parsePageMessage({ type: 'ready', extra: 1 }), { type: 'ready' });
     assert.deepEqual(parsePageMessage({ type: 'rerun', runId: 'r1', code: 'import os' }), { type: 'rerun', runId: 'r1' });
     assert.deepEqual(parsePageMessage({ type: 'interrupt', runId: 'r1' }), { type: 'interrupt', runId: 'r1' });
+    assert.deepEqual(parsePageMessage({ type: 'openLocation', file: '/work/a.py', line: 3, extra: 1 }), { type: 'openLocation', file: '/work/a.py', line: 3 });
     assert.deepEqual(parsePageMessage({ type: 'invokeTool', requestId: 'q', server: 's', name: 'n', args: { a: 1 } }), {
       type: 'invokeTool',
       requestId: 'q',
@@ -329,6 +330,9 @@ describe('protocol and document', () => {
       { type: 'rerun', runId: 7 },
       { type: 'rerun', runId: '' },
       { type: 'rerun', runId: 'x'.repeat(300) },
+      { type: 'openLocation', file: 'relative/path.py', line: 2 },
+      { type: 'openLocation', file: '/abs/path.py', line: 0 },
+      { type: 'openLocation', file: '/abs/path.py', line: 1.5 },
       { type: 'invokeTool', requestId: 'q', name: 'n', args: [] },
       { type: 'invokeTool', requestId: 'q', name: 'n', args: null },
       { type: 'invokeTool', requestId: 'q', name: 'n', server: 3, args: {} },
@@ -460,7 +464,8 @@ describe('results page in Chromium', () => {
 
   test('an error run shows its error type, message, traceback, notes, hints and stderr as text', async () => {
     const { page, errors } = await openPage();
-    const traceback = 'Traceback (most recent call last):\n  File "<cell 3>", line 2, in <module>\n    1 / 0\nZeroDivisionError: division by zero\n';
+    const traceback =
+      'Traceback (most recent call last):\n  File "<cell 3>", line 2, in <module>\n    ratio()\n  File "/work/project/calc.py", line 2, in ratio\n    1 / 0\nZeroDivisionError: division by zero\n';
     const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
     await post(
       page,
@@ -491,6 +496,10 @@ describe('results page in Chromium', () => {
     assert.equal(await page.textContent(`${card('err1')} .badge`), 'ZeroDivisionError', 'the badge names the Python exception');
     assert.equal(await page.textContent(`${card('err1')} .error-title`), 'ZeroDivisionError: division by zero');
     assert.equal(await page.textContent(`${card('err1')} .traceback`), traceback);
+    const links = await page.$$eval(`${card('err1')} .traceback a.location`, (nodes) => nodes.map((n) => n.textContent));
+    assert.deepEqual(links, ['File "/work/project/calc.py", line 2'], 'file frames are links; cell frames are not');
+    await page.click(`${card('err1')} .traceback a.location`);
+    assert.deepEqual((await sent(page)).filter((m) => m.type === 'openLocation'), [{ type: 'openLocation', file: '/work/project/calc.py', line: 2 }]);
     assert.equal(await page.textContent(`${card('err1')} .hints li`), 'Check the divisor before dividing.');
     assert.equal(await page.textContent(`${card('err1')} .stderr pre`), 'about to fail\n');
     assert.equal(await page.textContent(`${card('err1')} .stdout pre`), hostile, 'markup in output is shown as text');

@@ -181,6 +181,23 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     }
   });
 
+  it("a failing run of yours marks the failing line in Problems until the file's next good run", async () => {
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'script', 'problem.py');
+    fs.writeFileSync(file.fsPath, 'total = 1\nratio = total / 0\n');
+    const failed = (await vscode.commands.executeCommand('codeMode.runFile', file)) as RunResult;
+    assert.equal(failed.diagnostics?.exception, 'ZeroDivisionError');
+    const [problem] = vscode.languages.getDiagnostics(file);
+    assert.ok(problem, 'a Problems entry appears');
+    assert.equal(problem.range.start.line, 1);
+    assert.equal(problem.code, 'ZeroDivisionError');
+    assert.match(problem.message, /division by zero/);
+    const editor = await vscode.window.showTextDocument(file);
+    await editor.edit((edit) => edit.replace(new vscode.Range(1, 0, 1, 100), 'ratio = total / 2'));
+    const good = (await vscode.commands.executeCommand('codeMode.runFile', file)) as RunResult;
+    assert.equal(good.success, true, JSON.stringify(good.diagnostics));
+    assert.deepEqual(vscode.languages.getDiagnostics(file), [], 'it clears on the next good run');
+  });
+
   it('input() in a run of yours asks in an input box: Enter answers, Escape is EOFError', async () => {
     const asks = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'script', 'asks.py');
     const codeMode = await api();
