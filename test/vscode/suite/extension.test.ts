@@ -181,6 +181,14 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     }
   });
 
+  it('a run of yours has no time limit: 40 one-second steps from Run File finish', async function () {
+    this.timeout(120_000);
+    await openPython('import time\nfor step in range(40):\n    time.sleep(1)\nprint("finished", step + 1, "steps")\n');
+    const result = (await vscode.commands.executeCommand('codeMode.runFile')) as RunResult;
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.equal(result.stdout, 'finished 40 steps\n');
+  });
+
   it("a failing run of yours marks the failing line in Problems until the file's next good run", async () => {
     const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'script', 'problem.py');
     fs.writeFileSync(file.fsPath, 'total = 1\nratio = total / 0\n');
