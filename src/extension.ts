@@ -16,6 +16,7 @@ import { CodeModeMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
 import { RESULTS_VIEW_ID, ResultsView } from './vscode/resultsView';
 import { RunOutputWriter } from './vscode/runOutput';
 import { onSettingsChange } from './vscode/settings';
+import { RunStatusItem, STATUS_MENU_COMMAND, type RunStatusSnapshot } from './vscode/statusBar';
 import { EXPLORER_VIEW_ID, ToolExplorer, type ExplorerNode } from './vscode/toolExplorer';
 
 export interface CodeModeApi {
@@ -27,6 +28,8 @@ export interface CodeModeApi {
   activationMs: number;
   /** What the runs output channel received most recently. */
   runsChannelText(): string;
+  /** What the status bar item of your runs shows now. */
+  runStatus(): RunStatusSnapshot;
 }
 
 export function activate(context: vscode.ExtensionContext): CodeModeApi {
@@ -84,6 +87,10 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command', ...personRunOptions(host.currentSettings.personRun) });
   };
   const mcpProvider = new CodeModeMcpProvider(host, context.extensionPath);
+  const status = new RunStatusItem(
+    () => personBackend(host.currentSettings, vscode.workspace.isTrusted),
+    (kind) => (kind === 'python' ? `the workspace interpreter (${host.interpreterInUse?.path ?? 'python3 on PATH'})` : 'Pyodide (WebAssembly, sandboxed)'),
+  );
 
   context.subscriptions.push(
     log,
@@ -95,30 +102,37 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     results,
     explorer,
     mcpProvider,
+    status,
     { dispose: () => void localClient?.then((c) => c.close()) },
     { dispose: () => history.flush() },
     host.onRunEvent((event) => {
       history.handle(event);
       output.handle(event);
       results.handle(event);
+      status.handle(event);
       if (event.type === 'started' || event.type === 'finished') explorer.refresh();
     }),
     host.onStateChange(() => explorer.refresh()),
     interpreter.onDidChange((choice) => {
       void host.interpreterChanged(choice);
+      status.update();
       explorer.refresh();
       mcpProvider.refresh();
     }),
     onSettingsChange((event) => {
       void host.settingsChanged(event).then(() => explorer.refresh());
+      status.update();
       if (event.affectsConfiguration('codeMode.mcp') || event.affectsConfiguration('codeMode.defaultBackend') || event.affectsConfiguration('codeMode.timeoutSeconds')) {
         mcpProvider.refresh();
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       void host.trustChanged(true).then(() => explorer.refresh());
+      status.update();
       mcpProvider.refresh();
     }),
+    vscode.window.onDidChangeActiveTextEditor(() => status.update()),
+    vscode.commands.registerCommand(STATUS_MENU_COMMAND, () => status.showMenu()),
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
     vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true }),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
@@ -169,7 +183,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { host, history, results, explorer, activationMs, runsChannelText: () => output.transcript() };
+  return { host, history, results, explorer, activationMs, runsChannelText: () => output.transcript(), runStatus: () => status.snapshot() };
 }
 
 export function deactivate(): void {

@@ -236,6 +236,32 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.ok(after, 'the next run works');
   });
 
+  it('the status bar item shows the backend of your runs, turns busy during a run, and its Stop interrupts', async () => {
+    const codeMode = await api();
+    await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
+    try {
+      await openPython('print("spinning", flush=True)\nwhile True: pass\n');
+      await until('the item beside Python code', () => codeMode.runStatus().visible);
+      assert.equal(codeMode.runStatus().text, '$(play-circle) Python');
+      assert.match(codeMode.runStatus().tooltip, /workspace interpreter/);
+      const pending = vscode.commands.executeCommand('codeMode.runFile') as Thenable<RunResult>;
+      await until('the loop to start', () => codeMode.history.all().some((r) => !r.result && r.stdout.includes('spinning')));
+      assert.deepEqual([codeMode.runStatus().text, codeMode.runStatus().busy], ['$(sync~spin) Python', true]);
+      // The item's click offers Stop first; accepting it interrupts the loop.
+      const menu = vscode.commands.executeCommand('codeMode.statusMenu');
+      await sleep(500);
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.equal(await menu, true, 'Stop found a run to interrupt');
+      const result = await pending;
+      assert.equal(result.diagnostics?.error_type, 'CANCELLED');
+      assert.equal(codeMode.runStatus().busy, false);
+      await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
+      await until('the item to follow the setting', () => codeMode.runStatus().text === '$(play-circle) Pyodide');
+    } finally {
+      await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
+    }
+  });
+
   it('the MCP provider serves run_python to vscode.lm.tools on both backends', async () => {
     const codeMode = await api();
     const tools = await codeModeLmTools();
@@ -251,18 +277,17 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.ok(codeMode.history.all().some((r) => r.run.origin === 'mcp' && r.stdout.includes('from the agent')));
   });
 
-  it('configure from the agent shows up in VS Code settings, and get_environment reports it', async () => {
+  it('a default changed by the agent shows up in VS Code settings, and the environment reports it', async () => {
     // On a fresh profile VS Code discovers extension MCP servers when chat asks; here the test activates us.
     await api();
     await codeModeLmTools();
-    const configure = vscode.lm.tools.find((t) => /code-mode.*_configure$/.test(t.name));
-    const environment = vscode.lm.tools.find((t) => /code-mode.*_get_environment$/.test(t.name));
-    assert.ok(configure && environment, 'configure and get_environment are served');
+    const environment = vscode.lm.tools.find((t) => /code-mode.*_environment$/.test(t.name));
+    assert.ok(environment, 'environment is served');
     const config = () => vscode.workspace.getConfiguration('codeMode');
     try {
       // VS Code hands the model the structured content when a tool returns it.
-      const answer = JSON.parse(toolText(await vscode.lm.invokeTool(configure.name, { input: { key: 'timeout_s', value: 12 }, toolInvocationToken: undefined })));
-      assert.equal(answer.settings.timeout_s, 12);
+      const changed = JSON.parse(toolText(await vscode.lm.invokeTool(environment.name, { input: { key: 'timeout_s', value: 12 }, toolInvocationToken: undefined })));
+      assert.equal(changed.settings.timeout_s, 12);
       assert.equal(config().get('timeoutSeconds'), 12);
       const env = JSON.parse(toolText(await vscode.lm.invokeTool(environment.name, { input: {}, toolInvocationToken: undefined })));
       assert.equal(env.limits.timeout_s, 12);

@@ -1,0 +1,76 @@
+// The status bar item of a person's runs, as the Python extension shows its interpreter: which backend Run File
+// and Run Selection use, a spinner while code runs, and the few actions a run needs one click away.
+import * as vscode from 'vscode';
+import type { BackendKind, RunEvent } from '../engine/types';
+
+export const STATUS_MENU_COMMAND = 'codeMode.statusMenu';
+
+const BACKEND_NAMES: Record<BackendKind, string> = { python: 'Python', pyodide: 'Pyodide' };
+
+/** What the item shows now (the integration tests read it; VS Code offers no API to read the status bar back). */
+export interface RunStatusSnapshot {
+  text: string;
+  tooltip: string;
+  visible: boolean;
+  busy: boolean;
+}
+
+export class RunStatusItem implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('codeMode.runStatus', vscode.StatusBarAlignment.Right, 100);
+  /** Runs started and not finished yet, of every origin: Stop interrupts them all. */
+  private readonly running = new Set<string>();
+  private visible = false;
+
+  /** `describeBackend` names where a person's runs go (the interpreter's path, or Pyodide's sandbox). */
+  constructor(
+    private readonly backend: () => BackendKind,
+    private readonly describeBackend: (kind: BackendKind) => string,
+  ) {
+    this.item.name = 'Code Mode: backend of your runs';
+    this.item.command = STATUS_MENU_COMMAND;
+    this.update();
+  }
+
+  handle(event: RunEvent): void {
+    if (event.type === 'started') this.running.add(event.runId);
+    else if (event.type === 'finished') this.running.delete(event.runId);
+    else return;
+    this.update();
+  }
+
+  /** Call when the backend setting, workspace trust or the active editor changed. */
+  update(): void {
+    const kind = this.backend();
+    const busy = this.running.size > 0;
+    this.item.text = `${busy ? '$(sync~spin)' : '$(play-circle)'} ${BACKEND_NAMES[kind]}`;
+    const doing = busy ? `${this.running.size === 1 ? 'A run is' : `${this.running.size} runs are`} busy. ` : '';
+    this.item.tooltip = `Code Mode: your runs use ${this.describeBackend(kind)}. ${doing}Click to stop, restart the session, choose the backend or show the results.`;
+    // As the Python extension's item: only beside Python code, but a busy run stays stoppable from anywhere.
+    const visible = busy || vscode.window.activeTextEditor?.document.languageId === 'python';
+    if (visible !== this.visible) {
+      this.visible = visible;
+      if (visible) this.item.show();
+      else this.item.hide();
+    }
+  }
+
+  snapshot(): RunStatusSnapshot {
+    return { text: this.item.text, tooltip: String(this.item.tooltip), visible: this.visible, busy: this.running.size > 0 };
+  }
+
+  /** The item's click: a quick pick of the actions a run needs. */
+  async showMenu(): Promise<unknown> {
+    const items = [
+      { label: '$(debug-stop) Stop', description: this.running.size > 0 ? 'interrupt the running code' : 'nothing is running', command: 'codeMode.interrupt' },
+      { label: '$(debug-restart) Restart Session', description: 'a fresh interpreter; variables are gone', command: 'codeMode.restartSession' },
+      { label: '$(server-environment) Choose Backend…', description: `now ${BACKEND_NAMES[this.backend()]}`, command: 'codeMode.chooseBackend' },
+      { label: '$(preview) Show Results', command: 'codeMode.openResults' },
+    ];
+    const picked = await vscode.window.showQuickPick(items, { title: 'Code Mode', placeHolder: 'Your runs' });
+    return picked && vscode.commands.executeCommand(picked.command);
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
