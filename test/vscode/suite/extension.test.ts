@@ -152,6 +152,19 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.equal(result.stdout, 'nested 0\nnested 1\n');
   });
 
+  it('the ▶ in the editor title runs the file; its drop-down and the context menu name Code Mode', async () => {
+    const { packageJSON } = vscode.extensions.getExtension(EXTENSION_ID)!;
+    type MenuItem = { command: string; when?: string; group?: string };
+    const titleRun = (packageJSON.contributes.menus['editor/title/run'] as MenuItem[]).map((m) => m.command);
+    assert.deepEqual(titleRun, ['codeMode.runFile', 'codeMode.runSelection'], 'Run File is the button, Run Selection in its drop-down');
+    const titles = new Map((packageJSON.contributes.commands as { command: string; title: string }[]).map((c) => [c.command, c.title]));
+    for (const item of packageJSON.contributes.menus['editor/context'] as MenuItem[]) assert.match(titles.get(item.command) ?? '', /^Code Mode: /);
+    const editor = await openPython('print("run by the title button", 6 * 7)\n');
+    // VS Code hands an editor title action the editor's resource.
+    const result = (await vscode.commands.executeCommand(titleRun[0]!, editor.document.uri)) as RunResult;
+    assert.equal(result.stdout, 'run by the title button 42\n', JSON.stringify(result.diagnostics));
+  });
+
   it('run file on the workspace Python backend', async () => {
     await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
     try {
