@@ -14,9 +14,9 @@ export interface ResultParts {
   reset?: string;
 }
 
-/** Durations are reported to a hundredth of a millisecond. */
+/** Durations are whole milliseconds (`duration_ms` is an integer in the tool contract); a faster run says 0. */
 export function roundMs(ms: number): number {
-  return Math.round(ms * 100) / 100;
+  return Math.round(ms);
 }
 
 /** The run result of DESIGN.md section 3, with `truncated` said both at the top and in the diagnostics. */

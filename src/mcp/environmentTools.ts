@@ -8,8 +8,10 @@ import type { Engine } from '../engine/engine';
 import { assetsDir } from '../engine/paths';
 import { inspectInterpreter } from '../engine/python/inspect';
 import { resolvePythonInterpreter } from '../engine/python/interpreter';
-import { SETTING_DESCRIPTIONS, validateSetting, type SettingsPort } from '../engine/userSettings';
+import type { PolicyConfig } from '../engine/policy';
+import { SETTING_DESCRIPTIONS, validateSetting, type SettingKey, type SettingsPort } from '../engine/userSettings';
 import { errorText } from '../engine/errorText';
+import { outputSchema, refused, structuredResult, type OfferedTools } from './shared';
 
 export interface EnvironmentContext {
   engine: Engine;
@@ -28,6 +30,17 @@ function pyodideDistribution(): { pyodide_version?: string; python_version?: str
   } catch {
     return {};
   }
+}
+
+/** The guardrails under the names their refusals use (max_code_bytes, …), like every other key here. */
+function guardrailsOf(policy: PolicyConfig): Record<string, unknown> {
+  return {
+    max_code_bytes: policy.maxCodeBytes,
+    max_code_lines: policy.maxCodeLines,
+    allow_imports: policy.allowImports,
+    deny_imports: policy.denyImports,
+    denied_tokens: policy.deniedTokens,
+  };
 }
 
 async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<string, unknown>> {
@@ -64,51 +77,52 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
       interrupt_grace_ms: engine.config.interruptGraceMs,
       max_sessions_per_backend: engine.config.maxSessions,
     },
-    guardrails: engine.config.policy,
+    guardrails: guardrailsOf(engine.config.policy),
     settings: values,
     learnings: ctx.learningsCount?.() ?? null,
     external_servers: servers ?? [],
   };
 }
 
-/** `get_environment` and `configure`: what the agent is working with, and the few defaults it may change. */
-export function registerEnvironmentTools(server: McpServer, ctx: EnvironmentContext): void {
-  server.registerTool(
-    'get_environment',
-    {
-      title: 'Describe the Python environment',
-      description:
-        'Backends (state, interpreter, versions, installed packages), sessions, limits, guardrails, settings, learnings count and external MCP servers.',
-      inputSchema: {},
-      annotations: { readOnlyHint: true },
-    },
-    async (): Promise<CallToolResult> => {
-      const environment = await describeEnvironment(ctx);
-      return { content: [{ type: 'text', text: JSON.stringify(environment, null, 1) }], structuredContent: environment };
-    },
-  );
+/**
+ * Declared to the first level, and with no key required though every key is always there, so the tool list stays
+ * small; the README names the nested keys.
+ */
+const environmentOutput = outputSchema({
+  default_backend: z.string(),
+  backends: z.record(z.unknown()),
+  sessions: z.array(z.unknown()),
+  limits: z.record(z.unknown()),
+  guardrails: z.record(z.unknown()),
+  settings: z.record(z.unknown()),
+  learnings: z.number().nullable(),
+  external_servers: z.array(z.unknown()),
+}).partial();
 
-  server.registerTool(
-    'configure',
+/** `environment`: what the agent is working with, and the few defaults it may change. */
+export function registerEnvironmentTools(server: McpServer, ctx: EnvironmentContext): OfferedTools {
+  const environment = server.registerTool(
+    'environment',
     {
-      title: 'Change a default',
-      description: `Change one default, persisted. Keys: ${Object.entries(SETTING_DESCRIPTIONS)
-        .map(([k, d]) => `${k} (${d})`)
-        .join('; ')}.`,
+      description:
+        'Backends (state, versions, packages, sandbox), sessions, limits, guardrails, settings, learnings count, external servers. ' +
+        'key+value first sets a default (persisted): default_backend pyodide|python, timeout_s 1-3600, output_cap_kb 1-10240, ' +
+        'auto_install true|false (Pyodide installs missing modules), python_path ("" = search PATH).',
       inputSchema: {
-        key: z.enum(Object.keys(SETTING_DESCRIPTIONS) as [string, ...string[]]).describe('The setting to change.'),
-        value: z.union([z.string(), z.number(), z.boolean()]).describe('Its new value.'),
+        key: z.enum(Object.keys(SETTING_DESCRIPTIONS) as [SettingKey, ...SettingKey[]]).optional(),
+        value: z.union([z.string(), z.number(), z.boolean()]).optional(),
       },
+      outputSchema: environmentOutput,
+      // A changed default can be set back: nothing is lost.
+      annotations: { title: 'Environment', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async (args): Promise<CallToolResult> => {
+      if (args.key === undefined && args.value === undefined) return structuredResult(undefined, await describeEnvironment(ctx));
       const checked = validateSetting(args.key, args.value);
-      if ('error' in checked) return { isError: true, content: [{ type: 'text', text: checked.error }] };
+      if ('error' in checked) return refused(checked.error);
       await ctx.settings.set(checked);
-      const settings = ctx.settings.values();
-      return {
-        content: [{ type: 'text', text: `${checked.key} is now ${JSON.stringify(settings[checked.key])}` }],
-        structuredContent: { key: checked.key, value: settings[checked.key], settings },
-      };
+      return structuredResult(`${checked.key} is now ${JSON.stringify(ctx.settings.values()[checked.key])}`, await describeEnvironment(ctx));
     },
   );
+  return { environment };
 }

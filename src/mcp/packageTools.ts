@@ -1,80 +1,88 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_PACKAGES, type Engine } from '../engine/engine';
-import { BACKEND_KINDS, type BackendKind, type PackagesResult } from '../engine/types';
+import type { PackagesResult } from '../engine/types';
+import type { ClientLog } from './clientLog';
+import { backendArg, codeReachesOutside, outputSchema, sessionArg, structuredResult, type OfferedTools } from './shared';
 
 export interface PackageToolsContext {
   engine: Engine;
+  log: ClientLog;
 }
 
-const backend = z
-  .enum(BACKEND_KINDS as [string, ...string[]])
-  .optional()
-  .describe('"pyodide" (sandboxed, the default unless configured otherwise) or "python" (the workspace interpreter).');
-const session = z.string().max(64).optional().describe('Session to install into or check (default "default"), as in run_python.');
+const packagesOutput = outputSchema({
+  success: z.boolean(),
+  action: z.string(),
+  backend: z.string(),
+  session: z.string(),
+  packages: z.array(z.object({ name: z.string(), installed: z.boolean() }).passthrough()),
+  message: z.string(),
+  duration_ms: z.number().int(),
+});
+
+/**
+ * An install changes the interpreter's environment (pip upgrades and replaces); it reaches the network through
+ * pip, or through micropip when the sandbox's network is on.
+ */
+export function packagesAnnotations(engine: Engine): ToolAnnotations {
+  return { title: 'Packages', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: codeReachesOutside(engine, {}) };
+}
 
 /** One line per package, then the summary. */
 function renderPackages(result: PackagesResult): string {
   const lines = result.packages.map((p) => {
     const version = p.version ? ` ${p.version}` : '';
     const from = p.source && p.installed && result.action === 'install' ? ` (${p.source})` : '';
-    return p.installed ? `ok ${p.name}${version}${from}` : `FAILED ${p.requested}${version}: ${p.error ?? 'not installed'}`;
+    if (p.installed) return `ok ${p.name}${version}${from}`;
+    if (result.action === 'install') return `FAILED ${p.requested}${version}: ${p.error ?? 'not installed'}`;
+    return `${p.version ? 'UNMET' : 'MISSING'} ${p.requested}${version}: ${p.error ?? 'not installed'}`;
   });
   // Each failure is on its own line already; the summary line repeats only a refusal's reason.
-  const summary = result.packages.length === 0 ? result.message : `${result.packages.filter((p) => p.installed).length} of ${result.packages.length} installed`;
-  lines.push(`[${summary}; ${result.backend}, session "${result.session}", ${result.duration_ms} ms]`);
+  lines.push(`[${result.packages.length === 0 ? result.message : countLine(result)}; ${result.backend}, session "${result.session}", ${result.duration_ms} ms]`);
   return lines.join('\n');
 }
 
-function toolResult(result: PackagesResult): CallToolResult {
-  return {
-    content: [{ type: 'text', text: renderPackages(result) }],
-    structuredContent: result as unknown as Record<string, unknown>,
-    // A check that finds a package missing did its job; an install that leaves one missing did not.
-    isError: result.action === 'install' ? !result.success : result.packages.length === 0,
-  };
+/** A check counts a package present in a version that misses the request apart from one that is absent. */
+function countLine(result: PackagesResult): string {
+  const ok = result.packages.filter((p) => p.installed).length;
+  const total = result.packages.length;
+  if (result.action === 'install') return `${ok} of ${total} installed`;
+  const unmet = result.packages.filter((p) => !p.installed && p.version).length;
+  return `${ok} of ${total} installed as requested${unmet ? `, ${unmet} in another version` : ''}`;
 }
 
-/** `install_packages` and `check_packages` (DESIGN.md section 3). */
-export function registerPackageTools(server: McpServer, ctx: PackageToolsContext): void {
-  const { engine } = ctx;
+function packagesResult(result: PackagesResult): CallToolResult {
+  // A check that finds a package missing did its job; an install that leaves one missing did not.
+  const isError = result.action === 'install' ? !result.success : result.packages.length === 0;
+  return structuredResult(renderPackages(result), result, isError);
+}
 
-  server.registerTool(
-    'install_packages',
+/** `packages`: install, or check what is there (DESIGN.md section 3). */
+export function registerPackageTools(server: McpServer, ctx: PackageToolsContext): OfferedTools {
+  const { engine, log } = ctx;
+  const packages = server.registerTool(
+    'packages',
     {
-      title: 'Install Python packages',
       description:
-        'Install packages for run_python. Each entry is a name with optional extras and version specifiers ("requests", ' +
-        '"numpy>=1.26,<2"), an absolute path to a .whl file, or an http(s) URL of a .whl (either may end in #sha256=<hex>, which is checked). ' +
-        'pyodide: packages of the Pyodide distribution, then PyPI via micropip (pure-Python wheels); they live in that session ' +
-        'until it is reset. python: pip into the selected environment. Without network only local wheels install. ' +
-        'Returns each package with its installed version.',
+        'Install or check packages for run_python: names with extras/specifiers ("numpy>=1.26,<2"; check must meet them, installs ' +
+        'nothing); install also takes a .whl path or https URL (optional #sha256=<hex>). pyodide: into that session until reset ' +
+        '(wheelhouse, Pyodide, PyPI if online); python: pip into its environment.',
       inputSchema: {
-        packages: z.array(z.string().max(2048)).min(1).max(MAX_PACKAGES).describe(`1-${MAX_PACKAGES} packages.`),
-        backend,
-        session,
+        action: z.enum(['install', 'check']),
+        packages: z.array(z.string().max(2048)).min(1).max(MAX_PACKAGES),
+        backend: backendArg,
+        session: sessionArg,
       },
-      annotations: { destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      outputSchema: packagesOutput,
+      annotations: packagesAnnotations(engine),
     },
-    async (args): Promise<CallToolResult> =>
-      toolResult(await engine.installPackages({ packages: args.packages, backend: args.backend as BackendKind | undefined, session: args.session })),
-  );
-
-  server.registerTool(
-    'check_packages',
-    {
-      title: 'Check Python packages',
-      description:
-        'Report which packages are installed for run_python, with versions; a version specifier ("pandas>=2") must be met. Installs nothing.',
-      inputSchema: {
-        packages: z.array(z.string().max(2048)).min(1).max(MAX_PACKAGES).describe(`1-${MAX_PACKAGES} package names.`),
-        backend,
-        session,
-      },
-      annotations: { readOnlyHint: true, openWorldHint: false },
+    async (args, extra): Promise<CallToolResult> => {
+      const request = { packages: args.packages, backend: args.backend, session: args.session };
+      const result = args.action === 'install' ? await engine.installPackages(request) : await engine.checkPackages(request);
+      await log.packagesFinished(result, extra);
+      return packagesResult(result);
     },
-    async (args): Promise<CallToolResult> =>
-      toolResult(await engine.checkPackages({ packages: args.packages, backend: args.backend as BackendKind | undefined, session: args.session })),
   );
+  return { packages };
 }

@@ -15,25 +15,12 @@ import { readSettings, type ExtensionSettings } from './settings';
 import { VscodeToolsProvider } from './vscodeTools';
 import { VscodeSettingsPort } from './settingsPort';
 import type { McpServerOptions } from '../mcp/server';
+import { TOOL_NAMES } from '../mcp/toolNames';
 import { createStores, type Stores } from '../engine/stores/index';
-
-const OWN_TOOL_NAMES = [
-  'run_python',
-  'search_tools',
-  'write_code_file',
-  'read_code_file',
-  'run_code_file',
-  'add_learning',
-  'get_learnings',
-  'install_packages',
-  'check_packages',
-  'get_environment',
-  'configure',
-];
 
 /** Our own MCP tools as VS Code lists them (`mcp_<server>_<tool>`): Python must not call them through VS Code. */
 function isOwnLmTool(name: string): boolean {
-  return /code.?mode/i.test(name) && OWN_TOOL_NAMES.some((tool) => name.endsWith(`_${tool}`));
+  return /code.?mode/i.test(name) && TOOL_NAMES.some((tool) => name.endsWith(`_${tool}`));
 }
 
 export const UNTRUSTED_REASON =

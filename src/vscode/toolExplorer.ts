@@ -7,6 +7,7 @@ import type { ProviderStatus, ToolProvider, ToolSpec } from '../engine/codemode/
 import type { BackendInfo, BackendKind } from '../engine/types';
 import { UNTRUSTED_REASON, type EngineHost } from './engineHost';
 import { errorText } from '../engine/errorText';
+import type { ToolName } from '../mcp/toolNames';
 
 export const EXPLORER_VIEW_ID = 'codeMode.explorer';
 
@@ -98,7 +99,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         return item;
       }
       case 'tool':
-        return invokableItem(node, `tool:${node.tool.name}`, node.tool.name, node.tool.description, 'tools', node.tool.title);
+        return invokableItem(node, `tool:${node.tool.name}`, node.tool.name, node.tool.description, 'tools', node.tool.title ?? node.tool.annotations?.title);
       case 'server': {
         const { status } = node;
         const item = new vscode.TreeItem(status.name, vscode.TreeItemCollapsibleState.Collapsed);
@@ -170,7 +171,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const files = await this.codeFiles.list();
         return files.length
           ? files.map((file) => ({ kind: 'codeFile', file, path: this.codeFiles.path(file.name) }))
-          : [{ kind: 'message', text: 'No code files yet', tooltip: 'Agents build programs over several calls with write_code_file, then run_code_file.' }];
+          : [{ kind: 'message', text: 'No code files yet', tooltip: `Agents build programs over several calls with ${'code_file' satisfies ToolName}, then run them with ${'run_python' satisfies ToolName}.` }];
       }
       case 'runs': {
         const runs = this.history.all().reverse().slice(0, 20);

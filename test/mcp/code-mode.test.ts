@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { BackendKind } from '../../src/engine/types';
 import { connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
 
@@ -45,19 +46,29 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    test('search_tools lists callable tools as Python signatures and names what is broken', async () => {
-      const result = await conn.client.callTool({ name: 'search_tools', arguments: {} });
-      const text = (result.content as { text: string }[])[0].text;
+    test('tools.search() lists callable tools as Python signatures and names what is broken; a failed server reaches the client log', async () => {
+      const logged: LoggingMessageNotification['params'][] = [];
+      conn.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        logged.push(n.params);
+      });
+      const listed = await run('from code_mode import tools\nprint(tools.search())');
+      const text = listed.result.stdout;
       assert.match(text, /^from code_mode import tools/);
       assert.match(text, /tools\.memory\.create_entities\(\*, entities: list\[dict\]\)/);
       assert.match(text, /tools\.filesystem\.write_file\(\*, path: str, content: str\)/);
       assert.match(text, /tools\.crash_test\.ping\(\)/, 'hyphenated server names become identifiers');
       assert.match(text, /# no-such-binary: unavailable — command ".*missing-server-binary": .*ENOENT/);
       assert.match(text, /# config mcp_servers\.json \/ broken: "command" must be a non-empty string/);
-      const filtered = await conn.client.callTool({ name: 'search_tools', arguments: { query: 'directory tree', server: 'filesystem' } });
-      const filteredText = (filtered.content as { text: string }[])[0].text;
-      assert.match(filteredText, /directory_tree/);
-      assert.doesNotMatch(filteredText, /memory/);
+      const filtered = await run('from code_mode import tools\nprint(tools.search("directory tree", server="filesystem"))');
+      assert.match(filtered.result.stdout, /directory_tree/);
+      assert.doesNotMatch(filtered.result.stdout, /memory/);
+      // The log message may trail the result by a tick.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const failure = logged.find((m) => (m.data as { event?: string; server?: string }).server === 'no-such-binary');
+      assert.ok(failure, JSON.stringify(logged));
+      assert.equal(failure.level, 'error');
+      assert.match((failure.data as { error: string }).error, /ENOENT/);
+      assert.equal(logged.filter((m) => (m.data as { server?: string }).server === 'no-such-binary').length, 1, 'told once');
     });
 
     test('a task touching five tools runs as one run_python call', async () => {
@@ -157,8 +168,7 @@ for expr in ("tools.nope", "tools.memory.nope"):
       let listed = '';
       for (let i = 0; i < 100 && !listed.includes('late_addition'); i++) {
         await new Promise((r) => setTimeout(r, 200));
-        const found = await conn.client.callTool({ name: 'search_tools', arguments: { server: 'late-addition' } });
-        listed = (found.content as { text: string }[])[0].text;
+        listed = (await run('from code_mode import tools\nprint(tools.search(server="late-addition"))')).result.stdout;
       }
       assert.match(listed, /tools\.late_addition\.ping\(\)/);
       const { result } = await run('from code_mode import tools\nprint(tools.late_addition.ping()["pong"])');

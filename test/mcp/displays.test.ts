@@ -45,6 +45,8 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-workspace-'));
       outside = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-outside-'));
       conn = await connectStdio(['--backend', backend, '--workspace', workspace]);
+      // The client then checks every result against run_python's output schema.
+      await conn.client.listTools();
       const { result } = await run({ code: PYTHON_PNG_ENCODER });
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
     });
@@ -63,6 +65,8 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.equal(image.mimeType, 'image/png');
       assert.deepEqual(checkPng(Buffer.from(image.data, 'base64')), { width: 24, height: 16 });
       assert.deepEqual(result.displays, [{ mime: 'image/png', data: image.data, title: 'gradient' }]);
+      // The JSON text is the structured result, without the image bytes the image content carries.
+      assert.deepEqual(JSON.parse(texts(raw)[1]), { ...result, displays: [{ mime: 'image/png', title: 'gradient' }] });
     });
 
     test('HTML, Markdown, SVG and plain objects are displayed by their richest representation', async () => {
@@ -89,7 +93,8 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         { mime: 'text/plain', data: 'Plain(42)' },
         { mime: 'text/plain', data: "{'a': None, 'b': [1, 2]}" },
       ]);
-      assert.deepEqual(texts(raw).slice(1), ['table:\n<table><tr><td>42</td></tr></table>', '# Findings', 'Plain(42)', "{'a': None, 'b': [1, 2]}"]);
+      // The text rendering and the JSON of the result come first.
+      assert.deepEqual(texts(raw).slice(2), ['table:\n<table><tr><td>42</td></tr></table>', '# Findings', 'Plain(42)', "{'a': None, 'b': [1, 2]}"]);
       assert.deepEqual(images(raw).map((item) => item.mimeType), ['image/svg+xml']);
     });
 
@@ -115,7 +120,7 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         { mime: 'text/plain', data: 'first line\nsecond line\n', title: notes },
       ]);
       assert.deepEqual(images(raw), [{ type: 'image', mimeType: 'image/png', data: written.toString('base64') }]);
-      assert.equal(texts(raw)[1], `${notes}:\nfirst line\nsecond line\n`);
+      assert.equal(texts(raw)[2], `${notes}:\nfirst line\nsecond line\n`);
     });
 
     test('paths outside the workspace and the scratch folder are never read, through links and ".." neither', async () => {
@@ -140,7 +145,7 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         assert.equal(result.success, true);
         assert.equal(result.stdout, printed.map((p) => `${p}\n`).join(''));
         assert.equal(result.displays, undefined);
-        assert.equal(raw.content.length, 1, 'only the text rendering of the result');
+        assert.equal(raw.content.length, 2, 'only the text rendering and the JSON of the result');
         const everything = JSON.stringify(raw);
         assert.ok(!everything.includes(SECRET), 'no file outside the roots was shown');
         assert.ok(!everything.includes('root:x:0:0'), '/etc/passwd was not shown');

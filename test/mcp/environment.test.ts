@@ -1,4 +1,4 @@
-// get_environment and configure through a real MCP client against the built CLI.
+// The environment tool (describe, and change a default) through a real MCP client against the built CLI.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { connectStdio, runPython, type StdioConnection } from '../support/mcp';
 
-describe('get_environment and configure', () => {
+describe('environment', () => {
   let storage: string;
   let conn: StdioConnection;
   const call = async (name: string, args: Record<string, unknown>) => (await conn.client.callTool({ name, arguments: args })) as CallToolResult;
@@ -15,14 +15,16 @@ describe('get_environment and configure', () => {
   before(async () => {
     storage = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-env-'));
     conn = await connectStdio(['--storage', storage]);
+    // The client then checks every result against the tool's output schema.
+    await conn.client.listTools();
   });
   after(async () => {
     await conn?.close();
     fs.rmSync(storage, { recursive: true, force: true });
   });
 
-  test('get_environment describes backends, versions, packages and limits without starting Pyodide', async () => {
-    const result = await call('get_environment', {});
+  test('describes backends, versions, packages and limits without starting Pyodide, in snake_case keys', async () => {
+    const result = await call('environment', {});
     const env = result.structuredContent as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     assert.equal(env.default_backend, 'pyodide');
     assert.equal(env.backends.pyodide.state, 'not-loaded');
@@ -39,23 +41,28 @@ describe('get_environment and configure', () => {
     else assert.equal(sandbox.complete, false);
     assert.equal(env.backends.python.sandbox, null, 'the workspace interpreter is not sandboxed and says so');
     assert.match(env.backends.python.isolation, /^none/);
-    assert.equal(env.guardrails.maxCodeBytes, 256 * 1024);
+    assert.deepEqual(env.guardrails, { max_code_bytes: 256 * 1024, max_code_lines: 0, allow_imports: [], deny_imports: [], denied_tokens: [] });
+    const keys = JSON.stringify(env, (key, value) => (key === 'packages' ? undefined : value)).match(/"[^"]+":/g) ?? [];
+    assert.deepEqual(keys.filter((k) => /[A-Z]/.test(k)), [], 'every key is snake_case');
     assert.deepEqual(env.external_servers, []);
   });
 
-  test('configure validates, applies at once and reports the new value', async () => {
-    const bad = await call('configure', { key: 'timeout_s', value: 'soon' });
+  test('a key and value are validated, applied at once, and the new environment comes back', async () => {
+    const bad = await call('environment', { key: 'timeout_s', value: 'soon' });
     assert.equal(bad.isError, true);
     assert.match(JSON.stringify(bad.content), /timeout_s must be a number/);
-    const unknown = await call('configure', { key: 'colour', value: 'blue' });
+    const unknown = await call('environment', { key: 'colour', value: 'blue' });
     assert.equal(unknown.isError, true);
-    const missingPython = await call('configure', { key: 'python_path', value: '/no/such/python' });
+    const missingPython = await call('environment', { key: 'python_path', value: '/no/such/python' });
     assert.equal(missingPython.isError, true);
+    const noValue = await call('environment', { key: 'timeout_s' });
+    assert.equal(noValue.isError, true);
 
-    const ok = await call('configure', { key: 'timeout_s', value: 1 });
+    const ok = await call('environment', { key: 'timeout_s', value: 1 });
     assert.equal(ok.isError, undefined);
-    assert.match(JSON.stringify(ok.content), /timeout_s is now 1/);
-    await call('configure', { key: 'default_backend', value: 'python' });
+    assert.equal((ok.content[0] as { text: string }).text, 'timeout_s is now 1');
+    assert.equal((ok.structuredContent as { limits: { timeout_s: number } }).limits.timeout_s, 1);
+    await call('environment', { key: 'default_backend', value: 'python' });
     const { result } = await runPython(conn.client, { code: 'while True: pass' });
     assert.equal(result.backend, 'python');
     assert.equal(result.diagnostics?.error_type, 'TIMEOUT');
@@ -76,12 +83,12 @@ describe('get_environment and configure', () => {
   test('settings persist across a restart of the server, and command-line flags win', async () => {
     await conn.close();
     conn = await connectStdio(['--storage', storage]);
-    const env = (await call('get_environment', {})).structuredContent as { settings: { timeout_s: number; default_backend: string } };
+    const env = (await call('environment', {})).structuredContent as { settings: { timeout_s: number; default_backend: string } };
     assert.equal(env.settings.timeout_s, 1);
     assert.equal(env.settings.default_backend, 'python');
     await conn.close();
     conn = await connectStdio(['--storage', storage, '--timeout', '7']);
-    const flagged = (await call('get_environment', {})).structuredContent as { settings: { timeout_s: number } };
+    const flagged = (await call('environment', {})).structuredContent as { settings: { timeout_s: number } };
     assert.equal(flagged.settings.timeout_s, 7);
   });
 });

@@ -1,4 +1,4 @@
-// install_packages / check_packages / auto-install through the SDK's real Client over stdio against the built
+// The packages tool (install and check) and auto-install through the SDK's real Client over stdio against the built
 // CLI, for both backends. The wheels are built here (test/support/wheel.ts); nothing is downloaded, and the
 // python backend installs into a virtual environment made for the test, never the machine's Python.
 import { after, before, describe, test } from 'node:test';
@@ -39,8 +39,8 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
   describe(`install_packages and check_packages over stdio — ${backend}`, () => {
     let conn: StdioConnection;
     const venv = path.join(work, 'venv');
-    const install = (args: Record<string, unknown>) => call(conn, 'install_packages', { backend, ...args });
-    const check = (args: Record<string, unknown>) => call(conn, 'check_packages', { backend, ...args });
+    const install = (args: Record<string, unknown>) => call(conn, 'packages', { action: 'install', backend, ...args });
+    const check = (args: Record<string, unknown>) => call(conn, 'packages', { action: 'check', backend, ...args });
     const run = (args: Record<string, unknown>) => runPython(conn.client, { backend, ...args });
 
     before(async () => {
@@ -55,13 +55,12 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       await conn?.close();
     });
 
-    test('both tools are listed with a packages array', async () => {
+    test('the tool is listed with an action, a packages array and a session name pattern', async () => {
       const { tools } = await conn.client.listTools();
-      for (const name of ['install_packages', 'check_packages']) {
-        const tool = tools.find((t) => t.name === name);
-        assert.ok(tool, `${name} is listed`);
-        assert.deepEqual(tool.inputSchema.required, ['packages']);
-      }
+      const tool = tools.find((t) => t.name === 'packages');
+      assert.ok(tool, 'packages is listed');
+      assert.deepEqual(tool.inputSchema.required, ['action', 'packages']);
+      assert.equal((tool.inputSchema.properties?.session as { pattern?: string }).pattern, '^[A-Za-z0-9_.-]{1,64}$');
     });
 
     test('a local wheel installs with its version and imports in the same session', async () => {
@@ -80,7 +79,7 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.equal(ran.stdout, 'hello, pkgs\n', JSON.stringify(ran.diagnostics));
     });
 
-    test('check_packages reports versions, a missing package, and an unmet specifier; it installs nothing', async () => {
+    test('a check reports versions, a missing package, and an unmet specifier apart; it installs nothing', async () => {
       const { result, raw } = await check({ packages: ['cmtestpkg', 'cm-not-installed-xyz', 'cmtestpkg>=2'], session: 'pkgs' });
       assert.equal(raw.isError, false);
       assert.equal(result.action, 'check');
@@ -88,8 +87,16 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       const [present, missing, tooOld] = result.packages;
       assert.deepEqual([present.installed, present.version], [true, '1.2.0']);
       assert.deepEqual([missing.installed, missing.error], [false, 'not installed']);
-      assert.equal(tooOld.installed, false);
+      assert.deepEqual([tooOld.installed, tooOld.version], [false, '1.2.0']);
       assert.match(tooOld.error ?? '', /1\.2\.0 does not meet cmtestpkg>=2/);
+      // The package that is there in another version is not counted as missing.
+      assert.equal(result.message, '1 of 3 not installed, 1 of 3 installed in a version that does not meet the request (cmtestpkg==1.2.0); cm-not-installed-xyz: not installed');
+      assert.deepEqual(text(raw).split('\n'), [
+        'ok cmtestpkg 1.2.0',
+        'MISSING cm-not-installed-xyz: not installed',
+        'UNMET cmtestpkg>=2 1.2.0: version 1.2.0 does not meet cmtestpkg>=2',
+        `[1 of 3 installed as requested, 1 in another version; ${backend}, session "pkgs", ${result.duration_ms} ms]`,
+      ]);
     });
 
     test('a wheel whose sha256 does not match is refused; the right one is accepted', async () => {

@@ -17,11 +17,13 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       await conn?.close();
     });
 
-    test('lists run_python with a schema', async () => {
+    test('lists run_python with its input and output schemas', async () => {
+      // Listing also has the client check every later result against the output schemas.
       const { tools } = await conn.client.listTools();
       const tool = tools.find((t) => t.name === 'run_python');
       assert.ok(tool, 'run_python is listed');
-      assert.deepEqual(tool.inputSchema.required, ['code']);
+      assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}), ['code', 'file', 'backend', 'timeout_s', 'session', 'reset']);
+      assert.deepEqual(tool.outputSchema?.required, ['success', 'stdout', 'stderr', 'duration_ms', 'diagnostics', 'backend', 'session', 'run_id']);
     });
 
     test('success returns the structured result and a text rendering', async () => {
@@ -31,9 +33,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.equal(result.stderr, '');
       assert.equal(result.diagnostics, null);
       assert.equal(result.backend, backend);
-      assert.equal(typeof result.duration_ms, 'number');
+      assert.ok(Number.isInteger(result.duration_ms), `whole milliseconds: ${result.duration_ms}`);
       assert.equal(raw.isError, false);
-      assert.match((raw.content[0] as { text: string }).text, /^2\n\[ok in/);
+      assert.match((raw.content[0] as { text: string }).text, /^2\n\[ok in \d+ ms/);
+      assert.deepEqual(JSON.parse((raw.content[1] as { text: string }).text), raw.structuredContent, 'the JSON of the structured result follows');
     });
 
     test('a syntax error is reported as SyntaxError', async () => {
@@ -148,6 +151,19 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       const streamed = messages.join('');
       assert.match(streamed, /tick 0\n[^]*tick 1\n[^]*tick 2\n/);
       assert.match(streamed, /\[stderr\] oops/);
+    });
+
+    test('a 32 KB burst of output comes as a few coalesced progress notifications, none of it lost', async (t) => {
+      const messages: string[] = [];
+      const { result } = await run(
+        // 4096 lines of 8 bytes, each flushed on its own; the pause keeps the last notification out of the response's read.
+        { code: 'import time\nfor i in range(4096):\n    print("burst..", flush=True)\ntime.sleep(0.3)', session: 'burst' },
+        { onprogress: (p) => messages.push(p.message ?? '') },
+      );
+      assert.equal(result.stdout.length, 32 * 1024);
+      t.diagnostic(`${backend}: ${messages.length} progress notifications for 32 KB of output`);
+      assert.ok(messages.length >= 1 && messages.length <= 10, `${messages.length} notifications`);
+      assert.equal(messages.join(''), result.stdout, 'the notifications carry the output whole');
     });
 
     test('cancellation interrupts the run and the session keeps serving', async () => {

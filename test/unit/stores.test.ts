@@ -250,12 +250,14 @@ describe('learnings', () => {
     assert.deepEqual(reopened.search(''), [learning]);
   });
 
-  test('the same fix for the same pattern updates the entry instead of duplicating it', () => {
+  test('the same fix for the same pattern updates the entry instead of duplicating it, keeping when it was created', async () => {
     const { store } = newStore();
     const first = store.add({ kind: 'error', error_pattern: 'No module named', successful_approach: 'install it', tags: ['pip'] }).learning;
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const again = store.add({ kind: 'error', error_pattern: 'no module  NAMED', successful_approach: 'Install it', tags: ['imports'] });
     assert.equal(again.updated, true);
     assert.equal(again.learning.id, first.id);
+    assert.equal(again.learning.created_at, first.created_at);
     assert.deepEqual(again.learning.tags, ['pip', 'imports']);
     assert.equal(store.count(), 1);
   });
@@ -391,7 +393,7 @@ describe('run history persistence', () => {
   const finished = (runId: string, stdout: string, diagnostics: Diagnostics | null = null): RunEvent => ({
     type: 'finished',
     runId,
-    result: { ...shapeResult({ runId, backend: 'python', session: 's', durationMs: 12.5, diagnostics }), stdout, displays: [{ mime: 'image/png', data: 'AAAA' }] },
+    result: { ...shapeResult({ runId, backend: 'python', session: 's', durationMs: 12, diagnostics }), stdout, displays: [{ mime: 'image/png', data: 'AAAA' }] },
   });
 
   test('finished runs round-trip through history.json with outputs cut to a few KB; live runs are not saved', async () => {
@@ -412,7 +414,7 @@ describe('run history persistence', () => {
     assert.equal(a?.stdout, 'small\n');
     assert.deepEqual(a?.run, { runId: 'a', session: 's', backend: 'python', code: 'print(1)', origin: 'mcp', startedAt: 1000 });
     assert.equal(a?.result?.success, true);
-    assert.equal(a?.result?.duration_ms, 12.5);
+    assert.equal(a?.result?.duration_ms, 12);
     assert.deepEqual(a?.displays, []);
     assert.equal(a?.result?.displays, undefined, 'displays are not kept');
     const b = restored.get('b');

@@ -18,6 +18,15 @@ export function summarize(packages: PackageStatus[], action: 'install' | 'check'
   const list = done.map((p) => (p.version ? `${p.name}==${p.version}` : p.name)).join(', ');
   if (failed.length === 0) return `${action === 'install' ? 'installed' : 'all installed'}: ${list}`;
   const first = failed[0];
-  const head = action === 'install' ? `${done.length} of ${packages.length} installed` : `${failed.length} of ${packages.length} not installed`;
+  const head = action === 'install' ? `${done.length} of ${packages.length} installed` : checkHead(failed, packages.length);
   return `${head}${list ? ` (${list})` : ''}; ${first.name}: ${first.error ?? 'not installed'}`;
+}
+
+/** A package present in a version that misses the request is installed, and is not counted as missing. */
+function checkHead(failed: PackageStatus[], total: number): string {
+  const missing = failed.filter((p) => !p.version).length;
+  const unmet = failed.length - missing;
+  return [missing > 0 && `${missing} of ${total} not installed`, unmet > 0 && `${unmet} of ${total} installed in a version that does not meet the request`]
+    .filter(Boolean)
+    .join(', ');
 }

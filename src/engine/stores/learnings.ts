@@ -63,7 +63,8 @@ export class Learnings {
     let learning: Learning;
     if (index >= 0) {
       const [existing] = learnings.splice(index, 1);
-      learning = { ...existing, ...fields, tags: [...new Set([...existing.tags, ...fields.tags])].slice(0, TAGS_MAX), created_at: new Date().toISOString() };
+      // The same lesson learnt again: its fields are refreshed, but it was created when it was first added.
+      learning = { ...existing, ...fields, tags: [...new Set([...existing.tags, ...fields.tags])].slice(0, TAGS_MAX) };
     } else {
       learning = { id: randomBytes(4).toString('hex'), ...fields, created_at: new Date().toISOString(), use_count: 0 };
     }

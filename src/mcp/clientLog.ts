@@ -1,0 +1,66 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolBridge } from '../engine/codemode/bridge';
+import type { PackagesResult, RunResult } from '../engine/types';
+import type { ToolExtra } from './shared';
+
+const LOGGER = 'code-mode-python';
+const SEVERITY = LoggingLevelSchema.options;
+
+/**
+ * What happened on the server that a client should know of, as MCP `notifications/message`: a session's
+ * interpreter replaced, a run refused by policy, packages installed, an external MCP server failing. The
+ * client picks the least severe level it wants with `logging/setLevel`; until then everything is sent.
+ */
+export class ClientLog {
+  private minimum: LoggingLevel = 'debug';
+  /** External servers already reported as failed, with their error, so each failure is told once. */
+  private readonly failedServers = new Map<string, string>();
+
+  constructor(private readonly server: Server) {
+    server.registerCapabilities({ logging: {} });
+    // Our own handler rather than the SDK's, so the level is this connection's and applies to every message we send.
+    server.setRequestHandler(SetLevelRequestSchema, (request) => {
+      this.minimum = request.params.level;
+      return {};
+    });
+  }
+
+  /** Sends one message; `extra` ties it to the request it is about (over HTTP it then travels on that request's stream). */
+  send(level: LoggingLevel, data: Record<string, unknown>, extra?: ToolExtra): Promise<void> {
+    if (SEVERITY.indexOf(level) < SEVERITY.indexOf(this.minimum)) return Promise.resolve();
+    const notification: ServerNotification = { method: 'notifications/message', params: { level, logger: LOGGER, data } };
+    return (extra ? extra.sendNotification(notification) : this.server.notification(notification)).catch(() => undefined);
+  }
+
+  /** `askedForReset`: the caller wanted a fresh interpreter, so its reset is news, not a warning. */
+  async runFinished(result: RunResult, askedForReset: boolean, extra: ToolExtra): Promise<void> {
+    const where = { backend: result.backend, session: result.session, run_id: result.run_id };
+    if (result.session_reset) await this.send(askedForReset ? 'info' : 'warning', { event: 'session_reset', ...where, reason: result.reset_reason }, extra);
+    const policy = result.diagnostics?.policy;
+    if (policy) await this.send('warning', { event: 'policy_refusal', ...where, rule: policy.rule, detail: policy.detail }, extra);
+    if (result.auto_installed) await this.send('info', { event: 'install', ...where, installed: result.auto_installed, automatic: true }, extra);
+  }
+
+  async packagesFinished(result: PackagesResult, extra: ToolExtra): Promise<void> {
+    if (result.action !== 'install') return;
+    const installed = result.packages.filter((p) => p.installed).map((p) => (p.version ? `${p.name}==${p.version}` : p.name));
+    const failed = result.packages.filter((p) => !p.installed).map((p) => ({ package: p.requested, error: p.error ?? null }));
+    await this.send(result.success ? 'info' : 'warning', { event: 'install', backend: result.backend, session: result.session, installed, failed, message: result.message }, extra);
+  }
+
+  /** Reports external servers that failed since the last look; a server that recovers is reported again when it fails again. */
+  async serversChecked(bridge: ToolBridge, extra?: ToolExtra): Promise<void> {
+    for (const provider of bridge.providers()) {
+      const status = provider.status();
+      if (status.state !== 'failed') {
+        this.failedServers.delete(status.name);
+        continue;
+      }
+      const error = status.error ?? 'failed';
+      if (this.failedServers.get(status.name) === error) continue;
+      this.failedServers.set(status.name, error);
+      await this.send('error', { event: 'server_failed', server: status.name, error, command: status.command ?? null }, extra);
+    }
+  }
+}
