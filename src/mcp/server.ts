@@ -21,7 +21,7 @@ export interface McpServerOptions {
   bridge?: ToolBridge;
   /** Where changed defaults persist; with it the server offers `environment`. */
   settings?: SettingsPort;
-  /** How many learnings are stored, for get_environment. */
+  /** How many learnings are stored, for `environment`. */
   learningsCount?: () => number;
   /** Code files and learnings; with them the server offers code_file, learnings and run_python's `file`. */
   stores?: Stores;

@@ -35,7 +35,7 @@ Usage: code-mode-mcp [options]
                               (watched; reloaded on change)
   --workspace <dir>           the workspace folder (default: the current folder); runs may show
                               images and text files in it, or in <storage>/scratch, by printing their paths
-  --wheelhouse <dir>          a folder of .whl files that install_packages and auto-install look in
+  --wheelhouse <dir>          a folder of .whl files that packages installs and auto-install look in
                               first, e.g. filled by "pip download" (default: $CODE_MODE_WHEELHOUSE)
   --warm                      start the default backend before the first call
   -h, --help                  show this help

@@ -14,7 +14,7 @@ export interface GenerateOutcome {
 
 export interface GenerateDeps {
   engine: () => Promise<Engine>;
-  /** `search_tools` text: what Python may call besides the standard library. */
+  /** `tools.search()` text: what Python may call besides the standard library. */
   toolsSummary: () => Promise<string>;
   /** Which models to ask; by default Copilot's when there are any, else any model. */
   selector?: vscode.LanguageModelChatSelector;

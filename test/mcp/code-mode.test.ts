@@ -40,6 +40,8 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-bridge-'));
       filesDir = fs.realpathSync(fs.mkdtempSync(path.join(dir, 'files-')));
       conn = await connectStdio(['--backend', backend, '--servers', writeServersConfig(dir, filesDir)]);
+      // The client then checks every result against run_python's output schema.
+      await conn.client.listTools();
     });
     after(async () => {
       await conn?.close();

@@ -36,7 +36,7 @@ function text(raw: CallToolResult): string {
 }
 
 for (const backend of ['pyodide', 'python'] as BackendKind[]) {
-  describe(`install_packages and check_packages over stdio — ${backend}`, () => {
+  describe(`the packages tool over stdio — ${backend}`, () => {
     let conn: StdioConnection;
     const venv = path.join(work, 'venv');
     const install = (args: Record<string, unknown>) => call(conn, 'packages', { action: 'install', backend, ...args });

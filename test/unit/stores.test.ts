@@ -197,7 +197,7 @@ describe('code files', () => {
 
   test('reading a missing file names the files there are', async () => {
     const files = new CodeFiles(path.join(freshDir(), 'code-files'));
-    await assert.rejects(files.read('none.py'), /no code file named "none.py" \(there are no code files yet\); write it with write_code_file first/);
+    await assert.rejects(files.read('none.py'), /no code file named "none.py" \(there are no code files yet\); write it with code_file first/);
     await files.write('b.py', '');
     await files.write('a.py', '');
     await assert.rejects(files.read('none.py'), /the code files are: a\.py, b\.py/);

@@ -86,7 +86,7 @@ export class CodeFiles {
       if (!(await this.regularOrMissing(filename, file))) {
         const names = (await this.listNow()).map((f) => f.name);
         const known = names.length === 0 ? 'there are no code files yet' : `the code files are: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`;
-        throw new StoreError(`no code file named "${filename}" (${known}); write it with write_code_file first`);
+        throw new StoreError(`no code file named "${filename}" (${known}); write it with code_file first`);
       }
       const handle = await this.openChecked(filename, file, fs.constants.O_RDONLY);
       try {
