@@ -28,6 +28,8 @@ export interface CodeModeApi {
   activationMs: number;
   /** What the runs output channel received most recently. */
   runsChannelText(): string;
+  /** How often the runs output channel was brought into view. */
+  runsChannelReveals(): number;
   /** What the status bar item of your runs shows now. */
   runStatus(): RunStatusSnapshot;
 }
@@ -83,7 +85,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     const record = history.get(runId);
     if (!record) return undefined;
     const engine = await host.getEngine();
-    results.reveal();
+    void results.reveal();
     return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command', ...personRunOptions(host.currentSettings.personRun) });
   };
   const mcpProvider = new CodeModeMcpProvider(host, context.extensionPath);
@@ -136,11 +138,11 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
     vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true }),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
-    ...registerCommands({ host, runsChannel, results, problems }),
+    ...registerCommands({ host, runsChannel: output, results, problems }),
     vscode.commands.registerCommand('codeMode.generateAndRun', async (taskArg?: string, options?: { vendor?: string }) => {
       const task = taskArg ?? (await vscode.window.showInputBox({ title: 'Code Mode: Generate and Run', prompt: 'What should the Python code do?', ignoreFocusOut: true }));
       if (!task?.trim()) return undefined;
-      results.reveal();
+      void results.reveal();
       const maxAttempts = vscode.workspace.getConfiguration('codeMode').get<number>('generate.maxAttempts', 3);
       const outcome = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Code Mode: generating and running…', cancellable: true },
@@ -162,7 +164,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.commands.registerCommand('codeMode.explorer.runCodeFile', async (node?: ExplorerNode) => {
       if (node?.kind !== 'codeFile') return undefined;
       const engine = await host.getEngine();
-      results.reveal();
+      void results.reveal();
       const settings = host.currentSettings;
       return engine.run({
         code: (await host.stores.codeFiles.read(node.file.name)).content,
@@ -183,7 +185,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { host, history, results, explorer, activationMs, runsChannelText: () => output.transcript(), runStatus: () => status.snapshot() };
+  return { host, history, results, explorer, activationMs, runsChannelText: () => output.transcript(), runsChannelReveals: () => output.reveals, runStatus: () => status.snapshot() };
 }
 
 export function deactivate(): void {

@@ -3,17 +3,19 @@ import type { SessionDescription } from '../engine/engine';
 import type { BackendKind, RunResult, ScriptRun } from '../engine/types';
 import { codeToRun } from './codeText';
 import type { EngineHost } from './engineHost';
+import type { RunOutputWriter } from './runOutput';
 import type { RunProblems } from './runProblems';
 import { offerTimeoutSetting, personBackend, personRunOptions, personSession, scriptOf } from './personRun';
 import { updateSetting, type PersonRunSettings } from './settings';
 
 export interface ResultsPresenter {
-  reveal(runId?: string): void;
+  reveal(runId?: string): Promise<void>;
+  isVisible(): boolean;
 }
 
 export interface CommandDeps {
   host: EngineHost;
-  runsChannel: vscode.OutputChannel;
+  runsChannel: Pick<RunOutputWriter, 'reveal'>;
   results: ResultsPresenter;
   problems: RunProblems;
 }
@@ -29,10 +31,12 @@ export function registerCommands({ host, runsChannel, results, problems }: Comma
       return undefined;
     }
     const engine = await host.getEngine();
-    runsChannel.show(true);
     const settings = host.currentSettings.personRun;
     const pending = engine.run({ code, backend, script, session: personSession(settings, document), origin: 'command', ...personRunOptions(settings) });
-    results.reveal();
+    await results.reveal();
+    // The runs channel is always written; it opens only where the results cannot be seen (or when asked to),
+    // so the same output is not shown twice at once.
+    if (settings.showRunsChannel || !results.isVisible()) runsChannel.reveal(true);
     const result = await pending;
     if (!result.success && result.diagnostics?.error_type === 'INVALID_ARGUMENT') {
       void vscode.window.showWarningMessage(`Code Mode: ${result.diagnostics.message}`);
@@ -110,7 +114,7 @@ export function registerCommands({ host, runsChannel, results, problems }: Comma
       if (running.length === 0) void vscode.window.showInformationMessage('Code Mode: nothing is running.');
       return running.length > 0;
     }),
-    vscode.commands.registerCommand('codeMode.showOutput', () => runsChannel.show()),
+    vscode.commands.registerCommand('codeMode.showOutput', () => runsChannel.reveal()),
     vscode.commands.registerCommand('codeMode.openResults', (runId?: string) => results.reveal(runId)),
   ];
 }

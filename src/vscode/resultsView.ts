@@ -11,9 +11,12 @@ import {
 } from '../webview/protocol';
 import { makeNonce, renderResultsHtml } from './resultsHtml';
 import { errorText } from '../engine/errorText';
+import { resultsLocation } from './settings';
 
 export const RESULTS_VIEW_ID = 'codeMode.results';
 const PANEL_TYPE = 'codeMode.resultsPanel';
+/** How long a reveal waits for VS Code to resolve the sidebar view it opened, before saying it is not visible. */
+const VIEW_RESOLVE_MS = 3000;
 
 export interface ResultsActions {
   rerun(runId: string): Promise<unknown>;
@@ -22,12 +25,14 @@ export interface ResultsActions {
 }
 
 /**
- * The results webview, as an editor panel and as a sidebar view at once: both show the same history and
- * receive every run event live. The page is untrusted (it renders program output): everything it sends is
+ * The results webview, as a sidebar view and (when codeMode.results.location says so) an editor panel beside
+ * the code: both show the same history and receive every run event live. The page is untrusted (it renders program output): everything it sends is
  * validated by parsePageMessage before the host acts on it.
  */
 export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
+  private view: vscode.WebviewView | undefined;
+  private readonly viewResolved = new vscode.EventEmitter<void>();
   /** Kept apart because a disposed panel throws on `.webview`. */
   private panelWebview: vscode.Webview | undefined;
   private readonly ready = new Set<vscode.Webview>();
@@ -49,8 +54,41 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     this.post(messageForRunEvent(event));
   }
 
-  /** Opens (or focuses) the panel, optionally scrolled to one run. */
-  reveal(runId?: string): void {
+  /**
+   * Shows the results where codeMode.results.location says, optionally scrolled to one run. Focus stays where
+   * it is (the editor, usually), and the sidebar view leaves the editor its whole width.
+   */
+  async reveal(runId?: string): Promise<void> {
+    if (resultsLocation() === 'beside') this.revealPanel();
+    else await this.revealView();
+    if (runId) this.postOrQueue({ type: 'reveal', runId });
+  }
+
+  /** Whether a person can see the results now, in the sidebar or in the panel. */
+  isVisible(): boolean {
+    return Boolean(this.view?.visible || this.panel?.visible);
+  }
+
+  private async revealView(): Promise<void> {
+    if (this.view) {
+      this.view.show(true);
+      return;
+    }
+    // VS Code resolves the view once its container opens; the focus command opens it (and expands it).
+    const resolved = new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        subscription.dispose();
+        resolve();
+      };
+      const timer = setTimeout(done, VIEW_RESOLVE_MS);
+      const subscription = this.viewResolved.event(done);
+    });
+    await vscode.commands.executeCommand(`${RESULTS_VIEW_ID}.focus`, { preserveFocus: true });
+    await resolved;
+  }
+
+  private revealPanel(): void {
     if (this.panel) {
       try {
         this.panel.reveal(undefined, true);
@@ -69,7 +107,6 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
         if (this.panel === panel) this.forgetPanel();
       });
     }
-    if (runId) this.postOrQueue({ type: 'reveal', runId });
   }
 
   private forgetPanel(): void {
@@ -80,14 +117,19 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
 
   /** Shows a form for one tool in the panel; the page posts invokeTool when the person submits it. */
   showToolForm(tool: ToolFormSpec): void {
-    this.reveal();
+    void this.reveal();
     this.postOrQueue({ type: 'toolForm', tool });
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     view.webview.options = this.webviewOptions();
+    this.view = view;
+    this.viewResolved.fire();
     this.attach(view.webview);
-    view.onDidDispose(() => this.ready.delete(view.webview));
+    view.onDidDispose(() => {
+      this.ready.delete(view.webview);
+      if (this.view === view) this.view = undefined;
+    });
   }
 
   /** What a submitted tool form does: call the tool, turning a failure into a result the form can show. */
@@ -184,6 +226,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
 
   dispose(): void {
     this.panel?.dispose();
+    this.viewResolved.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }

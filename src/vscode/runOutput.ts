@@ -3,6 +3,8 @@ import { tracebackFrames } from '../engine/tracebackFrames';
 import type { RunEvent } from '../engine/types';
 
 const TRANSCRIPT_CHARS = 256 * 1024;
+/** Where a capped stream's head ends and its tail begins in a result (the engine's CappedOutput.text()). */
+const CUT_MARKER = /\n… \[(\d+) bytes of output truncated\] …\n/;
 
 /**
  * Streams every run (the person's and the agent's) into one output channel, line by line as it is
@@ -13,21 +15,33 @@ export class RunOutputWriter implements vscode.Disposable {
   private readonly channel: Pick<vscode.OutputChannel, 'append' | 'appendLine'>;
   /** The tail of what was written, because VS Code offers no API to read a channel back. */
   private recent = '';
+  /** How often the channel was brought into view, because VS Code offers no API to ask whether it is. */
+  private revealCount = 0;
 
-  constructor(channel: vscode.OutputChannel) {
+  constructor(private readonly target: vscode.OutputChannel) {
     const keep = (text: string) => {
       this.recent = (this.recent + text).slice(-TRANSCRIPT_CHARS);
     };
     this.channel = {
       append: (text) => {
-        channel.append(text);
+        target.append(text);
         keep(text);
       },
       appendLine: (text) => {
-        channel.appendLine(text);
+        target.appendLine(text);
         keep(`${text}\n`);
       },
     };
+  }
+
+  /** Brings the channel into view; `preserveFocus` leaves the focus where it is. */
+  reveal(preserveFocus = false): void {
+    this.revealCount++;
+    this.target.show(preserveFocus);
+  }
+
+  get reveals(): number {
+    return this.revealCount;
   }
 
   /** The last characters written to the channel (the integration tests read the channel back this way). */
@@ -54,6 +68,8 @@ export class RunOutputWriter implements vscode.Disposable {
         this.pending.delete(event.runId);
         if (rest) this.channel.appendLine(rest);
         const { result } = event;
+        this.writeTail('stdout', result.stdout);
+        this.writeTail('stderr', result.stderr);
         const d = result.diagnostics;
         if (d) {
           this.channel.appendLine(`[${d.error_type}] ${d.message}`);
@@ -67,6 +83,19 @@ export class RunOutputWriter implements vscode.Disposable {
         break;
       }
     }
+  }
+
+  /**
+   * Only the head of a capped stream was streamed live; the result holds its tail too, which is where the
+   * answer usually is. It goes after the head, with a line saying how much is left out between them.
+   */
+  private writeTail(stream: 'stdout' | 'stderr', text: string): void {
+    const cut = CUT_MARKER.exec(text);
+    if (!cut) return;
+    const tail = text.slice(cut.index + cut[0].length);
+    const leftOut = Math.max(1, Math.round(Number(cut[1]) / 1024));
+    this.channel.appendLine(`… ${leftOut} KB of ${stream} left out; the first and the last part are kept (setting codeMode.outputCapKB) …`);
+    if (tail) this.channel.append(tail.endsWith('\n') ? tail : `${tail}\n`);
   }
 
   private write(runId: string, text: string): void {

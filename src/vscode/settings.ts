@@ -16,6 +16,8 @@ export interface PersonRunSettings {
   backend: 'python' | 'pyodide' | 'same-as-agents';
   /** Which session they share: one of their own, one per file, or the agents' default one. */
   session: 'own' | 'per-file' | 'shared-with-agents';
+  /** Open the runs output channel for every run, even while the results view shows it. */
+  showRunsChannel: boolean;
 }
 
 export interface ExtensionSettings {
@@ -71,9 +73,15 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
       cwd: c.get<string>('run.cwd', 'file') === 'workspace' ? 'workspace' : 'file',
       backend: oneOf(c.get<string>('run.backend', 'python'), ['python', 'pyodide', 'same-as-agents'] as const),
       session: oneOf(c.get<string>('run.session', 'own'), ['own', 'per-file', 'shared-with-agents'] as const),
+      showRunsChannel: c.get<boolean>('run.showRunsChannel', false),
     },
     mcpTransport: c.get<McpTransport>('mcp.transport', 'http') === 'stdio' ? 'stdio' : 'http',
   };
+}
+
+/** Where the results of runs show: the sidebar view (the editor keeps its width), or a panel beside the editor. */
+export function resultsLocation(): 'sidebar' | 'beside' {
+  return oneOf(vscode.workspace.getConfiguration(SECTION).get<string>('results.location', 'sidebar'), ['sidebar', 'beside'] as const);
 }
 
 /** `value` if it is one of `allowed`, else the first of them (the default). */

@@ -80,6 +80,37 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.ok(tools.some((t) => t.kind === 'tool' && t.tool.name === 'run_python'), 'run_python listed');
   });
 
+  it('the first run leaves the editor as it was: one group, the code editor active, results in the sidebar, no output panel', async () => {
+    const codeMode = await api();
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'hello.py');
+    const editor = await vscode.window.showTextDocument(file);
+    const channelReveals = codeMode.runsChannelReveals();
+    const result = (await vscode.commands.executeCommand('codeMode.runFile')) as RunResult;
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.equal(vscode.window.tabGroups.all.length, 1, 'the editor area is not split');
+    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), editor.document.uri.toString());
+    assert.equal(codeMode.results.isVisible(), true, 'the results view is shown');
+    assert.equal(codeMode.runsChannelReveals(), channelReveals, 'the runs channel is written, not revealed');
+    const newest = await until('the run in the results view', async () => (await codeMode.results.probe()).pop());
+    assert.equal(newest.runId, result.run_id);
+  });
+
+  it('the runs channel keeps the head and the tail of a capped output, and says how much is left out', async () => {
+    const codeMode = await api();
+    await openPython('for i in range(2000):\n    print(f"line {i:05d}", "x" * 90)\n');
+    const result = (await vscode.commands.executeCommand('codeMode.runFile')) as RunResult;
+    assert.equal(result.truncated, true, 'about 200 KB passes the 64 KB cap');
+    const channel = await until('the run in the channel', () => {
+      const text = codeMode.runsChannelText();
+      const run = text.slice(text.lastIndexOf(`── run ${result.run_id}`));
+      return run.includes('── ok in') ? run : undefined;
+    });
+    const first = channel.indexOf('line 00000 xxx');
+    const leftOut = channel.search(/\n… \d+ KB of stdout left out; the first and the last part are kept/);
+    const last = channel.indexOf('line 01999 xxx');
+    assert.ok(first > 0 && leftOut > first && last > leftOut, `head, the left-out line, then the tail:\n${channel.slice(0, 300)}\n…\n${channel.slice(-300)}`);
+  });
+
   it('run selection streams into the output channel, the history and the results webview', async () => {
     const codeMode = await api();
     const editor = await openPython('import sys\nfor i in range(3):\n    print("line", i)\nprint("to stderr", file=sys.stderr)\n');
