@@ -7,6 +7,7 @@ import type { ToolBridge } from '../engine/codemode/bridge';
 import type { SettingsPort } from '../engine/userSettings';
 import type { Stores } from '../engine/stores/index';
 import { ClientLog } from './clientLog';
+import { inputViaElicitation } from './elicitInput';
 import { registerEnvironmentTools } from './environmentTools';
 import { packagesAnnotations, registerPackageTools } from './packageTools';
 import { codeReachesOutside, guarded, refused, runForTool, runPythonInput, runResultOutput, type OfferedTools } from './shared';
@@ -45,7 +46,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
         description:
           'Run Python; globals, imports and installs persist per session (default "default"). display(obj), open matplotlib figures ' +
           'and printed image/text paths come back as content. backend: pyodide (sandboxed, default) or python (workspace interpreter). ' +
-          'file: run a code_file .py instead of code. reset: fresh interpreter. timeout_s: default 30. Do many steps per run' +
+          'file: run a code_file .py instead of code. reset: fresh interpreter. timeout_s: default 30. input() asks the user. Do many steps per run' +
           (bridge
             ? '; MCP tools are Python functions: `from code_mode import tools`, print(tools.search("words")) lists them, ' +
               'help(tools.x.y) documents one.'
@@ -60,7 +61,16 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
           if (typeof code !== 'string') return code;
           const result = await runForTool(
             engine,
-            { code, backend: args.backend, timeoutS: args.timeout_s, session: args.session, reset: args.reset, origin: options.origin ?? 'mcp' },
+            {
+              code,
+              backend: args.backend,
+              timeoutS: args.timeout_s,
+              session: args.session,
+              reset: args.reset,
+              origin: options.origin ?? 'mcp',
+              // Asked per call: the client's capabilities are known only once it has initialized.
+              onInput: inputViaElicitation(server.server),
+            },
             extra,
             log,
           );

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunResult } from '../../src/engine/types';
@@ -18,8 +18,8 @@ export interface StdioConnection {
   close(): Promise<void>;
 }
 
-/** A real MCP client talking to the built CLI over stdio. */
-export async function connectStdio(args: string[] = [], env: Record<string, string> = {}): Promise<StdioConnection> {
+/** A real MCP client talking to the built CLI over stdio; `capabilities` are the client's own (e.g. elicitation). */
+export async function connectStdio(args: string[] = [], env: Record<string, string> = {}, capabilities: ClientCapabilities = {}): Promise<StdioConnection> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cliPath, '--storage', testStorageDir, ...args],
@@ -30,7 +30,7 @@ export async function connectStdio(args: string[] = [], env: Record<string, stri
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const client = new Client({ name: 'code-mode-tests', version: '1.0.0' });
+  const client = new Client({ name: 'code-mode-tests', version: '1.0.0' }, { capabilities });
   await client.connect(transport);
   return { client, transport, stderr: () => stderr, close: () => client.close() };
 }
