@@ -62,7 +62,7 @@ export interface PackagesOptions {
   session?: string;
 }
 
-/** Per install_packages / check_packages call. */
+/** Per packages call (install or check). */
 export const MAX_PACKAGES = 20;
 
 export interface SessionDescription {
@@ -352,7 +352,7 @@ export class Engine {
     if ('error' in specs) return refuse(specs.error);
     const requirements = specs.filter((s): s is RequirementSpec => s.kind === 'requirement');
     if (action === 'check' && requirements.length !== specs.length) {
-      return refuse('check_packages takes package names (with optional version specifiers), not wheel files or URLs');
+      return refuse('a check takes package names (with optional version specifiers), not wheel files or URLs');
     }
     let session: Session;
     try {

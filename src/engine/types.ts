@@ -85,7 +85,7 @@ export interface InstallOptions {
   wheelhouse?: string;
 }
 
-/** The result of install_packages / check_packages. */
+/** The result of the packages tool (install or check). */
 export interface PackagesResult extends PackageReport {
   /** Every package is (now) installed. */
   success: boolean;

@@ -68,7 +68,7 @@ export interface SettingsPort {
   set(change: SettingValue): Promise<void>;
 }
 
-/** An engine configuration's values, as `configure` and `get_environment` name them. */
+/** An engine configuration's values, as the environment tool names them. */
 export function settingsOf(config: EngineConfig, pythonPath: string): UserSettings {
   return {
     default_backend: config.defaultBackend,

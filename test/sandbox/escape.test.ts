@@ -73,7 +73,7 @@ describe('Pyodide sandbox escape suite', () => {
 
   test('the boundary on this machine is the one the README promises', () => {
     const sandbox = engine.sandbox('pyodide');
-    assert.ok(sandbox, 'get_environment has no sandbox report');
+    assert.ok(sandbox, 'the environment tool has no sandbox report');
     if (linux) {
       assert.equal(sandbox.mechanism, 'bubblewrap', `no OS sandbox on Linux: ${sandbox.gaps.join('; ')}`);
       assert.equal(sandbox.complete, true);

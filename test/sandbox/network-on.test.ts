@@ -30,7 +30,7 @@ describe('Pyodide with codeMode.pyodide.network on', () => {
     await engine?.dispose();
   });
 
-  test('get_environment says the network is on', () => {
+  test('the environment report says the network is on', () => {
     assert.equal(engine.sandbox('pyodide')?.network, 'on');
   });
 

@@ -46,7 +46,7 @@ export class ToolBridge {
   private readonly groups = new Map<string, ToolProvider[]>();
   private readonly listeners = new Set<() => void>();
   policy: BridgePolicy = { allowServers: [], allowTools: [] };
-  /** Set by whoever reads the server configs, so Python and search_tools can say what was skipped. */
+  /** Set by whoever reads the server configs, so tools.search() in Python can say what was skipped. */
   configProblems: ConfigProblem[] = [];
 
   constructor(private readonly log: Logger) {}
@@ -129,7 +129,7 @@ export class ToolBridge {
     return toolValue(result);
   }
 
-  /** The callable tools as Python signatures with one-line docs, for search_tools and tools.search(). */
+  /** The callable tools as Python signatures with one-line docs, for tools.search(). */
   async search(query = '', server?: string): Promise<string> {
     return renderSearch(await this.catalog(server), query);
   }

@@ -1,4 +1,4 @@
-// What install_packages and check_packages accept. Everything a person (or a model) passes is parsed here
+// What the packages tool (install and check) accepts. Everything a person (or a model) passes is parsed here
 // into one of three shapes, and only those shapes reach pip or Pyodide: a PEP 508 name with optional extras
 // and version specifiers, an absolute path to a local .whl file, or an http(s) URL of a .whl file. Anything
 // else (environment markers, direct references, pip options, shell syntax) is refused with the reason.

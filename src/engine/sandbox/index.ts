@@ -16,7 +16,7 @@ export function isNetworkAccess(value: unknown): value is NetworkAccess {
   return value === 'off' || value === 'on';
 }
 
-/** What confines Pyodide here, for get_environment, the README's promise and the logs. */
+/** What confines Pyodide here, for the environment tool, the README's promise and the logs. */
 export interface SandboxReport {
   mechanism: 'bubblewrap' | 'node-permission' | 'none';
   /** Every clause of the sandbox contract holds (see the README's security model). */
