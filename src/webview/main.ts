@@ -1,4 +1,5 @@
 // The results page: one card per Python run, newest on top, updated live from the extension host's messages.
+// An open tool form sits among the runs where it was opened, so newer runs come above it.
 import { RunCardView, type CardHost } from './cards';
 import { restyleFrames } from './displays';
 import { button, el } from './dom';
@@ -10,6 +11,8 @@ const MAX_CARDS = 100;
 /** Streaming output changes the state many times a second; it is written at most this often. */
 const SAVE_DELAY_MS = 500;
 const STATE_VERSION = 1;
+/** Scrolled no further than this from the top, the person is following the newest run; further, they are reading. */
+const FOLLOW_SLACK_PX = 80;
 
 interface VsCodeApi {
   postMessage(message: PageToHostMessage): void;
@@ -125,9 +128,14 @@ function clearCards(): void {
 
 function handle(message: HostToPageMessage): void {
   switch (message.type) {
-    case 'runStarted':
+    case 'runStarted': {
+      // Read before the card is added: the card's height would count as scrolling.
+      const following = window.scrollY <= FOLLOW_SLACK_PX;
       addCard({ run: message.run, stdout: '', stderr: '', displays: [] });
+      // Someone reading an older run keeps their place (the browser's scroll anchoring holds it).
+      if (following) window.scrollTo({ top: 0 });
       break;
+    }
     // Events for a run the page has no card for are dropped: the host replays `history` on `ready`, so only
     // runs already pushed out of the bounded history can be unknown.
     case 'runOutput':
@@ -142,12 +150,14 @@ function handle(message: HostToPageMessage): void {
     case 'history':
       clearCards();
       for (const run of message.runs.slice(-MAX_CARDS)) addCard(run);
+      // The page has just loaded: a form restored from its state was the last thing opened.
+      if (toolPanel.spec) runsList.prepend(toolPanel.root);
       break;
     case 'reveal':
       cards.get(message.runId)?.reveal();
       return;
     case 'toolForm':
-      toolPanel.show(message.tool);
+      showToolForm(message.tool);
       return;
     case 'toolResult':
       toolPanel.showResult(message.requestId, message.ok, message.content);
@@ -169,11 +179,19 @@ function handle(message: HostToPageMessage): void {
   scheduleSave();
 }
 
+/** The form goes on top of the runs so far; runs started after it come above it. */
+function showToolForm(tool: ToolFormSpec): void {
+  // In the document before show(), which focuses its first field.
+  runsList.prepend(toolPanel.root);
+  toolPanel.show(tool);
+  toolPanel.root.scrollIntoView({ block: 'nearest' });
+}
+
 function restore(): void {
   const state = vscode.getState() as Partial<PersistedState> | undefined;
   if (state?.version !== STATE_VERSION) return;
   for (const card of state.cards ?? []) addCard(card);
-  if (state.tool) toolPanel.show(state.tool);
+  if (state.tool) showToolForm(state.tool);
 }
 
 function mount(): void {
@@ -184,7 +202,7 @@ function mount(): void {
     vscode.postMessage({ type: 'clear' });
   });
   const app = document.getElementById('app') ?? document.body;
-  app.replaceChildren(el('header', { className: 'toolbar' }, [el('span', { className: 'toolbar-title', text: 'Python runs' }), countLabel, clearButton]), toolPanel.root, emptyState, runsList);
+  app.replaceChildren(el('header', { className: 'toolbar' }, [el('span', { className: 'toolbar-title', text: 'Python runs' }), countLabel, clearButton]), emptyState, runsList);
 
   // VS Code switches themes by changing the body class and the variables on <html>; frames need new colours.
   let restyleQueued = false;

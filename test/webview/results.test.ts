@@ -779,6 +779,46 @@ describe('results page in Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('.run-card').length === 0);
   });
 
+  test('a new run scrolls into view unless the person scrolled away, and lands above an open tool form', async () => {
+    const { page, errors } = await openPage();
+    const lines = Array.from({ length: 30 }, (_, i) => `row ${i}`).join('\n');
+    await post(
+      page,
+      ...Array.from({ length: 8 }, (_, i) => [
+        { type: 'runStarted', run: runInfo(`s${i}`) } as const,
+        { type: 'runFinished', runId: `s${i}`, result: result(`s${i}`, { stdout: lines }) } as const,
+      ]).flat(),
+    );
+    await page.waitForSelector(`${card('s7')}[data-status="ok"]`);
+    const top = (selector: string) => page.$eval(selector, (node) => Math.round(node.getBoundingClientRect().top));
+    const inView = (selector: string) => page.$eval(selector, (node) => node.getBoundingClientRect().top >= 0 && node.getBoundingClientRect().top < window.innerHeight);
+
+    // Slightly scrolled still counts as following the newest run.
+    await page.evaluate(() => window.scrollTo(0, 60));
+    await post(page, { type: 'runStarted', run: runInfo('new1') });
+    await page.waitForSelector(card('new1'));
+    assert.ok(await inView(card('new1')), 'the new run is in view');
+
+    // Scrolled down to read an older run: it stays where it is.
+    await page.evaluate(() => window.scrollTo(0, 1500));
+    const reading = await page.evaluate(() => document.elementFromPoint(400, 450)!.closest('.run-card')!.getAttribute('data-run-id')!);
+    const before = await top(card(reading));
+    await post(page, { type: 'runStarted', run: runInfo('new2') });
+    await page.waitForSelector(card('new2'));
+    assert.ok(Math.abs((await top(card(reading))) - before) <= 1, 'the run being read did not move');
+    assert.ok(!(await inView(card('new2'))));
+
+    // A tool form opened earlier is part of the timeline: newer runs come above it, in view.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await post(page, { type: 'toolForm', tool: { name: 'ping', description: '', inputSchema: { type: 'object' } } });
+    await page.waitForSelector('.tool-panel:not([hidden])');
+    await post(page, { type: 'runStarted', run: runInfo('new3') });
+    await page.waitForSelector(card('new3'));
+    assert.ok((await top(card('new3'))) < (await top('.tool-panel')), 'the newer run is above the form');
+    assert.ok(await inView(card('new3')));
+    assert.deepEqual(errors, []);
+  });
+
   test('cards and the open tool form survive a reload through getState/setState', async () => {
     const { page } = await openPage();
     await post(
