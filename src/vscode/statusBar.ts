@@ -42,7 +42,8 @@ export class RunStatusItem implements vscode.Disposable {
   update(): void {
     const kind = this.backend();
     const busy = this.running.size > 0;
-    this.item.text = `${busy ? '$(sync~spin)' : '$(play-circle)'} ${BACKEND_NAMES[kind]}`;
+    // Named as ours: the language indicator next to it also says "Python".
+    this.item.text = `${busy ? '$(sync~spin)' : '$(play-circle)'} Code Mode: ${BACKEND_NAMES[kind]}`;
     const doing = busy ? `${this.running.size === 1 ? 'A run is' : `${this.running.size} runs are`} busy. ` : '';
     this.item.tooltip = `Code Mode: your runs use ${this.describeBackend(kind)}. ${doing}Click to stop, restart the session, choose the backend or show the results.`;
     // As the Python extension's item: only beside Python code, but a busy run stays stoppable from anywhere.

@@ -286,11 +286,11 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     try {
       await openPython('print("spinning", flush=True)\nwhile True: pass\n');
       await until('the item beside Python code', () => codeMode.runStatus().visible);
-      assert.equal(codeMode.runStatus().text, '$(play-circle) Python');
+      assert.equal(codeMode.runStatus().text, '$(play-circle) Code Mode: Python');
       assert.match(codeMode.runStatus().tooltip, /workspace interpreter/);
       const pending = vscode.commands.executeCommand('codeMode.runFile') as Thenable<RunResult>;
       await until('the loop to start', () => codeMode.history.all().some((r) => !r.result && r.stdout.includes('spinning')));
-      assert.deepEqual([codeMode.runStatus().text, codeMode.runStatus().busy], ['$(sync~spin) Python', true]);
+      assert.deepEqual([codeMode.runStatus().text, codeMode.runStatus().busy], ['$(sync~spin) Code Mode: Python', true]);
       // The item's click offers Stop first; accepting it interrupts the loop.
       const menu = vscode.commands.executeCommand('codeMode.statusMenu');
       await sleep(500);
@@ -300,7 +300,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       assert.equal(result.diagnostics?.error_type, 'CANCELLED');
       assert.equal(codeMode.runStatus().busy, false);
       await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
-      await until('the item to follow the setting', () => codeMode.runStatus().text === '$(play-circle) Pyodide');
+      await until('the item to follow the setting', () => codeMode.runStatus().text === '$(play-circle) Code Mode: Pyodide');
     } finally {
       await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
     }
