@@ -159,7 +159,9 @@ async function main(): Promise<void> {
   // Closed at the end of stdin (or when stdout fails): the client is gone.
   transport.onclose = shutdown;
   await server.connect(transport);
-  stderrLogger.info(`serving MCP over stdio (default backend: ${cli.backend})`);
+  // Started by hand in a terminal rather than by a client, it says what it waits for, or it looks hung.
+  const byHand = process.stdin.isTTY ? '; connect an MCP client; Ctrl+C to stop' : '';
+  stderrLogger.info(`serving MCP over stdio (default backend: ${cli.backend})${byHand}`);
   if (cli.warm) engine.warmUp().catch((error: unknown) => stderrLogger.warn(`warm-up failed: ${String(error)}`));
 }
 
