@@ -82,9 +82,10 @@ const playwright = await loadPlaywright(fail);
 /** vscode-remote URI for an absolute path on the code-server machine (segments percent-encoded). */
 const remoteUri = (authority, p) => `vscode-remote://${authority}${p.split(path.sep).map(encodeURIComponent).join('/')}`;
 
-// Lines of browser console noise: the workbench without network, auth, marketplace, etc.
+// Lines of browser console noise: the workbench without network, auth, marketplace, etc. Under the smoke-test
+// driver the workbench confirms every dialog itself (an MCP tool call asks one) and warns each time.
 const NOISE =
-  /AgentHost|ChatModelSelection|Creating a socket|Resolv(ing|ed) connection|AccountPolicyGate|Service Worker|Updating additional|reconnection-grace|open-vsx|extensionquery|authentication provider 'github'|Failed to load resource|vsda|same-origin|sandbox attribute|An unknown error occurred|vscode-languagedetection|Creation of workbench contribution/;
+  /Dialog requested during smoke test|AgentHost|ChatModelSelection|Creating a socket|Resolv(ing|ed) connection|AccountPolicyGate|Service Worker|Updating additional|reconnection-grace|open-vsx|extensionquery|authentication provider 'github'|Failed to load resource|vsda|same-origin|sandbox attribute|An unknown error occurred|vscode-languagedetection|Creation of workbench contribution/;
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-vscode-test-'));
 let server; // startCodeServer()'s handle

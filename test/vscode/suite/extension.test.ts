@@ -405,8 +405,6 @@ function toolText(result: vscode.LanguageModelToolResult): string {
   it('Python calls a server from .vscode/mcp.json and a VS Code tool through tools.vscode', async () => {
     const codeMode = await api();
     await codeModeLmTools();
-    const vscodeTools = vscode.lm.tools.map((t) => t.name);
-    console.log('[info] vscode.lm.tools:', vscodeTools.join(' '));
     const memoryViaVscode = await until('VS Code to run the memory server from .vscode/mcp.json', () => vscode.lm.tools.find((t) => /read_graph/.test(t.name))?.name);
     const engine = await codeMode.host.getEngine();
     const result = await engine.run({
