@@ -204,7 +204,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       assert.equal(result.backend, 'python');
       assert.equal(result.stdout, 'cpython linux\n');
     } finally {
-      await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
+      await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
     }
   });
 
@@ -220,7 +220,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
         assert.equal(failed.diagnostics?.exception, 'ZeroDivisionError');
         assert.match(failed.diagnostics?.traceback ?? '', /script\/fails\.py", line 1/);
       } finally {
-        await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
+        await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
       }
     }
   });
@@ -250,21 +250,29 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.deepEqual(vscode.languages.getDiagnostics(file), [], 'it clears on the next good run');
   });
 
-  it('input() in a run of yours asks in an input box: Enter answers, Escape is EOFError', async () => {
+  it('input() in a run of yours asks in an input box on both backends: Enter answers, Escape is EOFError', async () => {
     const asks = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'script', 'asks.py');
     const codeMode = await api();
     const asking = () => until('the question to be asked', () => codeMode.history.all().some((r) => !r.result && r.stdout.includes('your name? '))).then(() => sleep(500));
-    const answered = vscode.commands.executeCommand('codeMode.runFile', asks) as Thenable<RunResult>;
-    await asking();
-    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-    const result = await answered;
-    assert.equal(result.stdout, "your name? \ngot ''\n", JSON.stringify(result.diagnostics));
-    const dismissed = vscode.commands.executeCommand('codeMode.runFile', asks) as Thenable<RunResult>;
-    await asking();
-    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
-    const eof = await dismissed;
-    assert.equal(eof.diagnostics?.exception, 'EOFError');
-    assert.match(eof.diagnostics?.message ?? '', /input was cancelled/);
+    for (const backend of ['python', 'pyodide'] as const) {
+      await vscode.commands.executeCommand('codeMode.chooseBackend', backend);
+      try {
+        const answered = vscode.commands.executeCommand('codeMode.runFile', asks) as Thenable<RunResult>;
+        await asking();
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        const result = await answered;
+        assert.equal(result.backend, backend);
+        assert.equal(result.stdout, "your name? \ngot ''\n", JSON.stringify(result.diagnostics));
+        const dismissed = vscode.commands.executeCommand('codeMode.runFile', asks) as Thenable<RunResult>;
+        await asking();
+        await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        const eof = await dismissed;
+        assert.equal(eof.diagnostics?.exception, 'EOFError');
+        assert.match(eof.diagnostics?.message ?? '', /input was cancelled/);
+      } finally {
+        await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
+      }
+    }
   });
 
   it('interrupt stops while True: pass', async () => {
@@ -302,7 +310,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
       await until('the item to follow the setting', () => codeMode.runStatus().text === '$(play-circle) Code Mode: Pyodide');
     } finally {
-      await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
+      await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
     }
   });
 
