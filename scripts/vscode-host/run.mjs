@@ -61,6 +61,9 @@ const keepTmp = opt['keep-tmp'] || truthy(process.env.KEEP_TMP);
 const timeoutMs = Number(opt.timeout || process.env.CODE_MODE_TEST_TIMEOUT_MS || 300_000);
 const logsDir = opt.logs || process.env.CODE_MODE_TEST_LOGS_DIR;
 const SCREENSHOT_CUE = '[code-mode-test] screenshot now';
+// A test that waits for a person's answer logs this cue and the text: the runner types it on the keyboard
+// into whatever has focus (an input box) and presses Enter, as a person would.
+const TYPE_CUE = '[code-mode-test] type: ';
 const screenshot = opt.screenshot || process.env.CODE_MODE_TEST_SCREENSHOT ? path.resolve(opt.screenshot || process.env.CODE_MODE_TEST_SCREENSHOT) : undefined;
 const grep = opt.grep || process.env.CODE_MODE_TEST_GREP;
 const testsEntry = path.resolve(opt.tests || process.env.CODE_MODE_TEST_ENTRY || path.join(repoRoot, 'out', 'test', 'vscode', 'index.js'));
@@ -170,6 +173,11 @@ async function main() {
     }
     const text = format(...parts);
     if (screenshot && text.includes(SCREENSHOT_CUE)) await takeScreenshot();
+    const typed = text.indexOf(TYPE_CUE);
+    if (typed >= 0) {
+      await page.keyboard.type(text.slice(typed + TYPE_CUE.length));
+      await page.keyboard.press('Enter');
+    }
     if (verbose || (['log', 'info', 'error', 'warning'].includes(msg.type()) && !NOISE.test(text))) {
       const line = text.replace(/^(INFO|ERR|WARN) ?/, '');
       if (!line.trim() && lastBlank && !verbose) return; // collapse runs of blank lines
