@@ -82,9 +82,12 @@ export function registerCommands({ host, runsChannel, results, problems }: Comma
     vscode.commands.registerCommand('codeMode.chooseBackend', async (choice?: PersonRunSettings['backend']) => {
       const current = host.currentSettings.personRun.backend;
       const python = host.interpreterInUse?.path ?? 'python3 on PATH';
+      // Its version is known once one of its sessions has started.
+      const engine = host.isCreated ? await host.getEngine() : undefined;
+      const version = engine?.describeSessions().find((s) => s.backend === 'python' && s.info.pythonVersion)?.info.pythonVersion;
       const items = [
         // The workspace interpreter is not offered where it would not run (Restricted Mode).
-        ...(vscode.workspace.isTrusted ? [{ label: 'Workspace Python', description: python, value: 'python' as const }] : []),
+        ...(vscode.workspace.isTrusted ? [{ label: version ? `Workspace Python ${version}` : 'Workspace Python', description: python, value: 'python' as const }] : []),
         { label: 'Pyodide (WebAssembly)', description: 'sandboxed, no set-up', value: 'pyodide' as const },
         { label: "Same as agents'", description: `now ${host.currentSettings.engine.defaultBackend} (codeMode.defaultBackend)`, value: 'same-as-agents' as const },
       ].map((item) => ({ ...item, label: item.value === current ? `$(check) ${item.label}` : item.label, picked: item.value === current }));
