@@ -38,6 +38,8 @@ export interface RunOptions {
   code: string;
   backend?: BackendKind;
   session?: string;
+  /** Whose sessions: a front door serving several clients keeps each one's apart (see endScope). Default: shared. */
+  scope?: string;
   /** Seconds before the run is stopped; 0 for no limit (a person's own runs). Default: the engine's. */
   timeoutS?: number;
   /** What set `timeoutS` (e.g. "setting codeMode.run.timeoutSeconds"), named when the run is stopped for it. */
@@ -60,6 +62,8 @@ export interface PackagesOptions {
   packages: unknown;
   backend?: BackendKind;
   session?: string;
+  /** As RunOptions.scope. */
+  scope?: string;
 }
 
 /** Per packages call (install or check). */
@@ -67,6 +71,7 @@ export const MAX_PACKAGES = 20;
 
 export interface SessionDescription {
   name: string;
+  scope?: string;
   backend: BackendKind;
   info: BackendInfo;
   runningRunId?: string;
@@ -114,6 +119,7 @@ class Session {
   constructor(
     readonly name: string,
     readonly backend: BackendSession,
+    readonly scope: string | undefined,
   ) {}
 
   get idle(): boolean {
@@ -220,6 +226,7 @@ export class Engine {
   describeSessions(): SessionDescription[] {
     return [...this.sessions.values()].map((s) => ({
       name: s.name,
+      scope: s.scope,
       backend: s.backend.kind,
       info: s.backend.info(),
       runningRunId: s.active?.runId,
@@ -252,7 +259,7 @@ export class Engine {
 
     let session: Session;
     try {
-      session = this.session(backend, sessionName);
+      session = this.session(backend, sessionName, options.scope);
     } catch (error) {
       if (error instanceof SessionLimitError) return refuse({ error_type: 'INVALID_ARGUMENT', message: error.message });
       throw error;
@@ -289,6 +296,17 @@ export class Engine {
   async resetSession(sessionName = 'default', backend?: BackendKind, reason = 'the session was reset on request'): Promise<void> {
     const matching = [...this.sessions.values()].filter((s) => s.name === sessionName && (!backend || s.backend.kind === backend));
     await Promise.all(matching.map((s) => this.dropSession(s, reason)));
+    this.emitState();
+  }
+
+  /**
+   * Ends every session of a scope (its client is gone): runs in them are cancelled, and nothing is remembered for
+   * their names, which nobody will use again.
+   */
+  async endScope(scope: string): Promise<void> {
+    const matching = [...this.sessions.values()].filter((s) => s.scope === scope);
+    await Promise.all(matching.map((s) => this.dropSession(s, 'its client is gone')));
+    for (const s of matching) this.losses.delete(sessionKey(s.backend.kind, s.name, scope));
     this.emitState();
   }
 
@@ -356,7 +374,7 @@ export class Engine {
     }
     let session: Session;
     try {
-      session = this.session(backend, sessionName);
+      session = this.session(backend, sessionName, options.scope);
     } catch (error) {
       if (error instanceof SessionLimitError) return refuse(error.message);
       throw error;
@@ -415,8 +433,8 @@ export class Engine {
     return { hint: `auto-install tried to install "${spec.name}" for the missing module "${module}" and failed: ${status?.error ?? report.message}` };
   }
 
-  private session(backend: BackendKind, name: string): Session {
-    const key = sessionKey(backend, name);
+  private session(backend: BackendKind, name: string, scope?: string): Session {
+    const key = sessionKey(backend, name, scope);
     let session = this.sessions.get(key);
     if (!session) {
       const factory = this.factories.get(backend);
@@ -439,7 +457,7 @@ export class Engine {
         scratchDir: this.scratchDir,
         workspaceRoots: this.workspaceRoots,
       });
-      session = created = new Session(name, instance);
+      session = created = new Session(name, instance, scope);
       session.inheritedLoss = this.losses.get(key);
       this.losses.delete(key);
       this.sessions.set(key, session);
@@ -468,7 +486,7 @@ export class Engine {
 
   /** Ends a session's interpreter; a later run under its name starts afresh and is told `reason`. */
   private async dropSession(session: Session, reason: string): Promise<void> {
-    const key = sessionKey(session.backend.kind, session.name);
+    const key = sessionKey(session.backend.kind, session.name, session.scope);
     if (this.sessions.get(key) === session) this.sessions.delete(key);
     if (session.active) {
       session.active.interruptedBy ??= 'user';
@@ -695,8 +713,8 @@ function askPausingClock(onInput: InputHandler, stopped: AbortSignal, clock: { p
   };
 }
 
-function sessionKey(backend: BackendKind, name: string): string {
-  return `${backend}:${name}`;
+function sessionKey(backend: BackendKind, name: string, scope?: string): string {
+  return scope === undefined ? `${backend}:${name}` : `${scope}/${backend}:${name}`;
 }
 
 /** What went wrong, in the terms of the MCP contract; null when nothing did. */
