@@ -18,12 +18,14 @@
 //   3. opens the Code Mode view container from the activity bar and reads the Tool Explorer tree
 //      (Backends, Tools, External Servers, Recent Runs; both backends; no "There is no data
 //      provider registered" message), and expands the "memory" server to list its tools;
-//   4. opens the Python file (Quick Open), selects all, runs "Code Mode: Run Selection or Line"
-//      from the command palette, waits for the "Code Mode Results" panel's run card and for the
-//      output in the "Code Mode: Runs" output channel;
-//   5. two more runs a person would make: a typed line with Ctrl+Alt+Enter (an error, in the same
-//      session), and "Run Selection in the Other Backend" (workspace Python); then the Recent
-//      Runs section of the tree.
+//   4. opens the Python file (Quick Open): the ▶ in the editor title and the status bar item of your
+//      runs are there; selects all, runs "Code Mode: Run Selection or Line" from the command palette,
+//      waits for the run card in the Results side bar view, checks the editor area was neither split
+//      nor pushed up by the Output panel, and finds the output in the "Code Mode: Runs" channel
+//      through Code Mode: Show Output;
+//   5. more runs a person would make: a typed line with Ctrl+Alt+Enter (an error, in the same
+//      session), "Run Selection in the Other Backend" (Pyodide) and the ▶ (Run File); the status
+//      bar item's menu; then the Recent Runs section of the tree.
 // Exit code: 0 every check passed; 1 a check failed; 2 harness error or timeout.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -169,6 +171,9 @@ async function runFromPalette(title) {
   await input.waitFor({ state: 'hidden', timeout: 10_000 });
 }
 
+/** The Results view's pane in the Code Mode side bar. */
+const resultsPane = () => page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: /^\s*Results/ }) });
+
 /** The Tool Explorer's pane: header, and the tree (or message) in its body. */
 const explorerPane = () => page.locator('.pane', { has: page.locator('.pane-header', { hasText: /tool explorer/i }) });
 
@@ -212,7 +217,7 @@ async function resultsFrames() {
   return frames;
 }
 
-/** The cards of the "Code Mode Results" panel: [{ status, backend, text }]. */
+/** The cards of the results webview (the Results view): [{ status, backend, text }]. */
 async function resultCards() {
   const cards = [];
   for (const frame of await resultsFrames()) {
@@ -295,6 +300,9 @@ async function main() {
   await activity.first().click();
   const header = explorerPane().locator('.pane-header');
   check('the sidebar shows the "Tool Explorer" view', await poll(() => header.isVisible(), 15_000));
+  // The tree gets the room while it is read (the list draws only the rows in view); the first run opens
+  // the Results view again.
+  await resultsPane().locator('.pane-header[aria-expanded="true"]').click().catch(() => {});
   const wanted = ['Backends', 'Tools', 'External Servers', 'Recent Runs'];
   let rows = await poll(async () => {
     const r = await treeRows();
@@ -353,22 +361,31 @@ async function main() {
   await page.keyboard.press('Enter');
   const editor = page.locator('.part.editor .editor-instance .monaco-editor').first();
   check(`Quick Open opens ${PY_FILE} in an editor`, await poll(() => page.locator('.part.editor .tab.active', { hasText: PY_FILE }).count(), 15_000));
+  const runButton = page.locator('.part.editor .editor-actions [aria-label^="Code Mode: Run File"]').first();
+  check('the editor title has the ▶ "Code Mode: Run File"', await poll(() => runButton.isVisible(), 15_000));
+  const statusItem = page.locator('.part.statusbar .statusbar-item', { hasText: 'Code Mode:' }).first();
+  const statusText = await poll(() => statusItem.textContent(), 15_000);
+  check('the status bar names the backend of your runs', /Code Mode: Python/.test(statusText ?? ''), statusText?.trim() || 'no item');
   await editor.locator('.view-lines').click();
   await page.keyboard.press('Control+A');
   await runFromPalette('Code Mode: Run Selection or Line');
   say('ran "Code Mode: Run Selection or Line" on the whole file; waiting for the result');
-  const panelTab = page.locator('.part.editor .tab', { hasText: 'Code Mode Results' });
-  check('the "Code Mode Results" panel opens', await poll(() => panelTab.count(), 30_000));
+  check('the Results view in the side bar opens', await poll(() => resultsPane().locator('.pane-body').isVisible(), 30_000));
   let cards = await poll(async () => {
     const c = await resultCards();
     return c.length >= 1 && c[0].status && c[0].status !== 'running' ? c : undefined;
   }, 90_000);
   cards ??= await resultCards();
   check(
-    'the panel shows the run card: ok, Pyodide, with the output',
-    cards.length === 1 && /ok/.test(cards[0].status) && /Pyodide/.test(cards[0].backend) && cards[0].text.includes('mean 87.4') && cards[0].text.includes('stdev 5.68'),
+    'the Results view shows the run card: ok, workspace Python, with the output',
+    cards.length === 1 && /ok/.test(cards[0].status) && /Python/.test(cards[0].backend) && cards[0].text.includes('mean 87.4') && cards[0].text.includes('stdev 5.68'),
     cards.map((c) => `${c.status} ${c.backend}`).join('; ') || 'no cards',
   );
+  const groups = await page.locator('.part.editor .editor-group-container').count();
+  check(`the editor area is not split and ${PY_FILE} stays active`, groups === 1 && (await page.locator('.part.editor .tab.active', { hasText: PY_FILE }).count()) === 1, `${groups} editor group(s)`);
+  check('the Output panel did not open', !(await page.locator('.part.panel .output-view').isVisible().catch(() => false)));
+  await screenshot('first-run');
+  await runFromPalette('Code Mode: Show Output');
   const out = await poll(async () => {
     const t = await outputText();
     return t.includes('mean 87.4') ? t : undefined;
@@ -378,8 +395,8 @@ async function main() {
     .first()
     .evaluate((el) => el.title || el.value || el.textContent)
     .catch(() => '');
-  check('the "Code Mode: Runs" output channel is shown with the output', out && /Code Mode: Runs/.test(channel ?? ''), `channel "${channel}", ${out ? 'has "mean 87.4"' : `text: ${JSON.stringify(((await outputText().catch(() => '')) ?? '').slice(0, 200))}`}`);
-  await screenshot('first-run');
+  check('Show Output opens the "Code Mode: Runs" channel with the output', out && /Code Mode: Runs/.test(channel ?? ''), `channel "${channel}", ${out ? 'has "mean 87.4"' : `text: ${JSON.stringify(((await outputText().catch(() => '')) ?? '').slice(0, 200))}`}`);
+  await runFromPalette('View: Hide Panel');
 
   // 5. Two more runs: a typed line with the keybinding (an error), and the other backend.
   await editor.locator('.view-lines').click();
@@ -404,18 +421,39 @@ async function main() {
   }, 60_000);
   cards ??= await resultCards();
   const pyCard = cards.find((c) => c.text.includes('import platform'));
-  check('"Run Selection in the Other Backend" runs in the workspace Python', pyCard && /ok/.test(pyCard.status) && /Python/.test(pyCard.backend) && !/Pyodide/.test(pyCard.backend) && /linux/.test(pyCard.text), pyCard ? `${pyCard.status} ${pyCard.backend}` : 'no card');
+  check('"Run Selection in the Other Backend" runs in Pyodide', pyCard && /ok/.test(pyCard.status) && /Pyodide/.test(pyCard.backend) && /emscripten/.test(pyCard.text), pyCard ? `${pyCard.status} ${pyCard.backend}` : 'no card');
 
+  // The ▶ runs the whole file, as `python scores.py` would (the typed lines included).
+  await runButton.click();
+  cards = await poll(async () => {
+    const c = await resultCards();
+    return c.length >= 4 && c.every((x) => x.status && x.status !== 'running') ? c : undefined;
+  }, 60_000);
+  cards ??= await resultCards();
+  const fileCard = cards.find((c) => c.id !== errorCard?.id && c.text.includes('mean 87.4') && /IndexError/.test(c.status + c.text));
+  check('the ▶ runs the whole file (it ends in the IndexError typed above)', fileCard, cards.map((c) => `${c.status} ${c.backend}`).join('; '));
+
+  await statusItem.click();
+  const menu = await poll(async () => {
+    const labels = await page.locator('.quick-input-list .monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
+    return labels.length >= 4 ? labels : undefined;
+  }, 10_000);
+  check('the status bar item offers Stop, Restart Session, Choose Backend and Show Results', ['Stop', 'Restart Session', 'Choose Backend', 'Show Results'].every((w) => menu?.some((l) => l.includes(w))), (menu ?? []).join(', '));
+  await page.keyboard.press('Escape');
+
+  // The tree gets the room again while it is read; the Results view opens again for the screenshots.
+  await resultsPane().locator('.pane-header[aria-expanded="true"]').click().catch(() => {});
   const runs = await poll(async () => {
     const r = sectionChildren(await treeRows(), 'Recent Runs').filter((x) => x.label !== 'No runs yet');
-    return r.length >= 3 && !r.some((x) => x.description.startsWith('running')) ? r : undefined;
+    return r.length >= 4 && !r.some((x) => x.description.startsWith('running')) ? r : undefined;
   }, 15_000);
-  check('Recent Runs lists the three runs, finished', runs, (runs ?? sectionChildren(await treeRows(), 'Recent Runs')).map((r) => `${r.label} [${r.description}]`).join('; '));
+  check('Recent Runs lists the four runs, finished', runs, (runs ?? sectionChildren(await treeRows(), 'Recent Runs')).map((r) => `${r.label} [${r.description}]`).join('; '));
   const ready = await poll(async () => {
     const b = sectionChildren(await treeRows(), 'Backends');
     return b.filter((x) => x.description === 'ready').length === 2 ? b : undefined;
   }, 15_000);
   check('Backends shows both interpreters ready', ready, (ready ?? sectionChildren(await treeRows(), 'Backends')).map((b) => `${b.label}: ${b.description}`).join('; '));
+  await resultsPane().locator('.pane-header[aria-expanded="false"]').click().catch(() => {});
   // Errors the extension host logged for Code Mode: printed, not a check (a bundled dependency's
   // probe of the global `navigator` is reported by VS Code on Node 22+ hosts; see the README).
   const errors = [...new Set(consoleErrors.map((e) => e.replace(/^%c\s*ERR\s+color:\s*\S+\s*/, '').split('\n')[0]))];
@@ -429,20 +467,16 @@ async function main() {
 }
 
 /**
- * media/screenshots: workbench.png is the window as the runs left it (editor, results beside it,
- * the runs output below); sidebar.png the Code Mode sidebar with the results panel alone beside it.
+ * media/screenshots: workbench.png is the window as the runs left it (the editor with its ▶, the Code
+ * Mode side bar with the Results view, the status bar item); sidebar.png the side bar alone.
  */
 async function readmeScreenshots(fullShot) {
   const target = path.join(repoRoot, 'media', 'screenshots');
   fs.mkdirSync(target, { recursive: true });
   fs.copyFileSync(fullShot, path.join(target, 'workbench.png'));
-  // Close the Python editor (its group goes with it) and the panel: the results take the editor area.
-  await page.locator('.part.editor .tab', { hasText: PY_FILE }).first().click();
-  await runFromPalette('View: Revert and Close Editor').catch(() => runFromPalette('View: Close Editor'));
-  await runFromPalette('View: Hide Panel').catch(() => {});
   await page.mouse.move(1, 899); // no hover highlight, no tooltip
   await page.waitForTimeout(1000);
-  await page.screenshot({ path: path.join(target, 'sidebar.png') });
+  await page.locator('.part.sidebar').screenshot({ path: path.join(target, 'sidebar.png') });
   for (const f of ['workbench.png', 'sidebar.png']) say(`saved media/screenshots/${f} (${(fs.statSync(path.join(target, f)).size / 1024).toFixed(0)} KB)`);
 }
 
