@@ -19,6 +19,8 @@ export interface EnvironmentContext {
   bridge?: ToolBridge;
   /** How many learnings are stored, when the server has a learnings store. */
   learningsCount?: () => number;
+  /** Only this client's sessions are listed (McpServerOptions.sessionScope). */
+  sessionScope?: string;
 }
 
 function pyodideDistribution(): { pyodide_version?: string; python_version?: string } {
@@ -62,7 +64,10 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
     pyodide: { state: pyodideInfo.state, disabled: engine.disabledReason('pyodide') ?? null, ...pyodideDistribution(), sandbox: engine.sandbox('pyodide') ?? null },
     python: { ...(await python()), sandbox: null, isolation: 'none: the workspace interpreter runs as you, with your files, processes and network' },
   };
-  const sessions = engine.describeSessions().map((s) => ({ name: s.name, backend: s.backend, state: s.info.state, running: Boolean(s.runningRunId) }));
+  const sessions = engine
+    .describeSessions()
+    .filter((s) => s.scope === ctx.sessionScope)
+    .map((s) => ({ name: s.name, backend: s.backend, state: s.info.state, running: Boolean(s.runningRunId) }));
   const servers = ctx.bridge?.providers().map((p) => {
     const status = p.status();
     return { name: status.name, state: status.state, tools: status.toolCount ?? null, error: status.error ?? null };

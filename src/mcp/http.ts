@@ -1,40 +1,64 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine';
 import { silentLogger, type Logger } from '../engine/types';
 import { errorReply, MAX_MESSAGE_BYTES } from './jsonRpcInput';
-import { createMcpServer, type McpServerOptions } from './server';
+import { hostHeaders, hostInUrl } from './httpHosts';
+import { HttpMcpSession, type HttpSessionOptions } from './httpSession';
+import type { McpServerOptions } from './server';
 
-export interface LoopbackMcpServer {
-  /** http://127.0.0.1:PORT/mcp */
+export interface HttpMcpServer {
+  /** http://HOST:PORT/mcp */
   readonly url: string;
   /** Send as `Authorization: Bearer <token>`. */
   readonly token: string;
   close(): Promise<void>;
 }
 
-export interface LoopbackOptions extends McpServerOptions {
+export interface HttpMcpServerOptions extends McpServerOptions {
   log?: Logger;
+  /** The address to listen on. Default 127.0.0.1; anything else is reachable from other machines. */
+  host?: string;
+  /** Default 0: a free port, which `url` names. */
+  port?: number;
+  /** The bearer token clients must send. Default: a random one, which `token` gives. */
+  token?: string;
   /** Bytes; requests with a larger body are refused (413). Default: MAX_MESSAGE_BYTES, as on stdio. */
   maxBodyBytes?: number;
+  /** Every client uses the engine's shared Python sessions. Default false: each MCP session has its own. */
+  shareSessions?: boolean;
+  /** An MCP session without a request for this long ends, and its Python sessions are freed. Default 30 minutes. */
+  sessionIdleMs?: number;
+  /** A run whose response stream the client dropped is cancelled after this long unless it resumes. Default 30 s. */
+  resumeGraceMs?: number;
 }
 
 const MCP_PATH = '/mcp';
+export const DEFAULT_SESSION_IDLE_MINUTES = 30;
+const DEFAULT_RESUME_GRACE_MS = 30_000;
 
 /**
- * Streamable HTTP on 127.0.0.1 for the VS Code MCP client. Only loopback, only with the random bearer token,
- * and never for a browser: a request with a foreign Host (DNS rebinding) or any Origin is refused.
+ * Streamable HTTP with a bearer token, never for a browser: a request with a foreign Host (DNS rebinding) or any
+ * Origin is refused. Each MCP session is an HttpMcpSession: its own Python sessions unless shared, replayable
+ * events, dropped streams cancelled after a grace period, and an end when idle.
  */
-export async function startLoopbackMcpServer(engine: Engine, options: LoopbackOptions = {}): Promise<LoopbackMcpServer> {
+export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerOptions = {}): Promise<HttpMcpServer> {
   const log = options.log ?? silentLogger;
   const maxBodyBytes = options.maxBodyBytes ?? MAX_MESSAGE_BYTES;
-  const token = randomBytes(32).toString('base64url');
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(32).toString('base64url');
   const expectedAuth = Buffer.from(`Bearer ${token}`);
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  let port = 0;
+  const sessions = new Map<string, HttpMcpSession>();
+  const sessionOptions: HttpSessionOptions = {
+    ...options,
+    log,
+    shareSessions: options.shareSessions ?? false,
+    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MINUTES * 60_000,
+    resumeGraceMs: options.resumeGraceMs ?? DEFAULT_RESUME_GRACE_MS,
+  };
+  let allowedHosts: string[] = [];
 
   // -32000 is JSON-RPC's generic server error, which the SDK's own HTTP transport also answers refusals with.
   const refuse = (res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code: number = -32000) => {
@@ -46,9 +70,11 @@ export async function startLoopbackMcpServer(engine: Engine, options: LoopbackOp
     const size = declaredBytes === undefined ? '' : ` ${declaredBytes} bytes,`;
     refuse(res, 413, `Invalid request: the body is${size} over the limit of ${maxBodyBytes} bytes`, { connection: 'close' }, ErrorCode.InvalidRequest);
   };
+  // A session id the server does not know (ended, or never given) gets 404, which tells the client to start anew.
+  const refuseSession = (res: http.ServerResponse, sessionId: unknown) =>
+    sessionId === undefined ? refuse(res, 400, 'Bad request: missing session') : refuse(res, 404, 'Session not found: it ended or never existed; initialize a new one', {}, -32001);
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
     if (!allowedHosts.includes(req.headers.host ?? '')) return refuse(res, 403, 'Forbidden: unexpected Host');
     if (req.headers.origin !== undefined) return refuse(res, 403, 'Forbidden: browser origins are not allowed');
     const auth = Buffer.from(req.headers.authorization ?? '');
@@ -58,10 +84,10 @@ export async function startLoopbackMcpServer(engine: Engine, options: LoopbackOp
     if (new URL(req.url ?? '/', `http://${req.headers.host}`).pathname !== MCP_PATH) return refuse(res, 404, 'Not found');
 
     const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
+    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (req.method !== 'POST') {
-      if (!existing) return refuse(res, 400, 'Bad request: unknown or missing session');
-      return existing.handleRequest(req, res);
+      if (!existing) return refuseSession(res, sessionId);
+      return existing.handle(req, res);
     }
     const declaredBytes = Number(req.headers['content-length'] ?? 0);
     if (declaredBytes > maxBodyBytes) return refuseTooLarge(res, declaredBytes);
@@ -74,20 +100,18 @@ export async function startLoopbackMcpServer(engine: Engine, options: LoopbackOp
     } catch {
       return refuse(res, 400, 'Parse error: the body is not valid JSON', {}, ErrorCode.ParseError);
     }
-    if (existing) return existing.handleRequest(req, res, body);
-    if (sessionId !== undefined || !isInitializeRequest(body)) return refuse(res, 400, 'Bad request: unknown or missing session');
+    if (existing) return existing.handle(req, res, body);
+    if (sessionId !== undefined || !isInitializeRequest(body)) return refuseSession(res, sessionId);
 
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        transports.set(id, transport);
+    const session = await HttpMcpSession.start(
+      engine,
+      sessionOptions,
+      (started) => void sessions.set(started.id!, started),
+      (ended) => {
+        if (ended.id !== undefined && sessions.get(ended.id) === ended) sessions.delete(ended.id);
       },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId);
-    };
-    await createMcpServer(engine, options).connect(transport);
-    await transport.handleRequest(req, res, body);
+    );
+    await session.handle(req, res, body);
   };
 
   const server = http.createServer((req, res) => {
@@ -99,17 +123,19 @@ export async function startLoopbackMcpServer(engine: Engine, options: LoopbackOp
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, host, () => resolve());
   });
-  port = (server.address() as AddressInfo).port;
-  log.info(`MCP over HTTP on http://127.0.0.1:${port}${MCP_PATH}`);
+  const port = (server.address() as AddressInfo).port;
+  allowedHosts = hostHeaders(host, port);
+  const url = `http://${hostInUrl(host)}:${port}${MCP_PATH}`;
+  log.info(`MCP over HTTP on ${url}`);
 
   return {
-    url: `http://127.0.0.1:${port}${MCP_PATH}`,
+    url,
     token,
     close: async () => {
-      await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
-      transports.clear();
+      await Promise.all([...sessions.values()].map((s) => s.close().catch(() => undefined)));
+      sessions.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

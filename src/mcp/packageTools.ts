@@ -9,6 +9,8 @@ import { backendArg, codeReachesOutside, outputSchema, sessionArg, structuredRes
 export interface PackageToolsContext {
   engine: Engine;
   log: ClientLog;
+  /** The client's own sessions (McpServerOptions.sessionScope). */
+  sessionScope?: string;
 }
 
 const packagesOutput = outputSchema({
@@ -60,7 +62,7 @@ function packagesResult(result: PackagesResult): CallToolResult {
 
 /** `packages`: install, or check what is there (DESIGN.md section 3). */
 export function registerPackageTools(server: McpServer, ctx: PackageToolsContext): OfferedTools {
-  const { engine, log } = ctx;
+  const { engine, log, sessionScope } = ctx;
   const packages = server.registerTool(
     'packages',
     {
@@ -78,7 +80,7 @@ export function registerPackageTools(server: McpServer, ctx: PackageToolsContext
       annotations: packagesAnnotations(engine),
     },
     async (args, extra): Promise<CallToolResult> => {
-      const request = { packages: args.packages, backend: args.backend, session: args.session };
+      const request = { packages: args.packages, backend: args.backend, session: args.session, scope: sessionScope };
       const result = args.action === 'install' ? await engine.installPackages(request) : await engine.checkPackages(request);
       await log.packagesFinished(result, extra);
       return packagesResult(result);

@@ -26,6 +26,11 @@ export interface McpServerOptions {
   learningsCount?: () => number;
   /** Code files and learnings; with them the server offers code_file, learnings and run_python's `file`. */
   stores?: Stores;
+  /**
+   * Runs and packages go to this client's own sessions (the engine scope), so two clients of one engine never
+   * share globals; its session names stay the client's own. Undefined: the engine's shared sessions.
+   */
+  sessionScope?: string;
 }
 
 /** The MCP surface of the engine (DESIGN.md section 3). Built per connection; the engine is shared. */
@@ -66,6 +71,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
               backend: args.backend,
               timeoutS: args.timeout_s,
               session: args.session,
+              scope: options.sessionScope,
               reset: args.reset,
               origin: options.origin ?? 'mcp',
               // Asked per call: the client's capabilities are known only once it has initialized.
@@ -82,11 +88,11 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   };
 
   if (options.settings) {
-    Object.assign(tools, registerEnvironmentTools(server, { engine, settings: options.settings, bridge, learningsCount: options.learningsCount }));
+    Object.assign(tools, registerEnvironmentTools(server, { engine, settings: options.settings, bridge, learningsCount: options.learningsCount, sessionScope: options.sessionScope }));
   }
 
   if (stores) Object.assign(tools, registerStoreTools(server, { stores }));
-  Object.assign(tools, registerPackageTools(server, { engine, log }));
+  Object.assign(tools, registerPackageTools(server, { engine, log, sessionScope: options.sessionScope }));
 
   refuseUnknownTools(server, (name) => tools[name as ToolName]?.enabled === true);
   compactToolList(server);

@@ -9,7 +9,7 @@ import type { ServerSources } from '../engine/codemode/externalServers';
 import { parseServers } from '../engine/codemode/serverConfig';
 import type { ToolProvider } from '../engine/codemode/toolProvider';
 import type { Logger, RunEvent } from '../engine/types';
-import { startLoopbackMcpServer, type LoopbackMcpServer } from '../mcp/http';
+import { startHttpMcpServer, type HttpMcpServer } from '../mcp/http';
 import type { InterpreterChoice, InterpreterTracker } from './interpreter';
 import { readSettings, type ExtensionSettings } from './settings';
 import { VscodeToolsProvider } from './vscodeTools';
@@ -33,7 +33,7 @@ export const UNTRUSTED_REASON =
 export class EngineHost implements vscode.Disposable {
   private engine: Promise<Engine> | undefined;
   private codeMode: Promise<CodeMode> | undefined;
-  private loopback: Promise<LoopbackMcpServer> | undefined;
+  private loopback: Promise<HttpMcpServer> | undefined;
   private settings: ExtensionSettings;
   private interpreterChoice: InterpreterChoice | undefined;
   private pyodideProgressShown = false;
@@ -81,9 +81,17 @@ export class EngineHost implements vscode.Disposable {
   }
 
   /** The loopback endpoint the MCP provider hands to VS Code; started on first resolve. */
-  getLoopbackEndpoint(): Promise<LoopbackMcpServer> {
+  getLoopbackEndpoint(): Promise<HttpMcpServer> {
     this.loopback ??= Promise.all([this.getEngine(), this.getCodeMode()]).then(([engine, codeMode]) =>
-      startLoopbackMcpServer(engine, { origin: 'mcp', log: this.logger, ...this.serverOptions(codeMode) }),
+      startHttpMcpServer(engine, {
+        origin: 'mcp',
+        log: this.logger,
+        // Its one client is Copilot in this window, working in the sessions the person sees, restarts and shares
+        // (codeMode.run.session "shared-with-agents"): its runs use the engine's shared sessions on purpose.
+        shareSessions: true,
+        sessionIdleMs: this.settings.mcpHttpSessionIdleMinutes * 60_000,
+        ...this.serverOptions(codeMode),
+      }),
     );
     return this.loopback;
   }

@@ -3,6 +3,7 @@ import type { BridgePolicy } from '../engine/codemode/bridge';
 import type { EngineConfig } from '../engine/config';
 import type { PyodideSettings } from '../engine/index';
 import type { BackendKind } from '../engine/types';
+import { DEFAULT_SESSION_IDLE_MINUTES } from '../mcp/http';
 
 export type McpTransport = 'http' | 'stdio';
 
@@ -32,6 +33,8 @@ export interface ExtensionSettings {
   pyodide: PyodideSettings;
   personRun: PersonRunSettings;
   mcpTransport: McpTransport;
+  /** An MCP session of the loopback endpoint without a request for this long ends (the client starts a new one). */
+  mcpHttpSessionIdleMinutes: number;
 }
 
 const SECTION = 'codeMode';
@@ -76,6 +79,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
       showRunsChannel: c.get<boolean>('run.showRunsChannel', false),
     },
     mcpTransport: c.get<McpTransport>('mcp.transport', 'http') === 'stdio' ? 'stdio' : 'http',
+    mcpHttpSessionIdleMinutes: c.get<number>('mcp.httpSessionIdleMinutes', DEFAULT_SESSION_IDLE_MINUTES),
   };
 }
 

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
-import { startLoopbackMcpServer, type LoopbackMcpServer } from '../../src/mcp/http';
+import { startHttpMcpServer, type HttpMcpServer } from '../../src/mcp/http';
 import { MAX_MESSAGE_BYTES } from '../../src/mcp/jsonRpcInput';
 import { testStorageDir } from '../support/mcp';
 
@@ -19,7 +19,7 @@ interface Reply {
  * POSTs `body` with a declared Content-Length, or chunked in 64 KiB writes. Resolves with the response even
  * when the server closes the connection while the rest of the body is still being sent.
  */
-function post(server: LoopbackMcpServer, body: Buffer, transfer: 'content-length' | 'chunked'): Promise<Reply> {
+function post(server: HttpMcpServer, body: Buffer, transfer: 'content-length' | 'chunked'): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${server.token}` };
     if (transfer === 'content-length') headers['content-length'] = String(body.length);
@@ -49,12 +49,12 @@ function jsonRpcError(reply: Reply): { code: number; message: string; id: unknow
 
 describe('MCP over loopback HTTP: bodies it cannot take', () => {
   let engine: Engine;
-  let server: LoopbackMcpServer;
+  let server: HttpMcpServer;
   const tooBig = Buffer.alloc(MAX_MESSAGE_BYTES + 4 * 1024 * 1024, 0x20);
 
   before(async () => {
     engine = createEngine({ storageDir: testStorageDir, config: { defaultBackend: 'python' } });
-    server = await startLoopbackMcpServer(engine);
+    server = await startHttpMcpServer(engine);
   });
   after(async () => {
     await server?.close();

@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import type { RunResult } from '../../src/engine/types';
-import { startLoopbackMcpServer, type LoopbackMcpServer } from '../../src/mcp/http';
+import { startHttpMcpServer, type HttpMcpServer } from '../../src/mcp/http';
 import { testStorageDir } from '../support/mcp';
 
 const initialize = JSON.stringify({
@@ -33,11 +33,11 @@ function post(url: string, headers: Record<string, string>, body = initialize): 
 
 describe('MCP over loopback HTTP', () => {
   let engine: Engine;
-  let server: LoopbackMcpServer;
+  let server: HttpMcpServer;
 
   before(async () => {
     engine = createEngine({ storageDir: testStorageDir, config: { defaultBackend: 'python' } });
-    server = await startLoopbackMcpServer(engine);
+    server = await startHttpMcpServer(engine);
   });
   after(async () => {
     await server?.close();

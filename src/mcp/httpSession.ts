@@ -1,0 +1,157 @@
+// One MCP session over Streamable HTTP: its transport, its own Python sessions, the events it may replay, what
+// happens to a run whose response stream the client dropped, and when the session ends for being idle.
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type * as http from 'node:http';
+import type { Engine } from '../engine/engine';
+import type { Logger } from '../engine/types';
+import { BoundedEventStore } from './eventStore';
+import { createMcpServer, type McpServerOptions } from './server';
+
+export interface HttpSessionOptions extends McpServerOptions {
+  log: Logger;
+  /** Clients use the engine's shared sessions rather than their own. */
+  shareSessions: boolean;
+  /** Without a request for this long (runs under way count as requests), the session ends. */
+  idleMs: number;
+  /** A run whose response stream was dropped is cancelled after this long, unless the client resumes the stream. */
+  resumeGraceMs: number;
+}
+
+/** The requests one response stream answers, and the timer that cancels them once the stream is gone. */
+interface PendingStream {
+  requestIds: RequestId[];
+  streamId?: string;
+  cancelTimer?: NodeJS.Timeout;
+}
+
+/** The SDK's id of the GET stream that carries messages unrelated to a request; no run is answered on it. */
+const STANDALONE_STREAM = '_GET_stream';
+
+export class HttpMcpSession {
+  readonly transport: StreamableHTTPServerTransport;
+  private readonly events = new BoundedEventStore();
+  /** Whose engine sessions these are; never shown to the client (its session names stay its own). */
+  private readonly scope: string | undefined;
+  /** The POST being handled, so the event store learns which stream answers which requests. */
+  private readonly posting = new AsyncLocalStorage<PendingStream>();
+  private readonly streams = new Map<string, PendingStream>();
+  /** Requests under way (POSTs and resumed streams): while any is, the session is not idle. */
+  private busy = 0;
+  private idleTimer?: NodeJS.Timeout;
+
+  private constructor(
+    private readonly engine: Engine,
+    private readonly options: HttpSessionOptions,
+    onInitialized: (session: HttpMcpSession) => void,
+    onClosed: (session: HttpMcpSession) => void,
+  ) {
+    this.scope = options.shareSessions ? undefined : randomBytes(6).toString('hex');
+    const events = this.events;
+    this.transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: () => onInitialized(this),
+      eventStore: {
+        storeEvent: (streamId, message) => {
+          this.noteStream(streamId);
+          return events.storeEvent(streamId, message);
+        },
+        getStreamIdForEventId: (eventId) => events.getStreamIdForEventId(eventId),
+        replayEventsAfter: (lastEventId, replay) => events.replayEventsAfter(lastEventId, replay),
+      },
+    });
+    this.transport.onclose = () => {
+      clearTimeout(this.idleTimer);
+      for (const stream of this.streams.values()) clearTimeout(stream.cancelTimer);
+      this.streams.clear();
+      onClosed(this);
+      if (this.scope !== undefined) void this.engine.endScope(this.scope);
+    };
+  }
+
+  /** A session for an initialize request; it joins the server's map once the SDK gives it an id. */
+  static async start(engine: Engine, options: HttpSessionOptions, onInitialized: (session: HttpMcpSession) => void, onClosed: (session: HttpMcpSession) => void): Promise<HttpMcpSession> {
+    const session = new HttpMcpSession(engine, options, onInitialized, onClosed);
+    await createMcpServer(engine, { ...options, sessionScope: session.scope }).connect(session.transport);
+    return session;
+  }
+
+  get id(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  /** Serves one HTTP request of this session (`body` parsed for POSTs). */
+  async handle(req: http.IncomingMessage, res: http.ServerResponse, body?: unknown): Promise<void> {
+    const pending = this.pendingFor(req, body);
+    // The standalone GET stream only listens: a client that keeps it open but asks nothing is idle.
+    if (!pending) return this.transport.handleRequest(req, res, body);
+    this.busy++;
+    clearTimeout(this.idleTimer);
+    clearTimeout(pending.cancelTimer);
+    res.once('close', () => {
+      if (--this.busy === 0) this.armIdleTimer();
+      if (res.writableFinished) this.forget(pending);
+      else this.cancelUnlessResumed(pending);
+    });
+    await this.posting.run(pending, () => this.transport.handleRequest(req, res, body));
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+
+  armIdleTimer(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.options.log.info(`MCP HTTP session ${this.id ?? ''} ended: idle for ${Math.round(this.options.idleMs / 1000)} s`);
+      void this.close();
+    }, this.options.idleMs);
+    this.idleTimer.unref();
+  }
+
+  /**
+   * What a request answers: a POST's JSON-RPC requests, or a resumed stream's (Last-Event-ID). Undefined for a
+   * request that answers no run: the standalone GET stream, a DELETE.
+   */
+  private pendingFor(req: http.IncomingMessage, body: unknown): PendingStream | undefined {
+    if (req.method === 'POST') {
+      const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
+      return { requestIds: messages.filter(isJSONRPCRequest).map((m) => m.id) };
+    }
+    const lastEventId = req.headers['last-event-id'];
+    if (req.method !== 'GET' || typeof lastEventId !== 'string') return undefined;
+    const streamId = this.events.streamOf(lastEventId);
+    return (streamId !== undefined && this.streams.get(streamId)) || { requestIds: [] };
+  }
+
+  /** The first stream the event store sees during a POST is the one answering that POST's requests. */
+  private noteStream(streamId: string): void {
+    const pending = this.posting.getStore();
+    if (!pending || pending.streamId !== undefined || streamId === STANDALONE_STREAM) return;
+    pending.streamId = streamId;
+    this.streams.set(streamId, pending);
+  }
+
+  private forget(pending: PendingStream): void {
+    if (pending.streamId !== undefined) this.streams.delete(pending.streamId);
+  }
+
+  /**
+   * The client dropped the stream its answers were coming on: unless it comes back for them (Last-Event-ID)
+   * within the grace period, its runs are cancelled, as if it had sent notifications/cancelled, so they stop
+   * spinning and free their session for the next call. Answers that arrive meanwhile are kept for the replay.
+   */
+  private cancelUnlessResumed(pending: PendingStream): void {
+    if (pending.requestIds.length === 0) return;
+    pending.cancelTimer = setTimeout(() => {
+      this.forget(pending);
+      for (const requestId of pending.requestIds) {
+        this.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client dropped the response stream' } });
+      }
+    }, this.options.resumeGraceMs);
+    pending.cancelTimer.unref();
+  }
+}
