@@ -10,11 +10,13 @@ import { createStores } from '../engine/stores/index';
 import type { Logger } from '../engine/types';
 import { FileSettings, type SettingKey } from '../engine/userSettings';
 import { PRODUCT_VERSION } from '../version';
-import { createMcpServer } from './server';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { HTTP_FLAGS, HTTP_HELP, parseHttpFlags, serveHttp } from './httpCli';
+import { createMcpServer, type McpServerOptions } from './server';
 import { StdioLineTransport } from './stdioTransport';
 import { errorText } from '../engine/errorText';
 
-const HELP = `code-mode-mcp ${PRODUCT_VERSION} — the Code Mode for Python MCP server over stdio
+const HELP = `code-mode-mcp ${PRODUCT_VERSION} — the Code Mode for Python MCP server over stdio or Streamable HTTP
 
 Usage: code-mode-mcp [options]
 
@@ -38,6 +40,7 @@ Usage: code-mode-mcp [options]
   --wheelhouse <dir>          a folder of .whl files that packages installs and auto-install look in
                               first, e.g. filled by "pip download" (default: $CODE_MODE_WHEELHOUSE)
   --warm                      start the default backend before the first call
+${HTTP_HELP}
   -h, --help                  show this help
 
 Logs go to stderr; stdout carries only MCP messages.`;
@@ -62,6 +65,7 @@ function parseCli(argv: string[]) {
       wheelhouse: { type: 'string' },
       workspace: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      ...HTTP_FLAGS,
     },
     strict: true,
   });
@@ -89,7 +93,8 @@ function parseCli(argv: string[]) {
   const wheelhouseDir = values.wheelhouse ?? process.env.CODE_MODE_WHEELHOUSE;
   const wheelhouse = wheelhouseDir ? path.resolve(wheelhouseDir) : undefined;
   if (wheelhouse && !fs.statSync(wheelhouse, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--wheelhouse: ${wheelhouse} is not a folder`);
-  return { help: values.help ?? false, backend, timeoutS, heapMb, network, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+  const http = parseHttpFlags(values);
+  return { http, help: values.help ?? false, backend, timeoutS, heapMb, network, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
 }
 
 const stderrLogger: Logger = {
@@ -134,13 +139,8 @@ async function main(): Promise<void> {
   const history = new RunHistory(100, stores.history);
   engine.onRunEvent((event) => history.handle(event));
   engine.setHintsProvider((diagnostics) => stores.learnings.hintsFor(diagnostics));
-  const server = createMcpServer(engine, {
-    origin: 'cli',
-    bridge: codeMode.bridge,
-    settings,
-    stores,
-    learningsCount: () => stores.learnings.count(),
-  });
+  const serverOptions: McpServerOptions = { origin: 'cli', bridge: codeMode.bridge, settings, stores, learningsCount: () => stores.learnings.count() };
+  const server = cli.http ? await serveHttp(engine, cli.http, serverOptions, stderrLogger) : createMcpServer(engine, serverOptions);
   let stopping: Promise<void> | undefined;
   // Signals, end of stdin and the transport closing can all ask at once; the sessions are closed once.
   const shutdown = () => {
@@ -155,14 +155,19 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  // Over HTTP the server lives until a signal (its stdin may well be /dev/null); over stdio, until stdin ends.
+  if (server instanceof McpServer) await serveStdio(server, cli.backend, shutdown);
+  if (cli.warm) engine.warmUp().catch((error: unknown) => stderrLogger.warn(`warm-up failed: ${String(error)}`));
+}
+
+async function serveStdio(server: McpServer, backend: string, shutdown: () => void): Promise<void> {
   const transport = new StdioLineTransport({ log: stderrLogger });
   // Closed at the end of stdin (or when stdout fails): the client is gone.
   transport.onclose = shutdown;
   await server.connect(transport);
   // Started by hand in a terminal rather than by a client, it says what it waits for, or it looks hung.
   const byHand = process.stdin.isTTY ? '; connect an MCP client; Ctrl+C to stop' : '';
-  stderrLogger.info(`serving MCP over stdio (default backend: ${cli.backend})${byHand}`);
-  if (cli.warm) engine.warmUp().catch((error: unknown) => stderrLogger.warn(`warm-up failed: ${String(error)}`));
+  stderrLogger.info(`serving MCP over stdio (default backend: ${backend})${byHand}`);
 }
 
 main().catch((error: unknown) => {

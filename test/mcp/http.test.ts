@@ -1,35 +1,13 @@
 // The loopback Streamable HTTP transport: who is refused, and a full run through a real MCP client.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import * as http from 'node:http';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import type { RunResult } from '../../src/engine/types';
 import { startHttpMcpServer, type HttpMcpServer } from '../../src/mcp/http';
+import { connectHttp, post } from '../support/http';
 import { testStorageDir } from '../support/mcp';
-
-const initialize = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
-});
-
-/** A raw request, so headers can be set the way an attacker (or a browser) would. */
-function post(url: string, headers: Record<string, string>, body = initialize): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 describe('MCP over loopback HTTP', () => {
   let engine: Engine;
@@ -78,11 +56,7 @@ describe('MCP over loopback HTTP', () => {
   });
 
   test('a full run over HTTP with the token', async () => {
-    const client = new Client({ name: 'http-test', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-      requestInit: { headers: { authorization: `Bearer ${server.token}` } },
-    });
-    await client.connect(transport);
+    const { client } = await connectHttp(server.url, server.token);
     try {
       const { tools } = await client.listTools();
       assert.ok(tools.some((t) => t.name === 'run_python'));

@@ -1,0 +1,96 @@
+// Talking to the Streamable HTTP server as clients do: the SDK client with the bearer token, and raw requests for
+// what the SDK client would not send (no token, a browser Origin, a foreign Host, a stream dropped on purpose).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import * as http from 'node:http';
+
+export const initializeBody = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+});
+
+export interface RawReply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw POST, so headers can be set the way an attacker (or a browser) would. */
+export function post(url: string, headers: Record<string, string>, body = initializeBody): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export async function connectHttp(url: string, token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'http-test', version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+export interface SseEvent {
+  id?: string;
+  data: string;
+}
+
+/**
+ * One SSE request of an existing MCP session (a POST with `body`, or a GET resuming after `lastEventId`): events
+ * come to `onEvent` until it returns true, then the connection is dropped, as a client that goes away drops it.
+ */
+export function sseRequest(
+  url: string,
+  session: { token: string; sessionId: string },
+  request: { body: string } | { lastEventId: string },
+  onEvent: (event: SseEvent) => boolean,
+): Promise<void> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${session.token}`,
+    'mcp-session-id': session.sessionId,
+    'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+    accept: 'body' in request ? 'application/json, text/event-stream' : 'text/event-stream',
+    ...('body' in request ? { 'content-type': 'application/json' } : { 'last-event-id': request.lastEventId }),
+  };
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'body' in request ? 'POST' : 'GET', headers }, (res) => {
+      if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode ?? 0}`));
+      let buffered = '';
+      res.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        let end: number;
+        while ((end = buffered.indexOf('\n\n')) >= 0) {
+          const lines = buffered.slice(0, end).split('\n');
+          buffered = buffered.slice(end + 2);
+          const field = (name: string) => lines.find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+          if (onEvent({ id: field('id'), data: field('data') ?? '' })) {
+            req.destroy();
+            resolve();
+            return;
+          }
+        }
+      });
+      res.on('end', () => reject(new Error('the stream ended before the awaited event')));
+    });
+    req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+    if ('body' in request) req.end(request.body);
+    else req.end();
+  });
+}
+
+/** Polls `check` until it holds: the state the test waits for, never a fixed sleep. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
