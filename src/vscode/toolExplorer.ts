@@ -4,7 +4,7 @@ import type { RunHistory, RunRecord } from '../engine/history';
 import type { CodeFileInfo, CodeFiles } from '../engine/stores/codeFiles';
 import type { ConfigProblem } from '../engine/codemode/serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from '../engine/codemode/toolProvider';
-import type { BackendInfo, BackendKind } from '../engine/types';
+import type { BackendInfo, BackendKind, BackendState } from '../engine/types';
 import { UNTRUSTED_REASON, type EngineHost } from './engineHost';
 import { errorText } from '../engine/errorText';
 import type { ToolName } from '../mcp/toolNames';
@@ -38,6 +38,9 @@ const STATE_LABELS: Record<BackendInfo['state'], string> = {
   busy: 'busy',
   dead: 'stopped',
 };
+
+/** Which session's state stands for its backend's: the most alive one. */
+const STATE_RANK: Record<BackendState, number> = { busy: 4, loading: 3, ready: 2, dead: 1, 'not-loaded': 0 };
 
 export interface ToolSource {
   listTools(): Promise<Tool[]>;
@@ -197,8 +200,11 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
   private async backendNodes(): Promise<ExplorerNode[]> {
     const kinds: BackendKind[] = ['pyodide', 'python'];
     const engine = this.host.isCreated ? await this.host.getEngine() : undefined;
+    const sessions = engine?.describeSessions() ?? [];
     return kinds.map((backend) => {
-      const info = engine?.backendInfo(backend) ?? { kind: backend, state: 'not-loaded' };
+      // Your runs and the agents' use different sessions: the backend is as alive as its liveliest one.
+      const live = sessions.filter((s) => s.backend === backend).map((s) => s.info);
+      const info = live.sort((a, b) => STATE_RANK[b.state] - STATE_RANK[a.state])[0] ?? { kind: backend, state: 'not-loaded' };
       // Before its first start, the python backend still shows which interpreter it will use.
       if (backend === 'python' && !info.executable) info.executable = this.host.interpreterInUse?.path ?? 'python3 on PATH';
       const disabledReason = engine?.disabledReason(backend) ?? (backend === 'python' && !vscode.workspace.isTrusted ? UNTRUSTED_REASON : undefined);
