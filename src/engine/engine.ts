@@ -540,10 +540,12 @@ export class Engine {
     };
 
     emit({ type: 'started', runId, session: session.name, backend, code: options.code, origin: options.origin ?? 'test', startedAt: Date.now() });
-    if (options.signal?.aborted) {
+    // Before the interpreter starts and again once it has (nothing listened for an abort meanwhile).
+    const cancelledBeforeRunning = () => {
       active.interruptedBy = 'cancel';
       return finish({ status: 'interrupted' });
-    }
+    };
+    if (options.signal?.aborted) return cancelledBeforeRunning();
     try {
       if (options.reset) {
         await session.backend.restart();
@@ -559,6 +561,7 @@ export class Engine {
     } catch (error) {
       return finish(undefined, errorText(error));
     }
+    if (options.signal?.aborted) return cancelledBeforeRunning();
 
     const sink: BackendSink = {
       stdout: (text) => {
