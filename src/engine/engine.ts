@@ -539,7 +539,8 @@ export class Engine {
       return result;
     };
 
-    emit({ type: 'started', runId, session: session.name, backend, code: options.code, origin: options.origin ?? 'test', startedAt: Date.now() });
+    const location = options.script && { file: options.script.path, line: options.script.firstLine };
+    emit({ type: 'started', runId, session: session.name, backend, code: options.code, origin: options.origin ?? 'test', startedAt: Date.now(), ...(location ? { location } : {}) });
     // Before the interpreter starts and again once it has (nothing listened for an abort meanwhile).
     const cancelledBeforeRunning = () => {
       active.interruptedBy = 'cancel';

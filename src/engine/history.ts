@@ -2,7 +2,7 @@ import { CappedOutput } from './output';
 import type { BackendKind, Display, RunEvent, RunOrigin, RunResult } from './types';
 
 export interface RunRecord {
-  run: { runId: string; session: string; backend: BackendKind; code: string; origin: RunOrigin; startedAt: number };
+  run: { runId: string; session: string; backend: BackendKind; code: string; origin: RunOrigin; startedAt: number; location?: { file: string; line: number } };
   stdout: string;
   stderr: string;
   displays: Display[];
@@ -116,8 +116,8 @@ export class RunHistory {
   }
 
   private add(event: Extract<RunEvent, { type: 'started' }>): RunRecord {
-    const { runId, session, backend, code, origin, startedAt } = event;
-    const record: RunRecord = { run: { runId, session, backend, code, origin, startedAt }, stdout: '', stderr: '', displays: [] };
+    const { runId, session, backend, code, origin, startedAt, location } = event;
+    const record: RunRecord = { run: { runId, session, backend, code, origin, startedAt, ...(location ? { location } : {}) }, stdout: '', stderr: '', displays: [] };
     this.records.set(runId, record);
     this.live.set(runId, { stdout: new CappedOutput(LIVE_OUTPUT_CAP), stderr: new CappedOutput(LIVE_OUTPUT_CAP) });
     while (this.records.size > this.limit) {

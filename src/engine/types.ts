@@ -98,7 +98,17 @@ export interface PackagesResult extends PackageReport {
 export type RunOrigin = 'mcp' | 'command' | 'explorer' | 'cli' | 'generate' | 'test';
 
 export type RunEvent =
-  | { type: 'started'; runId: string; session: string; backend: BackendKind; code: string; origin: RunOrigin; startedAt: number }
+  | {
+      type: 'started';
+      runId: string;
+      session: string;
+      backend: BackendKind;
+      code: string;
+      origin: RunOrigin;
+      startedAt: number;
+      /** Where the code comes from, when it is a file's (or lines of one). */
+      location?: { file: string; line: number };
+    }
   | { type: 'stdout' | 'stderr'; runId: string; text: string }
   | { type: 'display'; runId: string; display: Display }
   | { type: 'finished'; runId: string; result: RunResult };

@@ -81,7 +81,9 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
   getTreeItem(node: ExplorerNode): vscode.TreeItem {
     switch (node.kind) {
       case 'section': {
-        const item = new vscode.TreeItem(SECTION_LABELS[node.section], vscode.TreeItemCollapsibleState.Expanded);
+        // Our own MCP tools matter to agents more than to people: folded until someone looks.
+        const state = node.section === 'tools' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded;
+        const item = new vscode.TreeItem(SECTION_LABELS[node.section], state);
         item.id = `section:${node.section}`;
         item.contextValue = `section-${node.section}`;
         return item;
@@ -136,7 +138,9 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
       case 'run': {
         const { run, result } = node.record;
         const firstLine = run.code.split('\n').find((l) => l.trim()) ?? '';
-        const item = new vscode.TreeItem(firstLine.trim().slice(0, 60) || '(empty)');
+        // A run of yours is known by its file and line; an agent's by its first line of code.
+        const where = run.location && `${run.location.file.split(/[\\/]/).pop()}:${run.location.line}`;
+        const item = new vscode.TreeItem(where ?? (firstLine.trim().slice(0, 60) || '(empty)'));
         item.id = `run:${run.runId}`;
         const status = result ? (result.success ? 'ok' : (result.diagnostics?.exception ?? result.diagnostics?.error_type)) : 'running';
         item.description = `${status} · ${run.backend}${result ? ` · ${formatDuration(result.duration_ms)}` : ''}`;
@@ -178,7 +182,9 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
       }
       case 'runs': {
         const runs = this.history.all().reverse().slice(0, 20);
-        return runs.length ? runs.map((record) => ({ kind: 'run', record })) : [{ kind: 'message', text: 'No runs yet' }];
+        return runs.length
+          ? runs.map((record) => ({ kind: 'run', record }))
+          : [{ kind: 'message', text: 'No runs yet: Ctrl+Alt+Enter runs a line, ▶ runs a file', tooltip: 'In a Python file, Ctrl+Alt+Enter (Cmd+Alt+Enter on macOS) runs the selection or the current line; ▶ in the editor title runs the whole file. Agents run code through the run_python tool.' }];
       }
     }
   }

@@ -28,3 +28,11 @@ test('the history is bounded, dropping the oldest runs', () => {
   history.handle({ type: 'stdout', runId: '1', text: 'late output of a dropped run' });
   assert.equal(history.get('1'), undefined);
 });
+
+test("a run of a file's lines remembers where they come from, so the run can be named after it", () => {
+  const history = new RunHistory(10);
+  history.handle({ ...started('f1'), location: { file: '/work/project/main.py', line: 12 } } as RunEvent);
+  history.handle(started('c1'));
+  assert.deepEqual(history.get('f1')?.run.location, { file: '/work/project/main.py', line: 12 });
+  assert.equal(history.get('c1')?.run.location, undefined);
+});

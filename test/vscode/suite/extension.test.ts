@@ -216,6 +216,10 @@ function toolText(result: vscode.LanguageModelToolResult): string {
         const result = (await vscode.commands.executeCommand('codeMode.runFile', vscode.Uri.joinPath(folder, 'script', 'main.py'))) as RunResult;
         assert.equal(result.backend, backend);
         assert.equal(result.stdout, 'data next to the script 55\nmain.py script __main__ True\n', JSON.stringify(result.diagnostics));
+        const { explorer } = await api();
+        const runs = (await explorer.getChildren((await explorer.getChildren())[4])) as ExplorerNode[];
+        const listed = runs.find((n) => n.kind === 'run' && n.record.run.runId === result.run_id);
+        assert.equal(listed && explorer.getTreeItem(listed).label, 'main.py:1', 'your run is listed by file and line');
         const failed = (await vscode.commands.executeCommand('codeMode.runFile', vscode.Uri.joinPath(folder, 'script', 'fails.py'))) as RunResult;
         assert.equal(failed.diagnostics?.exception, 'ZeroDivisionError');
         assert.match(failed.diagnostics?.traceback ?? '', /script\/fails\.py", line 1/);
