@@ -103,7 +103,7 @@ export class HttpMcpSession {
     await this.transport.close();
   }
 
-  armIdleTimer(): void {
+  private armIdleTimer(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       this.options.log.info(`MCP HTTP session ${this.id ?? ''} ended: idle for ${Math.round(this.options.idleMs / 1000)} s`);
