@@ -43,9 +43,8 @@ type HttpFlagValues = { [K in keyof typeof HTTP_FLAGS]?: (typeof HTTP_FLAGS)[K][
 
 /** The --http options, undefined without --http; a flag that makes no sense throws (the CLI exits 2). */
 export function parseHttpFlags(values: HttpFlagValues): HttpCliOptions | undefined {
-  const { http, ...rest } = values;
-  if (!http) {
-    const stray = Object.keys(rest).find((key) => rest[key as keyof typeof rest] !== undefined);
+  if (!values.http) {
+    const stray = (Object.keys(HTTP_FLAGS) as (keyof typeof HTTP_FLAGS)[]).find((flag) => values[flag] !== undefined);
     if (stray) throw new Error(`--${stray} needs --http`);
     return undefined;
   }
