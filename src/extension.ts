@@ -6,9 +6,9 @@ import { RunHistory } from './engine/history';
 import { LocalMcpClient } from './mcp/localClient';
 import { personBackend, personRunOptions, personSession } from './vscode/personRun';
 import { registerCommands } from './vscode/commands';
+import { registerGenerateCommand } from './vscode/generateCommand';
 import { RunProblems } from './vscode/runProblems';
 import { EngineHost } from './vscode/engineHost';
-import { generateAndRun } from './vscode/generateAndRun';
 import { installPackagesCommand } from './vscode/installCommand';
 import type { BackendKind } from './engine/types';
 import { InterpreterTracker } from './vscode/interpreter';
@@ -139,24 +139,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true }),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
     ...registerCommands({ host, runsChannel: output, results, problems }),
-    vscode.commands.registerCommand('codeMode.generateAndRun', async (taskArg?: string, options?: { vendor?: string }) => {
-      const task = taskArg ?? (await vscode.window.showInputBox({ title: 'Code Mode: Generate and Run', prompt: 'What should the Python code do?', ignoreFocusOut: true }));
-      if (!task?.trim()) return undefined;
-      void results.reveal();
-      const maxAttempts = vscode.workspace.getConfiguration('codeMode').get<number>('generate.maxAttempts', 3);
-      const outcome = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: 'Code Mode: generating and running…', cancellable: true },
-        (_progress, token) =>
-          generateAndRun(task, maxAttempts, {
-            engine: () => host.getEngine(),
-            toolsSummary: async () => (await host.getCodeMode()).bridge.search(''),
-            selector: options?.vendor ? { vendor: options.vendor } : undefined,
-            log,
-          }, token),
-      );
-      if (!outcome.success) void vscode.window.showWarningMessage(`Code Mode: ${outcome.message ?? 'the generated code failed.'}`);
-      return outcome;
-    }),
+    registerGenerateCommand({ engine: () => host.getEngine(), toolsSummary: async () => (await host.getCodeMode()).bridge.search(''), log }, results),
     vscode.commands.registerCommand('codeMode.installPackages', (packages?: string[], backend?: BackendKind) => installPackagesCommand(host, packages, backend)),
     vscode.commands.registerCommand('codeMode.explorer.refresh', () => explorer.refresh()),
     vscode.commands.registerCommand('codeMode.explorer.openRun', (runId: string) => results.reveal(runId)),

@@ -16,9 +16,15 @@ export interface GenerateDeps {
   engine: () => Promise<Engine>;
   /** `tools.search()` text: what Python may call besides the standard library. */
   toolsSummary: () => Promise<string>;
-  /** Which models to ask; by default Copilot's when there are any, else any model. */
-  selector?: vscode.LanguageModelChatSelector;
   log: vscode.LogOutputChannel;
+}
+
+export const NO_MODEL_MESSAGE = 'No language model is available. Sign in to GitHub Copilot (or install a language model provider) and try again.';
+
+/** The model to ask: by default Copilot's when there are any, else any model; undefined when there is none. */
+export async function pickModel(selector?: vscode.LanguageModelChatSelector): Promise<vscode.LanguageModelChat | undefined> {
+  const [model] = selector ? await vscode.lm.selectChatModels(selector) : [...(await vscode.lm.selectChatModels({ vendor: 'copilot' })), ...(await vscode.lm.selectChatModels())];
+  return model;
 }
 
 function failureReport(result: RunResult): string {
@@ -36,13 +42,7 @@ function failureReport(result: RunResult): string {
  * failure feed the error back, up to `maxAttempts` times. Every attempt is an ordinary run, so it shows in
  * the output channel, the results view and the history.
  */
-export async function generateAndRun(task: string, maxAttempts: number, deps: GenerateDeps, token: vscode.CancellationToken): Promise<GenerateOutcome> {
-  const [model] = deps.selector
-    ? await vscode.lm.selectChatModels(deps.selector)
-    : [...(await vscode.lm.selectChatModels({ vendor: 'copilot' })), ...(await vscode.lm.selectChatModels())];
-  if (!model) {
-    return { success: false, attempts: 0, message: 'No language model is available. Sign in to GitHub Copilot (or install a language model provider) and try again.' };
-  }
+export async function generateAndRun(task: string, model: vscode.LanguageModelChat, maxAttempts: number, deps: GenerateDeps, token: vscode.CancellationToken): Promise<GenerateOutcome> {
   deps.log.info(`generate and run with ${model.vendor}/${model.id}: ${task}`);
   const engine = await deps.engine();
   const messages = [

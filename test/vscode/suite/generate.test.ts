@@ -44,12 +44,23 @@ const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
     assert.equal(outcome.success, false);
     assert.equal(outcome.attempts, 3);
     assert.match(outcome.message ?? '', /after 3 attempts/);
+    // Asked again, the box offers the task that failed: accepting it as it stands runs that task again.
+    await vscode.commands.executeCommand('codeModeTest.scriptModel', ['```python\nprint("second try")\n```']);
+    const again = vscode.commands.executeCommand('codeMode.generateAndRun', undefined, { vendor: 'code-mode-scripted' }) as Thenable<GenerateOutcome>;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    const retried = await again;
+    assert.equal(retried.success, true, retried.message);
+    assert.equal(retried.result?.stdout, 'second try\n');
   });
 
-  it('says clearly when no language model is available', async () => {
+  it('says clearly when no language model is available, before asking for a task', async () => {
     const outcome = (await vscode.commands.executeCommand('codeMode.generateAndRun', 'anything', { vendor: 'no-such-vendor' })) as GenerateOutcome;
     assert.equal(outcome.success, false);
     assert.equal(outcome.attempts, 0);
     assert.match(outcome.message ?? '', /No language model is available/);
+    // Without a task argument it would wait in an input box if it asked first; it answers at once instead.
+    const unasked = (await vscode.commands.executeCommand('codeMode.generateAndRun', undefined, { vendor: 'no-such-vendor' })) as GenerateOutcome;
+    assert.match(unasked.message ?? '', /No language model is available/);
   });
 });
