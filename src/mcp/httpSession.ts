@@ -42,6 +42,7 @@ export class HttpMcpSession {
   /** Requests under way (POSTs and resumed streams): while any is, the session is not idle. */
   private busy = 0;
   private idleTimer?: NodeJS.Timeout;
+  private closed = false;
 
   private constructor(
     private readonly engine: Engine,
@@ -64,6 +65,7 @@ export class HttpMcpSession {
       },
     });
     this.transport.onclose = () => {
+      this.closed = true;
       clearTimeout(this.idleTimer);
       for (const stream of this.streams.values()) clearTimeout(stream.cancelTimer);
       this.streams.clear();
@@ -105,6 +107,8 @@ export class HttpMcpSession {
 
   private armIdleTimer(): void {
     clearTimeout(this.idleTimer);
+    // Streams of a session that already ended close after it.
+    if (this.closed) return;
     this.idleTimer = setTimeout(() => {
       this.options.log.info(`MCP HTTP session ${this.id ?? ''} ended: idle for ${Math.round(this.options.idleMs / 1000)} s`);
       void this.close();
