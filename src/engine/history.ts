@@ -1,8 +1,8 @@
 import { CappedOutput } from './output';
-import type { BackendKind, Display, RunEvent, RunOrigin, RunResult } from './types';
+import type { Display, RunEvent, RunInfo, RunResult } from './types';
 
 export interface RunRecord {
-  run: { runId: string; session: string; backend: BackendKind; code: string; origin: RunOrigin; startedAt: number; location?: { file: string; line: number } };
+  run: RunInfo;
   stdout: string;
   stderr: string;
   displays: Display[];

@@ -97,18 +97,21 @@ export interface PackagesResult extends PackageReport {
 
 export type RunOrigin = 'mcp' | 'command' | 'explorer' | 'cli' | 'generate' | 'test';
 
+/** What is known about a run when it starts. */
+export interface RunInfo {
+  runId: string;
+  session: string;
+  backend: BackendKind;
+  code: string;
+  origin: RunOrigin;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  /** Where the code comes from, when it is a file's (or lines of one). */
+  location?: { file: string; line: number };
+}
+
 export type RunEvent =
-  | {
-      type: 'started';
-      runId: string;
-      session: string;
-      backend: BackendKind;
-      code: string;
-      origin: RunOrigin;
-      startedAt: number;
-      /** Where the code comes from, when it is a file's (or lines of one). */
-      location?: { file: string; line: number };
-    }
+  | ({ type: 'started' } & RunInfo)
   | { type: 'stdout' | 'stderr'; runId: string; text: string }
   | { type: 'display'; runId: string; display: Display }
   | { type: 'finished'; runId: string; result: RunResult };

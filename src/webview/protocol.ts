@@ -1,17 +1,8 @@
 // Messages between the extension host and the results webview page. Types only, plus the validator the host
 // runs on everything the page sends: the page renders untrusted output, so the host treats it as untrusted too.
-import type { BackendKind, Display, RunEvent, RunOrigin, RunResult } from '../engine/types';
+import type { Display, RunEvent, RunInfo, RunResult } from '../engine/types';
 
-/** What is known about a run when it starts. */
-export interface RunInfo {
-  runId: string;
-  session: string;
-  backend: BackendKind;
-  code: string;
-  origin: RunOrigin;
-  /** Epoch milliseconds. */
-  startedAt: number;
-}
+export type { RunInfo } from '../engine/types';
 
 /** One run as the page shows it: the start info, the output so far, and the result once it finished. */
 export interface RunCard {
