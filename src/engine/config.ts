@@ -15,6 +15,8 @@ export interface EngineConfig {
   autoInstall: boolean;
   /** A folder of .whl files that installs by name (and auto-install) look in first; works offline. */
   wheelhouse?: string;
+  /** How a person sets `wheelhouse` here, named when an install needs one. */
+  wheelhouseSetting?: string;
   /** Live sessions per backend; past it the least recently used idle one is ended. */
   maxSessions: number;
   policy: PolicyConfig;

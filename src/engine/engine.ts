@@ -398,7 +398,7 @@ export class Engine {
     const backend = session.backend;
     if (!backend.installPackages) throw new Error(`the ${backend.kind} backend cannot install packages`);
     this.log.info(`installing into the ${backend.kind} session "${session.name}": ${specs.map((s) => s.requested).join(', ')}`);
-    return backend.installPackages(specs, { wheelhouse: this.config.wheelhouse });
+    return backend.installPackages(specs, { wheelhouse: this.config.wheelhouse, wheelhouseSetting: this.config.wheelhouseSetting });
   }
 
   private checkIn(session: Session, specs: RequirementSpec[]): Promise<PackageReport> {

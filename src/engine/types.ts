@@ -83,6 +83,8 @@ export interface PackageReport {
 export interface InstallOptions {
   /** A folder of .whl files that installs by name look in before any index. */
   wheelhouse?: string;
+  /** How a person sets `wheelhouse` where they are, named in advice (default: the CLI flag and variable). */
+  wheelhouseSetting?: string;
 }
 
 /** The result of the packages tool (install or check). */

@@ -52,6 +52,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
       outputCapBytes: Math.round(c.get<number>('outputCapKB', 64) * 1024),
       autoInstall: c.get<boolean>('pyodide.autoInstall', true),
       wheelhouse: c.get<string>('wheelhouse', '').trim() || undefined,
+      wheelhouseSetting: 'setting codeMode.wheelhouse',
       maxSessions: c.get<number>('maxSessions', base.maxSessions),
       policy: {
         maxCodeBytes: Math.round(c.get<number>('guardrails.maxCodeKB', 256) * 1024),

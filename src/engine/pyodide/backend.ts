@@ -218,7 +218,7 @@ class PyodideSession implements BackendSession {
     const started = Date.now();
     // Downloads and checks first: offline, that fails before an instance is even started.
     const { cacheDir } = this.shared();
-    const plan = await planInstall(specs, cacheDir, options.wheelhouse);
+    const plan = await planInstall(specs, cacheDir, options);
     await this.start();
     const reply = await this.packagesRequest(plan.steps, plan.planned.map((p) => p.name));
     return installReport(plan, reply, plan.usesMicropip ? checkCacheSince(cacheDir, started) : []);

@@ -10,7 +10,7 @@ import { summarize } from '../packages/report';
 import { distributionOf, normalizeName, type PackageSpec, type WheelName } from '../packages/spec';
 import { satisfies } from '../packages/version';
 import { checkSha256, download, findInWheelhouse, NetworkUnavailable, readWheel, sha256Hex } from '../packages/wheels';
-import type { PackageReport, PackageStatus } from '../types';
+import type { InstallOptions, PackageReport, PackageStatus } from '../types';
 import type { InstallStep, PackagesReply } from './protocol';
 import { errorText } from '../errorText';
 
@@ -54,9 +54,16 @@ export function distributionUrl(pyodideVersion: string): string {
   return `https://cdn.jsdelivr.net/pyodide/v${pyodideVersion}/full/`;
 }
 
-const OFFLINE_ADVICE =
-  'no network: Pyodide packages cannot be downloaded here; install from a local .whl path (pure-Python "none-any" wheels work), ' +
-  'or put wheels in a wheelhouse folder (--wheelhouse / CODE_MODE_WHEELHOUSE)';
+/** How the CLI sets a wheelhouse: the default way to name it in advice. */
+const WHEELHOUSE_FLAGS = '--wheelhouse / CODE_MODE_WHEELHOUSE';
+
+/** `wheelhouseSetting` says how a person names a wheelhouse where they are (a CLI flag, a VS Code setting). */
+function offlineAdvice(wheelhouseSetting: string): string {
+  return (
+    'no network: Pyodide packages cannot be downloaded here; install from a local .whl path (pure-Python "none-any" wheels work), ' +
+    `or put wheels in a wheelhouse folder (${wheelhouseSetting})`
+  );
+}
 
 /** Why `wheel` cannot run in this Pyodide, or undefined when it can. */
 export function pyodideIncompatibility(wheel: WheelName, lock: Lockfile): string | undefined {
@@ -165,13 +172,14 @@ export interface InstallPlan {
   usesMicropip: boolean;
 }
 
-function installErrorText(error: unknown): string {
-  if (error instanceof NetworkUnavailable) return `${OFFLINE_ADVICE} (${error.message})`;
+function installErrorText(error: unknown, wheelhouseSetting: string): string {
+  if (error instanceof NetworkUnavailable) return `${offlineAdvice(wheelhouseSetting)} (${error.message})`;
   return errorText(error);
 }
 
 /** Reads, checks and caches what each spec needs; a spec that cannot be prepared carries its error instead of a step. */
-export async function planInstall(specs: PackageSpec[], cacheDir: string, wheelhouse: string | undefined): Promise<InstallPlan> {
+export async function planInstall(specs: PackageSpec[], cacheDir: string, options: InstallOptions): Promise<InstallPlan> {
+  const { wheelhouse, wheelhouseSetting = WHEELHOUSE_FLAGS } = options;
   const dist = pyodideDistribution();
   const steps: InstallStep[] = [];
   const planned: Planned[] = [];
@@ -203,7 +211,7 @@ export async function planInstall(specs: PackageSpec[], cacheDir: string, wheelh
       steps.push(step);
       planned.push({ spec, name, source, step: steps.length - 1 });
     } catch (error) {
-      planned.push({ spec, name, source, error: installErrorText(error) });
+      planned.push({ spec, name, source, error: installErrorText(error, wheelhouseSetting) });
     }
   }
   return { planned, steps, usesMicropip: steps.some((s) => s.kind === 'micropip') };

@@ -161,18 +161,22 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.notEqual(again.run_id, ran.run_id);
   });
 
-  it('Install Packages installs a local wheel into the Pyodide session', async () => {
+  it('Install Packages installs a local wheel into the Pyodide session your runs use', async () => {
     const codeMode = await api();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cm-wheel-'));
     const wheel = buildWheel(dir, { name: 'cm_vscode_pkg', version: '1.2.3', init: 'VALUE = "installed from a wheel"\n' });
     const installed = (await vscode.commands.executeCommand('codeMode.installPackages', [wheel], 'pyodide')) as PackagesResult;
     assert.equal(installed.success, true, JSON.stringify(installed));
     assert.equal(installed.packages[0].version, '1.2.3');
+    assert.equal(installed.session, 'interactive');
     const engine = await codeMode.host.getEngine();
-    const result = await engine.run({ code: 'import cm_vscode_pkg\nprint(cm_vscode_pkg.VALUE)', backend: 'pyodide' });
+    const result = await engine.run({ code: 'import cm_vscode_pkg\nprint(cm_vscode_pkg.VALUE)', backend: 'pyodide', session: 'interactive' });
     assert.equal(result.stdout, 'installed from a wheel\n');
     const refused = (await vscode.commands.executeCommand('codeMode.installPackages', ['numpy; rm -rf ~'], 'pyodide')) as PackagesResult;
     assert.equal(refused.success, false);
+    // Offline, the advice names the VS Code setting, not the CLI's flag.
+    const offline = (await vscode.commands.executeCommand('codeMode.installPackages', ['six'], 'pyodide')) as PackagesResult;
+    assert.match(offline.packages[0]?.error ?? '', /wheelhouse folder \(setting codeMode\.wheelhouse\)/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
