@@ -533,7 +533,7 @@ export class Engine {
         }),
       );
       if (autoInstalled && 'installed' in autoInstalled) result.auto_installed = [autoInstalled.installed];
-      if (autoInstalled && 'hint' in autoInstalled && result.diagnostics) result.diagnostics.hints = [autoInstalled.hint, ...(result.diagnostics.hints ?? [])];
+      if (autoInstalled && 'hint' in autoInstalled && result.diagnostics) result.diagnostics.auto_install = autoInstalled.hint;
       emit({ type: 'finished', runId, result });
       this.emitState();
       return result;

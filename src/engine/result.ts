@@ -47,6 +47,7 @@ export function renderResultText(result: RunResult): string {
   if (d) {
     lines.push(`[${d.error_type}] ${d.message}`);
     if (d.traceback && d.traceback.trim() !== d.message) lines.push(d.traceback.replace(/\n$/, ''));
+    if (d.auto_install) lines.push(`auto-install: ${d.auto_install}`);
     if (d.hints?.length) lines.push(...d.hints.map((h) => `hint: ${h}`));
   }
   if (result.auto_installed) lines.push(`[auto-installed ${result.auto_installed.join(', ')} and ran the code again]`);

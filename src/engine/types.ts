@@ -29,7 +29,10 @@ export interface Diagnostics {
   truncated?: boolean;
   session_reset?: boolean;
   policy?: PolicyViolation;
+  /** Fixes that worked before for failures like this one (the learnings store). */
   hints?: string[];
+  /** What auto-install did about a ModuleNotFoundError, when it could not help. */
+  auto_install?: string;
 }
 
 /** Something the code showed besides text: an image, HTML, a file's text. `data` is base64 for binary mimes. */

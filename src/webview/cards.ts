@@ -246,6 +246,7 @@ export class RunCardView {
       if (diagnostics.timeout_s !== undefined) notes.push(`Time limit: ${diagnostics.timeout_s} s.`);
       if (diagnostics.session_reset) notes.push('The session was reset: its variables and imports are gone.');
       if (diagnostics.policy) notes.push(`Policy ${diagnostics.policy.rule}: ${diagnostics.policy.detail}`);
+      if (diagnostics.auto_install) notes.push(`Auto-install: ${diagnostics.auto_install}`);
       for (const note of notes) children.push(el('p', { className: 'error-note', text: note }));
       if (diagnostics.traceback) children.push(tracebackWithLinks(diagnostics.traceback, (file, line) => this.host.post({ type: 'openLocation', file, line })));
       if (diagnostics.hints?.length) {
