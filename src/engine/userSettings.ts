@@ -48,7 +48,7 @@ export function validateSetting(key: unknown, value: unknown): SettingValue | { 
       return { key, value };
     }
     default:
-      return { error: `unknown key ${JSON.stringify(key)}; known: ${Object.keys(SETTING_DESCRIPTIONS).join(', ')}` };
+      return { error: `unknown key ${JSON.stringify(key)}; known: ${Object.entries(SETTING_DESCRIPTIONS).map(([name, what]) => `${name} (${what})`).join('; ')}` };
   }
 }
 
