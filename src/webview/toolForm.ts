@@ -1,6 +1,7 @@
 // A form generated from a tool's JSON schema: typed inputs for strings, numbers, integers, booleans and enums,
 // a JSON textarea for everything else. The schema comes from an MCP server, so it is read defensively.
 import { button, el } from './dom';
+import { exampleOf, shapeOf } from './schemaShape';
 import type { PageToHostMessage, ToolFormSpec } from './protocol';
 
 type Schema = Record<string, unknown>;
@@ -60,6 +61,8 @@ function buildField(name: string, schema: Schema, required: boolean): Field {
   const def = schema.default;
   let input: Field['input'];
   let read: () => ReadResult;
+  /** For JSON values: the fields and types the schema asks for, shown above the box. */
+  let shape: string | undefined;
 
   switch (kind) {
     case 'string':
@@ -110,8 +113,11 @@ function buildField(name: string, schema: Schema, required: boolean): Field {
     }
     case 'json': {
       const type = schemaType(schema);
-      const node = el('textarea', { className: 'json', attrs: { rows: '3', spellcheck: 'false', placeholder: type === 'array' ? '[ … ]' : type === 'object' ? '{ … }' : 'JSON value' } });
+      // The example, not a bare bracket: what the value should look like, ready to edit.
+      const example = JSON.stringify(exampleOf(schema), null, 2);
+      const node = el('textarea', { className: 'json', attrs: { rows: String(Math.min(8, Math.max(3, example.split('\n').length))), spellcheck: 'false', placeholder: example } });
       if (def !== undefined) node.value = JSON.stringify(def, null, 2);
+      shape = shapeOf(schema);
       input = node;
       read = () => {
         if (node.value.trim() === '') return {};
@@ -146,6 +152,7 @@ function buildField(name: string, schema: Schema, required: boolean): Field {
   const root = el('div', { className: `field field-${kind}` }, [
     label,
     ...(description ? [el('span', { className: 'field-description', text: description })] : []),
+    ...(shape ? [el('code', { className: 'field-shape', text: shape, attrs: { title: 'The shape of the value' } })] : []),
     ...(kind === 'boolean' ? [] : [input]),
     errorLine,
   ]);

@@ -677,6 +677,7 @@ describe('results page in Chromium', () => {
             detail: { enum: ['summary', 'hourly', 'full'], default: 'summary' },
             coords: { type: 'object', description: 'lat/lon' },
             fields: { type: 'array', items: { type: 'string' } },
+            stations: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, height: { type: 'number' } }, required: ['id'] } },
           },
           required: ['city'],
         },
@@ -693,8 +694,12 @@ describe('results page in Chromium', () => {
       'detail:enum:select',
       'coords:json:textarea',
       'fields:json:textarea',
+      'stations:json:textarea',
     ]);
     assert.equal(await page.textContent('.tool-name'), 'weather›forecast');
+    // A JSON value shows the shape it needs and an example, not a bare box.
+    assert.equal(await page.textContent('.field:has([name="stations"]) .field-shape'), '[{id: string, height?: number}]');
+    assert.equal(await page.getAttribute('[name="stations"]', 'placeholder'), JSON.stringify([{ id: '', height: 0 }], null, 2));
 
     // Missing required value and bad JSON are reported next to their fields, and nothing is sent.
     await page.fill('[name="coords"]', '{ not json');
