@@ -1,7 +1,7 @@
 // Least authority for the worker thread that runs Pyodide. Python reaches this thread's JS globals through
 // `import js`, so whatever `process` offers, Python has. The host process also runs under Node's permission
-// model (see permissionFlags in backend.ts); these two steps make Pyodide work under it and take away what
-// the model does not cover.
+// model (sandbox/nodePermission.ts) inside an OS sandbox (sandbox/bubblewrap.ts); these two steps make Pyodide
+// work under the model and take away, in this realm, what it does not cover.
 import * as fs from 'node:fs';
 
 type MutableProcess = Record<string, unknown>;

@@ -9,8 +9,6 @@ import { minimalEnvironment, permissionFlags, permissionModelFlag, type FileAcce
 import { noProcessesFilter } from './seccomp';
 
 export type { NetworkAccess } from './bubblewrap';
-export type { FileAccess } from './nodePermission';
-export { minimalEnvironment } from './nodePermission';
 
 export function isNetworkAccess(value: unknown): value is NetworkAccess {
   return value === 'off' || value === 'on';
