@@ -4,8 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { distributionForImport, missingTopLevelModule } from '../../src/engine/packages/importNames';
-import { normalizeName, parsePackageList, parsePackageSpec, parseWheelFilename, type PackageSpec } from '../../src/engine/packages/spec';
-import { parseSpecifierSet, parseVersion, compareVersions, satisfies, type Specifier } from '../../src/engine/packages/version';
+import { meetsSpecifier, normalizeName, parsePackageList, parsePackageSpec, parseRequirement, parseWheelFilename, type PackageSpec } from '../../src/engine/packages/spec';
 import { findInWheelhouse } from '../../src/engine/packages/wheels';
 import { pyodideDistribution, pyodideIncompatibility } from '../../src/engine/pyodide/packagePlan';
 
@@ -26,7 +25,7 @@ function refused(input: unknown): string {
 
 describe('package specs', () => {
   test('names, extras and specifiers are accepted and rebuilt canonically', () => {
-    assert.deepEqual(parsed('requests'), { kind: 'requirement', requested: 'requests', name: 'requests', extras: [], specifiers: [], requirement: 'requests' });
+    assert.deepEqual(parsed('requests'), { kind: 'requirement', requested: 'requests', name: 'requests', extras: [], specifier: '', requirement: 'requests' });
     const numpy = parsed(' numpy >= 1.26 , < 2 ');
     assert.equal(numpy.kind === 'requirement' && numpy.requirement, 'numpy>=1.26,<2');
     const black = parsed('black[jupyter, d]==24.1.0');
@@ -108,36 +107,72 @@ describe('package specs', () => {
   });
 });
 
-describe('PEP 440 versions and specifiers', () => {
-  const specs = (text: string): Specifier[] => parseSpecifierSet(text) as Specifier[];
-  const order = (a: string, b: string) => compareVersions(parseVersion(a)!, parseVersion(b)!);
+describe('PEP 440 versions and specifiers (@renovatebot/pep440)', () => {
+  /** The specifier set of `x<text>`, as a request carries it. */
+  const specifier = (text: string): string => {
+    const spec = parseRequirement(`x${text}`);
+    if ('error' in spec) assert.fail(`${text}: ${spec.error}`);
+    return spec.specifier;
+  };
+  const meets = (version: string, text: string) => meetsSpecifier(version, specifier(text));
 
-  test('ordering', () => {
+  test('ordering: a wheelhouse of two versions offers the later one (pre-releases admitted)', () => {
     const sorted = ['1.0.dev0', '1.0a1', '1.0a2.dev1', '1.0a2', '1.0b1', '1.0rc1', '1.0', '1.0.post1.dev0', '1.0.post1', '1.0.1', '1.1', '2!0.1'];
-    for (let i = 0; i + 1 < sorted.length; i++) assert.equal(order(sorted[i], sorted[i + 1]), -1, `${sorted[i]} < ${sorted[i + 1]}`);
-    assert.equal(order('1.0', '1.0.0'), 0);
-    assert.equal(order('1.0-r2', '1.0.post2'), 0);
-    assert.equal(parseVersion('not a version'), undefined);
+    for (let i = 0; i + 1 < sorted.length; i++) {
+      const house = fs.mkdtempSync(path.join(dir, 'order-'));
+      for (const version of [sorted[i + 1], sorted[i]]) fs.writeFileSync(path.join(house, `pair-${version}-py3-none-any.whl`), '');
+      assert.equal(findInWheelhouse(house, 'pair', '>=0.dev0', () => true)?.wheel.version, sorted[i + 1], `${sorted[i]} < ${sorted[i + 1]}`);
+    }
+    assert.equal(meets('1.0.0', '==1.0'), true);
+    assert.equal(meets('1.0-r2', '==1.0.post2'), true);
+    assert.equal(parseWheelFilename('pair-not.a.version-py3-none-any.whl'), undefined);
+  });
+
+  test('specifier sets are rebuilt without spaces, as written', () => {
+    assert.equal(specifier(' >= 1.26 , < 2 '), '>=1.26,<2');
+    assert.equal(specifier('==1.1.*,!=1.1.3'), '==1.1.*,!=1.1.3');
+    assert.equal(specifier('===1.0-weird'), '===1.0-weird');
+    assert.equal(specifier('~=2!1.4.post1'), '~=2!1.4.post1');
+  });
+
+  test('what is not a specifier is refused with the reason', () => {
+    const why = (text: string) => (parseRequirement(`x${text}`) as { error: string }).error;
+    assert.match(why('>=1.*'), /only == and != take a ".\*" wildcard/);
+    assert.match(why('~=1'), /~= needs at least two release numbers/);
+    assert.match(why('<1.0+local'), /local version \(\+local\) goes only with == or !=/);
+    assert.match(why('==1.0.dev1.*'), /wildcard cannot follow a dev release/);
+    assert.match(why('>=abc'), /"abc" is not a PEP 440 version/);
+    assert.match(why('>=1.0 rm'), /is not a version specifier such as/);
   });
 
   test('operators', () => {
-    assert.equal(satisfies('1.4.5', specs('~=1.4.2')), true);
-    assert.equal(satisfies('1.5', specs('~=1.4.2')), false);
-    assert.equal(satisfies('2.3', specs('~=2.2')), true);
-    assert.equal(satisfies('3.0', specs('~=2.2')), false);
-    assert.equal(satisfies('1.1.3', specs('==1.1.*')), true);
-    assert.equal(satisfies('1.10', specs('==1.1.*')), false);
-    assert.equal(satisfies('1.1.3', specs('!=1.1.*')), false);
-    assert.equal(satisfies('1.0+local', specs('==1.0')), true);
-    assert.equal(satisfies('1.0', specs('==1.0+local')), false);
-    assert.equal(satisfies('3.0a1', specs('<3.0')), false);
-    assert.equal(satisfies('3.0a1', specs('<3.0rc1')), true);
-    assert.equal(satisfies('1.7.post1', specs('>1.7')), false);
-    assert.equal(satisfies('1.7.1', specs('>1.7')), true);
-    assert.equal(satisfies('1.5', specs('>=1.2,<2,!=1.4')), true);
-    assert.equal(satisfies('1.4', specs('>=1.2,<2,!=1.4')), false);
-    assert.equal(satisfies('1.0-weird', specs('===1.0-weird')), true);
-    assert.equal(satisfies('whatever', []), true);
+    assert.equal(meets('1.4.5', '~=1.4.2'), true);
+    assert.equal(meets('1.5', '~=1.4.2'), false);
+    assert.equal(meets('2.3', '~=2.2'), true);
+    assert.equal(meets('3.0', '~=2.2'), false);
+    assert.equal(meets('1.1.3', '==1.1.*'), true);
+    assert.equal(meets('1.10', '==1.1.*'), false);
+    assert.equal(meets('1.1.3', '!=1.1.*'), false);
+    assert.equal(meets('1.0+local', '==1.0'), true);
+    assert.equal(meets('1.0', '==1.0+local'), false);
+    assert.equal(meets('3.0a1', '<3.0'), false);
+    assert.equal(meets('2.9', '<3.0rc1'), true);
+    assert.equal(meets('1.7.post1', '>1.7'), false);
+    assert.equal(meets('1.7.1', '>1.7'), true);
+    assert.equal(meets('1.5', '>=1.2,<2,!=1.4'), true);
+    assert.equal(meets('1.4', '>=1.2,<2,!=1.4'), false);
+    assert.equal(meets('1.0-weird', '===1.0-weird'), true);
+    assert.equal(meets('2.0rc1', '>=1.0'), true, 'an installed pre-release counts');
+    assert.equal(meetsSpecifier('whatever', ''), true);
+    assert.equal(meetsSpecifier('whatever', '>=1'), false);
+    assert.equal(meetsSpecifier('whatever', '===whatever'), true);
+  });
+
+  test('where the library simplifies PEP 440: exclusive comparisons within one release', () => {
+    // PEP 440 (and pip's packaging) let "<3.0rc1" admit 3.0a1 and ">1.7.post1" admit 1.7.post2; the library
+    // refuses any version of the same release for < and >. If an upgrade fixes this, these fail: drop them.
+    assert.equal(meets('3.0a1', '<3.0rc1'), false);
+    assert.equal(meets('1.7.post2', '>1.7.post1'), false);
   });
 });
 
@@ -151,12 +186,12 @@ describe('wheelhouse and Pyodide compatibility', () => {
   const forPyodide = (w: Parameters<typeof pyodideIncompatibility>[0]) => pyodideIncompatibility(w, lock) === undefined;
 
   test('the highest final release that meets the request, among compatible wheels', () => {
-    assert.equal(findInWheelhouse(house, 'Demo', [], forPyodide)?.wheel.version, '1.2');
-    assert.equal(findInWheelhouse(house, 'demo', [], () => true)?.wheel.version, '1.5');
-    assert.equal(findInWheelhouse(house, 'demo', parseSpecifierSet('<1.2') as Specifier[], forPyodide)?.wheel.version, '1.0');
-    assert.equal(findInWheelhouse(house, 'demo', parseSpecifierSet('>=2.0b1') as Specifier[], forPyodide)?.wheel.version, '2.0b1');
-    assert.equal(findInWheelhouse(house, 'demo', parseSpecifierSet('>3') as Specifier[], forPyodide), undefined);
-    assert.equal(findInWheelhouse(path.join(dir, 'no-such-house'), 'demo', [], forPyodide), undefined);
+    assert.equal(findInWheelhouse(house, 'Demo', '', forPyodide)?.wheel.version, '1.2');
+    assert.equal(findInWheelhouse(house, 'demo', '', () => true)?.wheel.version, '1.5');
+    assert.equal(findInWheelhouse(house, 'demo', '<1.2', forPyodide)?.wheel.version, '1.0');
+    assert.equal(findInWheelhouse(house, 'demo', '>=2.0b1', forPyodide)?.wheel.version, '2.0b1');
+    assert.equal(findInWheelhouse(house, 'demo', '>3', forPyodide), undefined);
+    assert.equal(findInWheelhouse(path.join(dir, 'no-such-house'), 'demo', '', forPyodide), undefined);
   });
 
   test('Pyodide takes pure-Python and Pyodide-built wheels only, and says why not', () => {

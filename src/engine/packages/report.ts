@@ -1,13 +1,12 @@
 // How install and check outcomes are told, the same way for every backend.
-import type { RequirementSpec } from './spec';
-import { satisfies } from './version';
+import { meetsSpecifier, type RequirementSpec } from './spec';
 import type { PackageStatus } from '../types';
 
 /** A check's verdict for one request, given the version installed (if any). */
 export function checkedStatus(spec: RequirementSpec, version: string | undefined): PackageStatus {
   const base = { name: spec.name, requested: spec.requested };
   if (!version) return { ...base, installed: false, error: 'not installed' };
-  if (!satisfies(version, spec.specifiers)) return { ...base, installed: false, version, error: `version ${version} does not meet ${spec.requirement}` };
+  if (!meetsSpecifier(version, spec.specifier)) return { ...base, installed: false, version, error: `version ${version} does not meet ${spec.requirement}` };
   return { ...base, installed: true, version };
 }
 

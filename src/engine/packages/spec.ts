@@ -4,7 +4,8 @@
 // else (environment markers, direct references, pip options, shell syntax) is refused with the reason.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { formatSpecifiers, parseSpecifierSet, parseVersion, type Specifier } from './version';
+import { explain, satisfies, valid } from '@renovatebot/pep440';
+import { parse as parseSpecifierClauses } from '@renovatebot/pep440/lib/specifier';
 
 /** The parts of a wheel's file name (PEP 427). */
 export interface WheelName {
@@ -23,7 +24,8 @@ export interface RequirementSpec {
   requested: string;
   name: string;
   extras: string[];
-  specifiers: Specifier[];
+  /** The PEP 440 specifier set without spaces (`>=1,<2`); '' when the request names no version. */
+  specifier: string;
   /** Rebuilt canonically (`name[extra]>=1,<2`), the only form passed on to pip or micropip. */
   requirement: string;
 }
@@ -73,7 +75,7 @@ const ACCEPTED =
 
 export function parseWheelFilename(filename: string): WheelName | undefined {
   const m = WHEEL_FILENAME.exec(filename);
-  if (!m || !NAME_ONLY.test(m[1]) || !parseVersion(m[2])) return undefined;
+  if (!m || !NAME_ONLY.test(m[1]) || valid(m[2]) === null) return undefined;
   return { filename, name: m[1], version: m[2], pythonTags: m[4].split('.'), abiTags: m[5].split('.'), platformTags: m[6].split('.') };
 }
 
@@ -108,10 +110,60 @@ export function parseRequirement(text: string): RequirementSpec | { error: strin
   const [, name, extrasText, rest] = m;
   const extras = extrasText === undefined ? [] : extrasText.split(',').map((e) => e.trim());
   if (extras.some((e) => !NAME_ONLY.test(e))) return refuse(text, `${pep508}: extras must be names, as in "black[jupyter,d]"`);
-  const specifiers = parseSpecifierSet(rest);
-  if ('error' in specifiers) return refuse(text, `${pep508}: ${specifiers.error}; ${ACCEPTED}`);
-  const requirement = `${name}${extras.length ? `[${extras.join(',')}]` : ''}${formatSpecifiers(specifiers)}`;
-  return { kind: 'requirement', requested: text, name, extras, specifiers, requirement };
+  const specifier = parseSpecifierSet(rest);
+  if (typeof specifier !== 'string') return refuse(text, `${pep508}: ${specifier.error}; ${ACCEPTED}`);
+  const requirement = `${name}${extras.length ? `[${extras.join(',')}]` : ''}${specifier}`;
+  return { kind: 'requirement', requested: text, name, extras, specifier, requirement };
+}
+
+/** The groups @renovatebot/pep440 reads from one clause: `version` (with `prefix` ".*"), or `legacy` after `===`. */
+interface SpecifierClause {
+  operator: string;
+  version?: string;
+  prefix?: string;
+  legacy?: string;
+}
+
+/**
+ * A comma-separated PEP 440 specifier set (`>=1.2, <2`), rebuilt without spaces, or why it is not one.
+ * @renovatebot/pep440 decides what is valid; the reason for a refusal is told here, clause by clause.
+ */
+function parseSpecifierSet(text: string): string | { error: string } {
+  if (text.trim() === '') return '';
+  const clauses: string[] = [];
+  for (const clause of text.split(',').map((c) => c.trim())) {
+    const parsed = parseSpecifierClauses(clause) as SpecifierClause[] | null;
+    if (!parsed) return { error: whyNotASpecifier(clause) };
+    const { operator, version, prefix, legacy } = parsed[0];
+    clauses.push(`${operator}${version ?? legacy}${prefix ?? ''}`);
+  }
+  return clauses.join(',');
+}
+
+function whyNotASpecifier(clause: string): string {
+  const generic = `"${clause}" is not a version specifier such as ">=1.2" or "==2.0.*"`;
+  const m = /^(~=|==|!=|<=|>=|<|>)\s*(\S+)$/.exec(clause);
+  if (!m) return generic;
+  const [, op, version] = m;
+  const wildcard = version.endsWith('.*');
+  if (wildcard && op !== '==' && op !== '!=') return `"${clause}": only == and != take a ".*" wildcard`;
+  const parsed = explain(wildcard ? version.slice(0, -2) : version);
+  if (!parsed) return `"${version}" is not a PEP 440 version`;
+  if (op === '~=' && parsed.release.length < 2) return `"${clause}": ~= needs at least two release numbers, e.g. ~=1.4`;
+  if (parsed.local !== null) return `"${clause}": a local version (+${parsed.local}) goes only with == or !=, without a ".*" wildcard`;
+  if (wildcard && parsed.dev !== null) return `"${clause}": a ".*" wildcard cannot follow a dev release`;
+  return generic;
+}
+
+/**
+ * Whether an installed (or shipped) version meets a request's specifier set. Pre-releases count, as they do
+ * for what is already installed; with no specifier any version does, even one that is not PEP 440.
+ */
+export function meetsSpecifier(version: string, specifier: string): boolean {
+  if (specifier === '') return true;
+  // A version that is not PEP 440 can only meet "===" clauses (the library compares only those as text).
+  if (valid(version) === null && !specifier.split(',').every((clause) => clause.startsWith('==='))) return false;
+  return satisfies(version, specifier, { prereleases: true });
 }
 
 function splitSha256(text: string, fragment: string): { sha256?: string } | { error: string } {

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { normalizeName, parseWheelFilename, type WheelName, type WheelFileSpec, type WheelUrlSpec } from './spec';
-import { admitsPrereleases, compareVersions, isPrerelease, parseVersion, satisfies, type Specifier } from './version';
+import { maxSatisfying } from '@renovatebot/pep440';
 import { errorText } from '../errorText';
 
 /** Larger downloads are refused rather than held in memory. */
@@ -89,13 +89,14 @@ export async function readWheel(spec: WheelFileSpec | WheelUrlSpec): Promise<Uin
 }
 
 /**
- * The best wheel for `name` in a wheelhouse folder: the highest version that meets `specifiers` among
- * wheels `compatible` accepts; final releases win over pre-releases unless the request names a pre-release.
+ * The best wheel for `name` in a wheelhouse folder: the highest version that meets `specifier` (a PEP 440
+ * specifier set, '' for any) among wheels `compatible` accepts; final releases win over pre-releases unless
+ * the request names a pre-release or nothing else meets it (@renovatebot/pep440's maxSatisfying).
  */
 export function findInWheelhouse(
   dir: string,
   name: string,
-  specifiers: Specifier[],
+  specifier: string,
   compatible: (wheel: WheelName) => boolean,
 ): { path: string; wheel: WheelName } | undefined {
   let entries: string[];
@@ -107,9 +108,8 @@ export function findInWheelhouse(
   const wanted = normalizeName(name);
   const candidates = entries
     .map((file) => parseWheelFilename(file))
-    .filter((w): w is WheelName => w !== undefined && normalizeName(w.name) === wanted && compatible(w) && satisfies(w.version, specifiers));
-  const finals = candidates.filter((w) => !isPrerelease(parseVersion(w.version)!));
-  const pool = finals.length > 0 && !admitsPrereleases(specifiers) ? finals : candidates;
-  const best = pool.sort((a, b) => compareVersions(parseVersion(b.version)!, parseVersion(a.version)!))[0];
+    .filter((w): w is WheelName => w !== undefined && normalizeName(w.name) === wanted && compatible(w));
+  const version = maxSatisfying(candidates.map((w) => w.version), specifier);
+  const best = candidates.find((w) => w.version === version);
   return best && { path: path.join(dir, best.filename), wheel: best };
 }

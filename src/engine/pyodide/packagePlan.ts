@@ -7,8 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assetsDir } from '../paths';
 import { summarize } from '../packages/report';
-import { distributionOf, normalizeName, type PackageSpec, type WheelName } from '../packages/spec';
-import { satisfies } from '../packages/version';
+import { distributionOf, meetsSpecifier, normalizeName, type PackageSpec, type WheelName } from '../packages/spec';
 import { checkSha256, download, findInWheelhouse, NetworkUnavailable, readWheel, sha256Hex } from '../packages/wheels';
 import type { InstallOptions, PackageReport, PackageStatus } from '../types';
 import type { InstallStep, PackagesReply } from './protocol';
@@ -193,12 +192,12 @@ export async function planInstall(specs: PackageSpec[], cacheDir: string, option
         if (unfit) throw new Error(unfit);
         step = { kind: 'wheel', name, filename: spec.wheel.filename, base64: Buffer.from(await readWheel(spec)).toString('base64') };
       } else {
-        const local = wheelhouse ? findInWheelhouse(wheelhouse, spec.name, spec.specifiers, (w) => !pyodideIncompatibility(w, dist.lock)) : undefined;
+        const local = wheelhouse ? findInWheelhouse(wheelhouse, spec.name, spec.specifier, (w) => !pyodideIncompatibility(w, dist.lock)) : undefined;
         const shipped = dist.lock.packages[normalizeName(spec.name)];
         if (local) {
           source = 'wheelhouse';
           step = { kind: 'wheel', name, filename: local.wheel.filename, base64: fs.readFileSync(local.path).toString('base64') };
-        } else if (shipped && spec.extras.length === 0 && satisfies(shipped.version, spec.specifiers)) {
+        } else if (shipped && spec.extras.length === 0 && meetsSpecifier(shipped.version, spec.specifier)) {
           await ensureCached([shipped.name], cacheDir, dist);
           step = { kind: 'pyodide', name: shipped.name };
         } else {
