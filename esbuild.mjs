@@ -25,6 +25,11 @@ const nodeEntries = [
 
 /** Files copied verbatim next to the bundles: [from, to] relative to the root and dist/. */
 const pyodideFiles = ['pyodide.asm.js', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json', 'pyodide.js', 'package.json'];
+const codiconFiles = [
+  ['dist/codicon.css', 'codicon.css'],
+  ['dist/codicon.ttf', 'codicon.ttf'],
+  ['LICENSE', 'LICENSE'],
+];
 const copies = [
   ['src/engine/python/driver.py', 'python/driver.py'],
   ['src/engine/python/cell.py', 'python/cell.py'],
@@ -33,6 +38,8 @@ const copies = [
   ['src/engine/python/processes.py', 'python/processes.py'],
   ['src/engine/python/user_input.py', 'python/user_input.py'],
   ...pyodideFiles.map((f) => [`node_modules/pyodide/${f}`, `pyodide/${f}`]),
+  // The results webview's icons: VS Code's codicon font and its stylesheet (the font's licence goes with it).
+  ...codiconFiles.map(([from, to]) => [`node_modules/@vscode/codicons/${from}`, `codicons/${to}`]),
 ];
 
 function copyAssets() {

@@ -273,8 +273,8 @@ async function main() {
   check('--list-extensions shows code-mode.code-mode-python', listed.out.includes(`code-mode.code-mode-python@${version}`), listed.out.replace(/\n/g, ', '));
   const installedDir = fs.readdirSync(dirs.extensions).find((d) => d.startsWith('code-mode.code-mode-python'));
   check(
-    'the installed folder has the bundles, Pyodide, the Python driver and the icon',
-    installedDir && ['dist/extension.js', 'dist/pyodide/pyodide.asm.wasm', 'dist/python/driver.py', 'media/results.css', 'media/icon.png'].every((f) => fs.existsSync(path.join(dirs.extensions, installedDir, f))),
+    'the installed folder has the bundles, Pyodide, the Python driver, the codicon font and the icon',
+    installedDir && ['dist/extension.js', 'dist/pyodide/pyodide.asm.wasm', 'dist/python/driver.py', 'media/results.css', 'dist/codicons/codicon.css', 'dist/codicons/codicon.ttf', 'media/icon.png'].every((f) => fs.existsSync(path.join(dirs.extensions, installedDir, f))),
     installedDir,
   );
 

@@ -10,6 +10,8 @@ export interface ResultsHtmlOptions {
   scriptUri: string;
   /** `webview.asWebviewUri(media/results.css)`. */
   styleUri: string;
+  /** `webview.asWebviewUri(dist/codicons/codicon.css)`: VS Code's icon font, which the buttons use. */
+  codiconsUri: string;
   title: string;
 }
 
@@ -22,7 +24,7 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function renderResultsHtml({ cspSource, nonce, scriptUri, styleUri, title }: ResultsHtmlOptions): string {
+export function renderResultsHtml({ cspSource, nonce, scriptUri, styleUri, codiconsUri, title }: ResultsHtmlOptions): string {
   // HTML displays (pandas tables) render in `<iframe sandbox="" srcdoc>`. A srcdoc document inherits this
   // policy, so the page styles it with one `<style nonce>` carrying the theme's colours; hence the style nonce.
   // Only the page's own script can write that element: the framed HTML cannot run script (empty sandbox), and
@@ -30,6 +32,8 @@ export function renderResultsHtml({ cspSource, nonce, scriptUri, styleUri, title
   const csp = [
     "default-src 'none'",
     `img-src ${cspSource} data:`,
+    // The codicon font, from the extension's own files and nowhere else.
+    `font-src ${cspSource}`,
     `style-src ${cspSource} 'nonce-${nonce}'`,
     `script-src 'nonce-${nonce}'`,
     `frame-src ${cspSource} data:`,
@@ -40,6 +44,7 @@ export function renderResultsHtml({ cspSource, nonce, scriptUri, styleUri, title
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)};">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${escapeHtml(codiconsUri)}">
 <link rel="stylesheet" href="${escapeHtml(styleUri)}">
 <title>${escapeHtml(title)}</title>
 </head>

@@ -169,6 +169,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
       nonce: makeNonce(),
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'results.css')).toString(),
+      codiconsUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicons', 'codicon.css')).toString(),
       title: 'Code Mode Results',
     });
     this.disposables.push(

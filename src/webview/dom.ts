@@ -20,37 +20,20 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-/** 16x16 stroke icons drawn with currentColor, so they follow the button's theme colour. */
+/** Codicons (VS Code's icon font, dist/codicons/codicon.css) the page uses, by what they do. */
 const ICONS = {
-  rerun: ['M13.5 8a5.5 5.5 0 1 1-1.61-3.89', 'M12.5 1.5v3h-3'],
-  stop: ['M4.5 4.5h7v7h-7z'],
-  copy: ['M5.5 5.5h8v8h-8z', 'M10.5 3.5v-1h-8v8h1'],
-  clear: ['M3 4.5h10', 'M6 4.5v-2h4v2', 'M4.5 4.5l.7 9h5.6l.7-9'],
-  close: ['M4 4l8 8', 'M12 4l-8 8'],
+  rerun: 'debug-rerun',
+  stop: 'debug-stop',
+  copy: 'copy',
+  clear: 'clear-all',
+  close: 'close',
 } as const;
 
 export type IconName = keyof typeof ICONS;
 
-export function icon(name: IconName): SVGSVGElement {
-  const svg = document.createElementNS(SVG_NS, 'svg');
-  svg.setAttribute('viewBox', '0 0 16 16');
-  svg.setAttribute('width', '14');
-  svg.setAttribute('height', '14');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.setAttribute('class', 'icon');
-  for (const d of ICONS[name]) {
-    const path = document.createElementNS(SVG_NS, 'path');
-    path.setAttribute('d', d);
-    path.setAttribute('fill', 'none');
-    path.setAttribute('stroke', 'currentColor');
-    path.setAttribute('stroke-width', '1.3');
-    path.setAttribute('stroke-linecap', 'round');
-    path.setAttribute('stroke-linejoin', 'round');
-    svg.append(path);
-  }
-  return svg;
+/** A codicon glyph; it takes the colour of the text around it, so it follows the button's theme colour. */
+export function icon(name: IconName): HTMLSpanElement {
+  return el('span', { className: `codicon codicon-${ICONS[name]}`, attrs: { 'aria-hidden': 'true' } });
 }
 
 export function button(label: string, iconName: IconName | undefined, className: string, title?: string): HTMLButtonElement {

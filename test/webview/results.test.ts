@@ -217,6 +217,7 @@ function pageHtml(theme: Theme): string {
     nonce: makeNonce(),
     scriptUri: `${origin}/dist/webview.js`,
     styleUri: `${origin}/media/results.css`,
+    codiconsUri: `${origin}/dist/codicons/codicon.css`,
     title: 'Python Results',
   });
   return html
@@ -232,6 +233,8 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse): void {
   if (url.pathname === '/') return send('text/html; charset=utf-8', pageHtml(url.searchParams.get('theme') === 'light' ? 'light' : 'dark'));
   if (url.pathname === '/dist/webview.js') return send('text/javascript', fs.readFileSync(path.join(root, 'dist/webview.js')));
   if (url.pathname === '/media/results.css') return send('text/css', fs.readFileSync(path.join(root, 'media/results.css')));
+  if (url.pathname === '/dist/codicons/codicon.css') return send('text/css', fs.readFileSync(path.join(root, 'dist/codicons/codicon.css')));
+  if (url.pathname === '/dist/codicons/codicon.ttf') return send('font/ttf', fs.readFileSync(path.join(root, 'dist/codicons/codicon.ttf')));
   if (url.pathname === '/theme-dark.css') return send('text/css', themeCss('dark'));
   if (url.pathname === '/theme-light.css') return send('text/css', themeCss('light'));
   res.writeHead(404).end();
@@ -357,13 +360,21 @@ describe('protocol and document', () => {
     const nonce = makeNonce();
     assert.match(nonce, /^[A-Za-z0-9+/]{32}$/);
     assert.notEqual(nonce, makeNonce());
-    const html = renderResultsHtml({ cspSource: 'https://x.vscode-cdn.net', nonce, scriptUri: 'https://x/webview.js', styleUri: 'https://x/results.css', title: '<Runs & "more">' });
+    const html = renderResultsHtml({
+      cspSource: 'https://x.vscode-cdn.net',
+      nonce,
+      scriptUri: 'https://x/webview.js',
+      styleUri: 'https://x/results.css',
+      codiconsUri: 'https://x/codicons/codicon.css',
+      title: '<Runs & "more">',
+    });
     const csp = /http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1].replace(/&#39;/g, "'");
     assert.equal(
       csp,
-      `default-src 'none'; img-src https://x.vscode-cdn.net data:; style-src https://x.vscode-cdn.net 'nonce-${nonce}'; script-src 'nonce-${nonce}'; frame-src https://x.vscode-cdn.net data:;`,
+      `default-src 'none'; img-src https://x.vscode-cdn.net data:; font-src https://x.vscode-cdn.net; style-src https://x.vscode-cdn.net 'nonce-${nonce}'; script-src 'nonce-${nonce}'; frame-src https://x.vscode-cdn.net data:;`,
     );
     assert.ok(html.includes(`<script nonce="${nonce}" src="https://x/webview.js"></script>`));
+    assert.ok(html.includes('<link rel="stylesheet" href="https://x/codicons/codicon.css">'));
     assert.ok(html.includes('<title>&#60;Runs &#38; &#34;more&#34;&#62;</title>'));
     assert.equal((html.match(/<script/g) ?? []).length, 1, 'one script, the nonced bundle');
     assert.doesNotMatch(html, /style=/);
@@ -543,7 +554,7 @@ describe('results page in Chromium', () => {
       { width: 580, height: 190, scheme: 'data:image/svg+xml;base64' },
     ]);
     assert.equal(await page.textContent(`${card('img1')} figcaption`), 'gradient.png');
-    assert.equal(await page.$$eval('svg:not(.icon)', (nodes) => nodes.length), 0, 'no SVG markup in the page');
+    assert.equal(await page.$$eval('svg', (nodes) => nodes.length), 0, 'no SVG markup in the page');
     assert.equal(dialogs, 0, 'the script inside the SVG did not run');
 
     // The result lists the same displays that streamed: nothing is rendered twice.
@@ -656,6 +667,48 @@ describe('results page in Chromium', () => {
     }));
     assert.equal(state.injected, false);
     assert.ok(state.violations.some((v) => v.directive === 'script-src-elem' && v.blocked === 'inline'), JSON.stringify(state.violations));
+  });
+
+  test("the buttons' icons are codicons, from the extension's own font file and no other origin", async () => {
+    const { page, errors } = await openPage();
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('ic1', 'print(1)') },
+      { type: 'runFinished', runId: 'ic1', result: result('ic1', { stdout: '1\n' }) },
+    );
+    await page.waitForSelector(`${card('ic1')} .rerun .codicon-debug-rerun`);
+    await page.evaluate(() => document.fonts.ready);
+    const glyphs = await page.$$eval('button .codicon', (nodes) =>
+      nodes.map((node) => {
+        const before = getComputedStyle(node, '::before');
+        return { icon: Array.from(node.classList).find((c) => c !== 'codicon'), font: before.fontFamily, glyph: before.content.codePointAt(1), width: node.getBoundingClientRect().width };
+      }),
+    );
+    const shown = new Map(glyphs.map((g) => [g.icon, g]));
+    for (const [icon, codepoint] of [['codicon-clear-all', 0xeabf], ['codicon-debug-rerun', 0xebc0], ['codicon-copy', 0xebcc]] as const) {
+      const glyph = shown.get(icon);
+      assert.ok(glyph, `${icon} is on the page: ${JSON.stringify(glyphs)}`);
+      assert.equal(glyph.font, 'codicon');
+      assert.equal(glyph.glyph, codepoint, `${icon} draws its codicon`);
+      assert.equal(glyph.width, 14, `${icon} is a 14px glyph`);
+    }
+    const font = await page.evaluate(() => ({ loaded: document.fonts.check('14px codicon'), faces: Array.from(document.fonts as unknown as Iterable<FontFace>, (f) => `${f.family}:${f.status}`) }));
+    assert.ok(font.loaded, `the codicon font is loaded: ${font.faces.join(', ')}`);
+
+    // The same font from another origin (localhost is not 127.0.0.1) is refused by font-src.
+    const foreign = `${origin.replace('127.0.0.1', 'localhost')}/dist/codicons/codicon.ttf`;
+    const outcome = await page.evaluate(async (url) => {
+      try {
+        await new FontFace('foreign', `url(${url})`).load();
+        return 'loaded';
+      } catch {
+        return 'refused';
+      }
+    }, foreign);
+    assert.equal(outcome, 'refused');
+    const violations = await page.evaluate(() => (window as unknown as { __violations: { directive: string; blocked: string }[] }).__violations);
+    assert.deepEqual(violations, [{ directive: 'font-src', blocked: foreign, sample: '' }]);
+    assert.deepEqual(errors, []);
   });
 
   test('the tool form renders fields from the schema, validates, and posts invokeTool with typed args', async () => {
