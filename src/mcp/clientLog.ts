@@ -2,7 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolBridge } from '../engine/codemode/bridge';
 import type { PackagesResult, RunResult } from '../engine/types';
-import type { ToolExtra } from './shared';
+import type { RunChannel } from './shared';
 
 const LOGGER = 'code-mode-python';
 const SEVERITY = LoggingLevelSchema.options;
@@ -27,14 +27,14 @@ export class ClientLog {
   }
 
   /** Sends one message; `extra` ties it to the request it is about (over HTTP it then travels on that request's stream). */
-  send(level: LoggingLevel, data: Record<string, unknown>, extra?: ToolExtra): Promise<void> {
+  send(level: LoggingLevel, data: Record<string, unknown>, extra?: RunChannel): Promise<void> {
     if (SEVERITY.indexOf(level) < SEVERITY.indexOf(this.minimum)) return Promise.resolve();
     const notification: ServerNotification = { method: 'notifications/message', params: { level, logger: LOGGER, data } };
     return (extra ? extra.sendNotification(notification) : this.server.notification(notification)).catch(() => undefined);
   }
 
   /** `askedForReset`: the caller wanted a fresh interpreter, so its reset is news, not a warning. */
-  async runFinished(result: RunResult, askedForReset: boolean, extra: ToolExtra): Promise<void> {
+  async runFinished(result: RunResult, askedForReset: boolean, extra: RunChannel): Promise<void> {
     const where = { backend: result.backend, session: result.session, run_id: result.run_id };
     if (result.session_reset) await this.send(askedForReset ? 'info' : 'warning', { event: 'session_reset', ...where, reason: result.reset_reason }, extra);
     const policy = result.diagnostics?.policy;
@@ -42,7 +42,7 @@ export class ClientLog {
     if (result.auto_installed) await this.send('info', { event: 'install', ...where, installed: result.auto_installed, automatic: true }, extra);
   }
 
-  async packagesFinished(result: PackagesResult, extra: ToolExtra): Promise<void> {
+  async packagesFinished(result: PackagesResult, extra: RunChannel): Promise<void> {
     if (result.action !== 'install') return;
     const installed = result.packages.filter((p) => p.installed).map((p) => (p.version ? `${p.name}==${p.version}` : p.name));
     const failed = result.packages.filter((p) => !p.installed).map((p) => ({ package: p.requested, error: p.error ?? null }));
@@ -50,7 +50,7 @@ export class ClientLog {
   }
 
   /** Reports external servers that failed since the last look; a server that recovers is reported again when it fails again. */
-  async serversChecked(bridge: ToolBridge, extra?: ToolExtra): Promise<void> {
+  async serversChecked(bridge: ToolBridge, extra?: RunChannel): Promise<void> {
     for (const provider of bridge.providers()) {
       const status = provider.status();
       if (status.state !== 'failed') {

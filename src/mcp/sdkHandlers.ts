@@ -1,9 +1,11 @@
-// Two places where the SDK's McpServer is adjusted: its tools/call handler answers an unknown tool as the
-// spec asks, and its tools/list drops what says nothing. The SDK keeps its handlers in a private map with no
-// public hook around them, so they are wrapped in place; `createMcpServer` fails loudly if the SDK moves them.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, type JSONRPCRequest, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+// Where the SDK's McpServer is adjusted: its tools/call handler answers an unknown tool (or a task asked of a tool
+// that cannot be one) as the spec asks, a task-capable tool called without a task answers directly, and its
+// tools/list drops what says nothing. The SDK keeps these in private members with no public hook around them, so
+// they are wrapped in place; `createMcpServer` fails loudly if the SDK moves them.
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCRequest, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolExtra } from './shared';
+import type { TaskCapableHandler } from './toolTasks';
 
 type RequestHandler = (request: JSONRPCRequest, extra: ToolExtra) => Promise<unknown>;
 
@@ -16,16 +18,55 @@ function wrapSdkHandler(server: McpServer, method: string, wrap: (inner: Request
 
 /**
  * A call of a tool this server does not offer gets JSON-RPC error -32602 (spec, server/tools, "Error Handling":
- * unknown tools are protocol errors); the SDK would turn it into a tool result. Bad arguments of a known tool
- * stay tool results, as the spec asks, so a model can read them and try again.
+ * unknown tools are protocol errors); the SDK would turn it into a tool result. A call with `task` of a tool that
+ * does not run as a task gets -32601 (spec, basic/utilities/tasks, "Tool-Level Negotiation"); the SDK would answer
+ * with a plain result, which the client refuses as a task. Bad arguments of a known tool stay tool results, as the
+ * spec asks, so a model can read them and try again.
  */
-export function refuseUnknownTools(server: McpServer, offers: (name: string) => boolean): void {
+export function refuseCallsNotOffered(server: McpServer, offered: (name: string) => RegisteredTool | undefined): void {
   wrapSdkHandler(server, 'tools/call', (callTool) => (request, extra) => {
-    const name = (request.params as { name?: unknown } | undefined)?.name;
-    // A plain error with a code: McpError would prefix "MCP error -32602: " to the message on the wire.
-    if (typeof name === 'string' && !offers(name)) throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
+    const params = request.params as { name?: unknown; task?: unknown } | undefined;
+    const name = params?.name;
+    if (typeof name === 'string') {
+      const tool = offered(name);
+      // A plain error with a code: McpError would prefix "MCP error -32602: " to the message on the wire.
+      if (!tool) throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
+      if (params?.task !== undefined && (tool.execution?.taskSupport ?? 'forbidden') === 'forbidden') {
+        throw Object.assign(new Error(`${name} does not run as a task: call it without "task"`), { code: ErrorCode.MethodNotFound });
+      }
+    }
     return callTool(request, extra);
   });
+}
+
+/** The members of the SDK's McpServer that its tools/call handler uses for a task-capable tool called without a task. */
+interface ToolCallInternals {
+  handleAutomaticTaskPolling(tool: RegisteredTool, request: CallToolRequest, extra: ToolExtra): Promise<CallToolResult>;
+  validateToolInput(tool: RegisteredTool, args: unknown, name: string): Promise<unknown>;
+  validateToolOutput(tool: RegisteredTool, result: CallToolResult, name: string): Promise<void>;
+}
+
+/**
+ * A tool that may run as a task (`execution.taskSupport: 'optional'`), called without `task`, answers as any tool
+ * does: arguments checked, the tool's plain call run, its result checked against the output schema, errors as tool
+ * results. The SDK would instead make a task of the call and poll it every pollInterval until it ends — a second
+ * added to every call, a task in tasks/list the client never asked for, no output check. So a client without tasks
+ * sees exactly what it saw before the tool could be a task.
+ */
+export function answerPlainCallsDirectly(server: McpServer): void {
+  const internals = server as unknown as ToolCallInternals;
+  if (typeof internals.handleAutomaticTaskPolling !== 'function' || typeof internals.validateToolInput !== 'function' || typeof internals.validateToolOutput !== 'function') {
+    throw new Error('the MCP SDK no longer handles task-capable tools called without a task where sdkHandlers.ts expects it');
+  }
+  internals.handleAutomaticTaskPolling = async (tool, request, extra) => {
+    const { name } = request.params;
+    const callWithoutTask = (tool.handler as Partial<TaskCapableHandler<never>>).callWithoutTask;
+    if (!callWithoutTask) throw new Error(`${name} has no call without a task`);
+    const args = await internals.validateToolInput(tool, request.params.arguments, name);
+    const result = await callWithoutTask(args as never, extra);
+    await internals.validateToolOutput(tool, result, name);
+    return result;
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Engine } from '../engine/engine';
 import type { RunOrigin } from '../engine/types';
@@ -10,10 +11,12 @@ import { ClientLog } from './clientLog';
 import { inputViaElicitation } from './elicitInput';
 import { registerEnvironmentTools } from './environmentTools';
 import { packagesAnnotations, registerPackageTools } from './packageTools';
-import { codeReachesOutside, guarded, refused, runForTool, runPythonInput, runResultOutput, type OfferedTools } from './shared';
+import { RunTaskStore } from './runTaskStore';
+import { codeReachesOutside, guarded, refused, runForTool, runPythonInput, runResultOutput, type OfferedTools, type RunChannel } from './shared';
 import { codeFileToRun, registerStoreTools } from './storeTools';
 import type { ToolName } from './toolNames';
-import { compactToolList, refuseUnknownTools } from './sdkHandlers';
+import { answerPlainCallsDirectly, compactToolList, refuseCallsNotOffered } from './sdkHandlers';
+import { runsAsTask } from './toolTasks';
 
 export interface McpServerOptions {
   /** Tagged on runs this server starts, so front doors can tell agents' runs apart. */
@@ -35,17 +38,48 @@ export interface McpServerOptions {
 
 /** The MCP surface of the engine (DESIGN.md section 3). Built per connection; the engine is shared. */
 export function createMcpServer(engine: Engine, options: McpServerOptions = {}): McpServer {
+  const taskStore = new RunTaskStore();
   const server = new McpServer(
     { name: 'code-mode-python', version: PRODUCT_VERSION },
-    { instructions: 'Run Python with run_python. Prefer one run that does several steps over many small calls.' },
+    {
+      instructions: 'Run Python with run_python. Prefer one run that does several steps over many small calls.',
+      // run_python may run as a task (toolTasks.ts); tasks/get, tasks/result, tasks/list and tasks/cancel are the SDK's.
+      taskStore,
+      capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+    },
   );
   const log = new ClientLog(server.server);
   const { bridge, stores } = options;
   const reach = () => codeReachesOutside(engine, options);
   const runAnnotations = (): ToolAnnotations => ({ title: 'Run Python', readOnlyHint: false, destructiveHint: reach(), idempotentHint: false, openWorldHint: reach() });
 
+  const runPython = (args: ShapeOutput<typeof runPythonInput>, channel: RunChannel): Promise<CallToolResult> =>
+    guarded(async () => {
+      const code = await codeToRun(args, stores);
+      if (typeof code !== 'string') return code;
+      const result = await runForTool(
+        engine,
+        {
+          code,
+          backend: args.backend,
+          timeoutS: args.timeout_s,
+          session: args.session,
+          scope: options.sessionScope,
+          reset: args.reset,
+          origin: options.origin ?? 'mcp',
+          // Asked per call: the client's capabilities are known only once it has initialized.
+          onInput: inputViaElicitation(server.server),
+        },
+        channel,
+        log,
+      );
+      // Code calls other servers through the bridge: one may have failed during the run.
+      if (bridge) await log.serversChecked(bridge, channel);
+      return result;
+    });
+
   const tools: OfferedTools = {
-    run_python: server.registerTool(
+    run_python: server.experimental.tasks.registerToolTask(
       'run_python',
       {
         description:
@@ -59,31 +93,9 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
         inputSchema: runPythonInput,
         outputSchema: runResultOutput,
         annotations: runAnnotations(),
+        execution: { taskSupport: 'optional' },
       },
-      (args, extra): Promise<CallToolResult> =>
-        guarded(async () => {
-          const code = await codeToRun(args, stores);
-          if (typeof code !== 'string') return code;
-          const result = await runForTool(
-            engine,
-            {
-              code,
-              backend: args.backend,
-              timeoutS: args.timeout_s,
-              session: args.session,
-              scope: options.sessionScope,
-              reset: args.reset,
-              origin: options.origin ?? 'mcp',
-              // Asked per call: the client's capabilities are known only once it has initialized.
-              onInput: inputViaElicitation(server.server),
-            },
-            extra,
-            log,
-          );
-          // Code calls other servers through the bridge: one may have failed during the run.
-          if (bridge) await log.serversChecked(bridge, extra);
-          return result;
-        }),
+      runsAsTask(runPython, { server: server.server, store: taskStore, runLimitS: (args) => args.timeout_s ?? engine.config.timeoutS }),
     ),
   };
 
@@ -94,13 +106,19 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   if (stores) Object.assign(tools, registerStoreTools(server, { stores }));
   Object.assign(tools, registerPackageTools(server, { engine, log, sessionScope: options.sessionScope }));
 
-  refuseUnknownTools(server, (name) => tools[name as ToolName]?.enabled === true);
+  refuseCallsNotOffered(server, (name) => {
+    const tool = tools[name as ToolName];
+    return tool?.enabled ? tool : undefined;
+  });
+  answerPlainCallsDirectly(server);
   compactToolList(server);
   followSettings(server, engine, [
     [tools.run_python, runAnnotations],
     [tools.packages, () => packagesAnnotations(engine)],
   ]);
   if (bridge) followServers(server, bridge, log);
+  // Over HTTP the connection is one MCP session: when it ends, so do its tasks and their runs.
+  whenClosed(server, () => taskStore.close());
   return server;
 }
 

@@ -16,6 +16,12 @@ import type { ToolName } from './toolNames';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/**
+ * What a run needs of the call it serves: the progress token, the signal that cancels it, and a way to tell the
+ * client. A plain call's extra is one; a task's run gets its own (see toolTasks.ts), since its call was answered.
+ */
+export type RunChannel = Pick<ToolExtra, '_meta' | 'signal' | 'sendNotification'>;
+
 /** The tools one server offers, by name. */
 export type OfferedTools = Partial<Record<ToolName, RegisteredTool>>;
 
@@ -78,7 +84,7 @@ export function codeReachesOutside(engine: Engine, options: { bridge?: ToolBridg
  * run is silent) when the client sent a progress token, the client's cancel notification interrupts the run,
  * and what the client should hear of (a reset session, a policy refusal, an install) goes to its log.
  */
-export async function runForTool(engine: Engine, run: Omit<RunOptions, 'signal' | 'onEvent'>, extra: ToolExtra, log: ClientLog): Promise<CallToolResult> {
+export async function runForTool(engine: Engine, run: Omit<RunOptions, 'signal' | 'onEvent'>, extra: RunChannel, log: ClientLog): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
   const progress =
     progressToken === undefined
