@@ -21,6 +21,8 @@ const nodeEntries = [
   ['src/mcp/stdio.ts', 'cli.js'],
   ['src/engine/pyodide/host.ts', 'pyodide-host.js'],
   ['src/engine/pyodide/worker.ts', 'pyodide-worker.js'],
+  // The Jupyter client library, loaded only when the jupyter backend is first used.
+  ['src/engine/jupyter/kernelClient.ts', 'jupyter-client.js'],
 ];
 
 /** Files copied verbatim next to the bundles: [from, to] relative to the root and dist/. */
@@ -37,6 +39,7 @@ const copies = [
   ['src/engine/python/code_mode.py', 'python/code_mode.py'],
   ['src/engine/python/processes.py', 'python/processes.py'],
   ['src/engine/python/user_input.py', 'python/user_input.py'],
+  ['src/engine/jupyter/kernel_support.py', 'python/kernel_support.py'],
   ...pyodideFiles.map((f) => [`node_modules/pyodide/${f}`, `pyodide/${f}`]),
   // The results webview's icons: VS Code's codicon font and its stylesheet (the font's licence goes with it).
   ...codiconFiles.map(([from, to]) => [`node_modules/@vscode/codicons/${from}`, `codicons/${to}`]),

@@ -438,7 +438,7 @@ async function main(): Promise<void> {
     const floorP50 = median(warm.floor.samples);
     const p50 = (key: string) => median(warm.byKey.get(key)!.samples);
     const p90 = (key: string) => percentile(warm.byKey.get(key)!.samples, 90);
-    const names: Record<BackendKind, string> = { pyodide: 'Pyodide', python: 'workspace Python' };
+    const names: Record<BackendKind, string> = { pyodide: 'Pyodide', python: 'workspace Python', jupyter: 'Jupyter kernel' };
     const multi = targets.length > 1;
     const column = (target: Target, backend: BackendKind) => `${names[backend]}${multi ? ` @ ${target.label}` : ''}`;
 

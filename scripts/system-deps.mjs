@@ -1,14 +1,19 @@
 #!/usr/bin/env node
 // What the engine's own tests need from the operating system, installed idempotently:
 //   - bubblewrap (Linux): the Pyodide sandbox; the escape suite must run, never skip, on Linux.
+//   - jupyter-server and python3-ipykernel (Debian): a real Jupyter Server and kernel for the jupyter backend's
+//     tests, on Debian's own /usr/bin/python3 (which need not be the first python3 on PATH).
 // Usage: node scripts/system-deps.mjs
-import { installDebianPackages, MissingPackagesError, onPath } from './debian.mjs';
+import { dpkgInstalled, installDebianPackages, MissingPackagesError, onPath } from './debian.mjs';
 
 const say = (msg) => process.stdout.write(`[system-deps] ${msg}\n`);
 const missing = [];
 if (process.platform === 'linux' && !onPath('bwrap')) missing.push('bubblewrap');
+if (onPath('dpkg-query')) {
+  for (const pkg of ['jupyter-server', 'python3-ipykernel']) if (!dpkgInstalled(pkg)) missing.push(pkg);
+}
 try {
-  installDebianPackages(missing, say, ' (bubblewrap is the Pyodide sandbox on Linux)');
+  installDebianPackages(missing, say, ' (bubblewrap is the Pyodide sandbox on Linux; jupyter-server and python3-ipykernel serve the jupyter backend tests)');
   say(missing.length ? `installed ${missing.join(', ')}` : 'up to date');
 } catch (e) {
   process.stderr.write(`[system-deps] FAILED: ${e instanceof MissingPackagesError ? e.message : e?.stack || e}\n`);

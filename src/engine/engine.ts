@@ -193,8 +193,10 @@ export class Engine {
 
   /** Swaps a backend (e.g. another interpreter was selected); its sessions restart on next use, and say why. */
   async setBackendFactory(factory: BackendFactory, reason = `the ${factory.kind} backend was reconfigured`): Promise<void> {
+    const previous = this.factories.get(factory.kind);
     this.factories.set(factory.kind, factory);
     await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === factory.kind).map((s) => this.dropSession(s, reason)));
+    if (previous !== factory) await previous?.dispose?.().catch((error: unknown) => this.log.warn(`the old ${factory.kind} backend did not close: ${String(error)}`));
     this.emitState();
   }
 
@@ -333,6 +335,7 @@ export class Engine {
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((s) => s.backend.dispose().catch(() => undefined)));
+    await Promise.all([...this.factories.values()].map((f) => f.dispose?.().catch(() => undefined)));
     this.runListeners.clear();
     this.stateListeners.clear();
   }
@@ -345,7 +348,10 @@ export class Engine {
 
   private invalidTarget(backend: unknown, session: unknown): string | undefined {
     if (!isBackendKind(backend)) return `backend must be one of: ${[...this.factories.keys()].join(', ')}`;
-    if (!this.factories.has(backend)) return `the ${backend} backend is not available here`;
+    if (!this.factories.has(backend)) {
+      const how = backend === 'jupyter' ? ': it needs a Jupyter Server (VS Code setting codeMode.jupyter.url, CLI --jupyter-url URL|local)' : '';
+      return `the ${backend} backend is not available here${how}`;
+    }
     if (typeof session !== 'string' || !SESSION_NAME.test(session)) {
       return 'session must be 1-64 characters of letters, digits, "_", "-" or "."';
     }

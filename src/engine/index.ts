@@ -2,6 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EngineConfig } from './config';
 import { Engine } from './engine';
+import { createJupyterBackend } from './jupyter/backend';
 import { createPyodideBackend } from './pyodide/backend';
 import { createPythonBackend } from './python/backend';
 import type { NetworkAccess } from './sandbox/index';
@@ -17,6 +18,8 @@ export interface EngineSetup {
   storageDir?: string;
   /** The Pyodide sandbox: heap cap and network access (see PyodideSettings). */
   pyodide?: PyodideSettings;
+  /** The Jupyter backend's server; without it there is no jupyter backend. */
+  jupyter?: JupyterSettings;
   /** Folders whose files a run may show by printing their paths; `<storageDir>/scratch` is always one. */
   workspaceRoots?: string[];
   log?: Logger;
@@ -35,12 +38,35 @@ export interface PyodideSettings {
   workspaceWritable?: boolean;
 }
 
+/** Where the jupyter backend runs code (CLI flags, VS Code settings). */
+export interface JupyterSettings {
+  /** A Jupyter Server's URL, or 'local' for one started from the workspace interpreter on first use. */
+  url: string;
+  token?: string;
+  kernelName?: string;
+  /** The interpreter a local server runs; the workspace interpreter when absent. */
+  python?: string;
+}
+
+/** The word that asks for a local Jupyter Server instead of a URL. */
+export const LOCAL_JUPYTER = 'local';
+
+/** The jupyter backend for `settings`; a local server runs `python` (the workspace interpreter) in `rootDir`. */
+export function jupyterBackendFor(settings: JupyterSettings, python: string | undefined, rootDir: string | undefined, log: Logger | undefined) {
+  const local = settings.url === LOCAL_JUPYTER;
+  return createJupyterBackend({
+    ...(local ? { localPython: settings.python ?? python, localRootDir: rootDir } : { url: settings.url, token: settings.token }),
+    kernelName: settings.kernelName,
+    log,
+  });
+}
+
 /** The Pyodide backend with its snapshot cache under `storageDir` (the engine's and the extension's swap use it). */
 export function pyodideBackendFor(storageDir: string, settings: PyodideSettings, log: Logger | undefined) {
   return createPyodideBackend({ cacheDir: path.join(storageDir, 'pyodide-cache'), ...settings, log });
 }
 
-/** An engine with both backends, as the CLI and the extension use it. */
+/** An engine with its backends (jupyter when a server is set), as the CLI and the extension use it. */
 export function createEngine(setup: EngineSetup = {}): Engine {
   const storageDir = setup.storageDir ?? defaultStorageDir();
   return new Engine({
@@ -51,6 +77,7 @@ export function createEngine(setup: EngineSetup = {}): Engine {
     backends: [
       pyodideBackendFor(storageDir, setup.pyodide ?? {}, setup.log),
       createPythonBackend({ pythonPath: setup.pythonPath, memoryLimitMb: setup.pythonMemoryLimitMb, log: setup.log }),
+      ...(setup.jupyter ? [jupyterBackendFor(setup.jupyter, setup.pythonPath, setup.workspaceRoots?.[0], setup.log)] : []),
     ],
   });
 }

@@ -2,8 +2,8 @@
 import type { PackageSpec, RequirementSpec } from './packages/spec';
 import type { SandboxReport } from './sandbox/index';
 
-export type BackendKind = 'pyodide' | 'python';
-export const BACKEND_KINDS: readonly BackendKind[] = ['pyodide', 'python'];
+export type BackendKind = 'pyodide' | 'python' | 'jupyter';
+export const BACKEND_KINDS: readonly BackendKind[] = ['pyodide', 'python', 'jupyter'];
 
 export type ErrorType =
   | 'SyntaxError'
@@ -202,6 +202,8 @@ export interface BackendInfo {
   executable?: string;
   pyodideVersion?: string;
   pid?: number;
+  /** The Jupyter kernel serving the session, and its server. */
+  kernel?: { id: string; name: string; server: string };
 }
 
 /** One interpreter instance serving one named session. The engine never runs two requests on it at once. */
@@ -247,4 +249,6 @@ export interface BackendFactory {
   create(options: BackendSessionOptions): BackendSession;
   /** What confines this backend's interpreters on this machine; absent for one that is not sandboxed. */
   sandbox?(): SandboxReport;
+  /** Releases what the factory holds beyond its sessions (a Jupyter Server it started); after the sessions are gone. */
+  dispose?(): Promise<void>;
 }

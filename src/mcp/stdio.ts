@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
+import { format, parseArgs } from 'node:util';
 import { attachCodeMode } from '../engine/codemode/index';
 import { isBackendKind, timeoutProblem } from '../engine/config';
 import { isNetworkAccess } from '../engine/sandbox/index';
-import { createEngine, defaultStorageDir } from '../engine/index';
+import { createEngine, defaultStorageDir, LOCAL_JUPYTER, type JupyterSettings } from '../engine/index';
 import { RunHistory } from '../engine/history';
 import { createStores } from '../engine/stores/index';
 import type { Logger } from '../engine/types';
@@ -20,9 +20,14 @@ const HELP = `code-mode-mcp ${PRODUCT_VERSION} — the Code Mode for Python MCP 
 
 Usage: code-mode-mcp [options]
 
-  --backend <pyodide|python>  default backend for run_python (default: pyodide)
+  --backend <pyodide|python|jupyter>  default backend for run_python (default: pyodide)
   --python <path>             interpreter for the python backend
                               (default: $CODE_MODE_PYTHON, then python3/python on PATH)
+  --jupyter-url <url|local>   adds the jupyter backend: a kernel per session on this Jupyter Server
+                              (JupyterHub: https://HUB/user/NAME/), or "local" for one started
+                              from the --python interpreter (needs jupyter_server and ipykernel)
+  --jupyter-token <token>     the server's token (default: $CODE_MODE_JUPYTER_TOKEN)
+  --jupyter-kernel <name>     the kernel spec to start (default: the server's default)
   --timeout <seconds>         default run time limit (default: 30)
   --storage <dir>             caches and stores (default: ${defaultStorageDir()})
   --heap-mb <n>               Pyodide WebAssembly heap cap in MB (default: 1024)
@@ -32,7 +37,7 @@ Usage: code-mode-mcp [options]
   --pyodide-network <off|on>  whether code in the Pyodide sandbox may use the network (default: off)
   --max-sessions <n>          live sessions per backend; past it the least recently used idle
                               one is ended and its next run is told (default: 8)
-  --pyodide-only              refuse the python backend (e.g. for an untrusted workspace)
+  --pyodide-only              refuse the python and jupyter backends (e.g. for an untrusted workspace)
   --servers <file>            MCP servers Python may call, as {"servers": {name: {command, args, env}}}
                               (watched; reloaded on change)
   --workspace <dir>           the workspace folder (default: the current folder); runs may show
@@ -52,6 +57,9 @@ function parseCli(argv: string[]) {
     options: {
       backend: { type: 'string' },
       python: { type: 'string' },
+      'jupyter-url': { type: 'string' },
+      'jupyter-token': { type: 'string' },
+      'jupyter-kernel': { type: 'string' },
       timeout: { type: 'string' },
       storage: { type: 'string' },
       'heap-mb': { type: 'string' },
@@ -76,12 +84,14 @@ function parseCli(argv: string[]) {
     ...(values.timeout !== undefined ? (['timeout_s'] as const) : []),
     ...(values.python !== undefined ? (['python_path'] as const) : []),
   ]);
-  if (!isBackendKind(backend)) throw new Error(`--backend must be "pyodide" or "python", not "${backend}"`);
+  if (!isBackendKind(backend)) throw new Error(`--backend must be "pyodide", "python" or "jupyter", not "${backend}"`);
+  const jupyter = jupyterFlags(values['jupyter-url'], values['jupyter-token'] ?? process.env.CODE_MODE_JUPYTER_TOKEN, values['jupyter-kernel']);
+  if (backend === 'jupyter' && !jupyter) throw new Error('--backend jupyter needs --jupyter-url <url|local>');
   const timeoutS = values.timeout === undefined ? undefined : Number(values.timeout);
   const timeoutError = timeoutS === undefined ? undefined : timeoutProblem(timeoutS);
   if (timeoutError) throw new Error(`--timeout: ${timeoutError}`);
   const pyodideOnly = values['pyodide-only'] ?? false;
-  if (pyodideOnly && backend === 'python') throw new Error('--pyodide-only cannot be combined with --backend python');
+  if (pyodideOnly && backend !== 'pyodide') throw new Error(`--pyodide-only cannot be combined with --backend ${backend}`);
   const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
   if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64)) throw new Error('--heap-mb must be a whole number of at least 64');
   const pythonMemoryMb = values['python-memory-mb'] === undefined ? undefined : Number(values['python-memory-mb']);
@@ -94,7 +104,24 @@ function parseCli(argv: string[]) {
   const wheelhouse = wheelhouseDir ? path.resolve(wheelhouseDir) : undefined;
   if (wheelhouse && !fs.statSync(wheelhouse, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--wheelhouse: ${wheelhouse} is not a folder`);
   const http = parseHttpFlags(values);
-  return { http, help: values.help ?? false, backend, timeoutS, heapMb, network, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+  return { http, help: values.help ?? false, backend, jupyter, timeoutS, heapMb, network, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+}
+
+function jupyterFlags(url: string | undefined, token: string | undefined, kernelName: string | undefined): JupyterSettings | undefined {
+  if (url === undefined) {
+    if (kernelName !== undefined) throw new Error('--jupyter-kernel needs --jupyter-url');
+    return undefined;
+  }
+  if (url !== LOCAL_JUPYTER) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Error(`--jupyter-url must be an http(s) URL or "${LOCAL_JUPYTER}", not "${url}"`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`--jupyter-url must be an http(s) URL, not "${url}"`);
+  }
+  return { url, ...(token ? { token } : {}), ...(kernelName ? { kernelName } : {}) };
 }
 
 const stderrLogger: Logger = {
@@ -115,6 +142,9 @@ async function main(): Promise<void> {
     process.stdout.write(`${HELP}\n`);
     return;
   }
+  // stdout is the MCP stream: libraries that talk on the console (the Jupyter client does) talk on stderr.
+  const toStderr = (...args: unknown[]) => process.stderr.write(`${format(...args)}\n`);
+  console.log = console.info = console.debug = toStderr;
   const storageDir = cli.storage ?? defaultStorageDir();
   const engine = createEngine({
     config: {
@@ -128,9 +158,13 @@ async function main(): Promise<void> {
     storageDir,
     pyodide: { heapLimitMb: cli.heapMb, network: cli.network, workspaceWritable: cli.workspaceWritable },
     workspaceRoots: [cli.workspace],
+    ...(cli.jupyter ? { jupyter: cli.jupyter } : {}),
     log: stderrLogger,
   });
-  if (cli.pyodideOnly) await engine.setBackendEnabled('python', false, 'the python backend is disabled for this server (--pyodide-only)');
+  if (cli.pyodideOnly) {
+    await engine.setBackendEnabled('python', false, 'the python backend is disabled for this server (--pyodide-only)');
+    if (cli.jupyter) await engine.setBackendEnabled('jupyter', false, 'the jupyter backend is disabled for this server (--pyodide-only)');
+  }
   const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: cli.workspace }, stderrLogger);
   const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '', { memoryLimitMb: cli.pythonMemoryMb });
   await settings.load(cli.explicit);

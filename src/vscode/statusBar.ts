@@ -5,7 +5,7 @@ import type { BackendKind, RunEvent } from '../engine/types';
 
 export const STATUS_MENU_COMMAND = 'codeMode.statusMenu';
 
-const BACKEND_NAMES: Record<BackendKind, string> = { python: 'Python', pyodide: 'Pyodide' };
+const BACKEND_NAMES: Record<BackendKind, string> = { python: 'Python', pyodide: 'Pyodide', jupyter: 'Jupyter' };
 
 /** What the item shows now (the integration tests read it; VS Code offers no API to read the status bar back). */
 export interface RunStatusSnapshot {

@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { BACKEND_KINDS, type BackendKind, type InputHandler, type InputRequest } from '../../src/engine/types';
+import { localJupyter } from '../support/jupyter';
 import { testStorageDir } from '../support/mcp';
 
 for (const backend of BACKEND_KINDS) {
@@ -13,7 +14,7 @@ for (const backend of BACKEND_KINDS) {
     const run = (code: string, onInput?: InputHandler, timeoutS?: number) => engine.run({ code, backend: backend as BackendKind, session: 'input', onInput, timeoutS });
 
     before(() => {
-      engine = createEngine({ storageDir: testStorageDir });
+      engine = createEngine({ storageDir: testStorageDir, jupyter: localJupyter });
     });
     after(() => engine.dispose());
 

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { BACKEND_KINDS, type BackendKind } from '../../src/engine/types';
+import { localJupyter } from '../support/jupyter';
 import { testStorageDir } from '../support/mcp';
 
 const MAIN = [
@@ -35,7 +36,7 @@ for (const backend of BACKEND_KINDS) {
       fs.writeFileSync(path.join(folder, 'demo.py'), 'def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n');
       mainFile = path.join(folder, 'main.py');
       fs.writeFileSync(mainFile, MAIN);
-      engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace] });
+      engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace], jupyter: localJupyter });
     });
     after(async () => {
       await engine.dispose();

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { BACKEND_KINDS, type BackendKind } from '../../src/engine/types';
+import { localJupyter } from '../support/jupyter';
 import { testStorageDir } from '../support/mcp';
 
 /** The deepest process under `pid` (first child each level): the interpreter itself, as the OOM killer would pick it. */
@@ -28,7 +29,7 @@ for (const backend of BACKEND_KINDS) {
     const run = (code: string, session = 'contract', reset?: boolean) => engine.run({ code, backend: backend as BackendKind, session, reset });
 
     before(() => {
-      engine = createEngine({ storageDir: testStorageDir });
+      engine = createEngine({ storageDir: testStorageDir, jupyter: localJupyter });
     });
     after(() => engine.dispose());
 
@@ -42,7 +43,7 @@ for (const backend of BACKEND_KINDS) {
       assert.equal(next.stdout, 'False\n');
       assert.equal(next.success, true);
       assert.equal(next.session_reset, true, 'the lost state was not announced');
-      assert.match(next.reset_reason ?? '', /killed|SIGKILL|signal 9|code 137/);
+      assert.match(next.reset_reason ?? '', /killed|SIGKILL|signal 9|code 137|kernel died/);
       const after = await run('print(1)');
       assert.equal(after.session_reset, undefined, 'announced once');
     });

@@ -20,7 +20,7 @@ import type {
 } from '../types';
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import { resolvePythonInterpreter } from './interpreter';
-import { pipCheck, pipInstall } from './pip';
+import { localInterpreter, pipCheck, pipInstall } from '../packages/pip';
 import { killDescendants } from './processTree';
 import { RawOutputChannel } from './rawOutput';
 import { errorText } from '../errorText';
@@ -434,11 +434,11 @@ class PythonSession implements BackendSession {
    * refreshes Python's import cache); a package it already imported keeps its old version until a reset.
    */
   async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
-    return pipInstall(this.interpreter(), specs, options.wheelhouse);
+    return pipInstall(localInterpreter(this.interpreter()), specs, options.wheelhouse);
   }
 
   async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
-    return pipCheck(this.interpreter(), specs);
+    return pipCheck(localInterpreter(this.interpreter()), specs);
   }
 
   private interpreter(): string {

@@ -1,11 +1,12 @@
-// Installs for the workspace-Python backend: `python -m pip` of the session's interpreter, spawned with an
-// argument list (never a shell), bounded in time, with network timeouts low enough that an offline machine
-// hears so in seconds. Only specs parsed by packages/spec.ts ever become arguments.
+// Installs with `python -m pip` of a session's interpreter: spawned here with an argument list (never a shell)
+// for the workspace-Python backend, or started by the kernel itself for the Jupyter backend (PipProcess).
+// Bounded in time, with network timeouts low enough that an offline machine hears so in seconds. Only specs
+// parsed by packages/spec.ts ever become arguments.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { checkedStatus, summarize } from '../packages/report';
-import { distributionOf, type PackageSpec, type RequirementSpec } from '../packages/spec';
-import { checkSha256 } from '../packages/wheels';
+import { checkedStatus, summarize } from './report';
+import { distributionOf, type PackageSpec, type RequirementSpec } from './spec';
+import { checkSha256 } from './wheels';
 import type { PackageReport, PackageStatus } from '../types';
 import { errorText } from '../errorText';
 
@@ -15,7 +16,6 @@ const PIP_TIME_LIMIT_MS = 10 * 60 * 1000;
 const PIP_NETWORK_TIMEOUT_S = '15';
 const PIP_RETRIES = '1';
 const VERSIONS_TIME_LIMIT_MS = 30 * 1000;
-const KEPT_OUTPUT_CHARS = 64 * 1024;
 const ERROR_CHARS = 1500;
 
 const VERSIONS_SCRIPT = `
@@ -29,13 +29,19 @@ for name in sys.argv[1:]:
 print(json.dumps(found))
 `;
 
-interface ProcessResult {
+export interface ProcessResult {
   code: number | null;
   stdout: string;
   stderr: string;
   timedOut: boolean;
   spawnError?: string;
 }
+
+/** Runs the session's interpreter with `args` (after the executable) and `env` added to its environment. */
+export type PipProcess = (args: string[], env: Record<string, string>, timeoutMs: number) => Promise<ProcessResult>;
+
+/** The output a PipProcess keeps of each stream: the end, where pip says what went wrong. */
+export const KEPT_OUTPUT_CHARS = 64 * 1024;
 
 function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ProcessResult> {
   return new Promise((resolve) => {
@@ -65,9 +71,13 @@ function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, tim
   });
 }
 
-function pipEnvironment(): NodeJS.ProcessEnv {
+/** An interpreter on this machine, spawned directly. */
+export function localInterpreter(interpreter: string): PipProcess {
+  return (args, env, timeoutMs) => runProcess(interpreter, args, { ...process.env, ...env }, timeoutMs);
+}
+
+function pipEnvironment(): Record<string, string> {
   return {
-    ...process.env,
     PIP_DEFAULT_TIMEOUT: PIP_NETWORK_TIMEOUT_S,
     PIP_RETRIES,
     PIP_DISABLE_PIP_VERSION_CHECK: '1',
@@ -86,7 +96,7 @@ function pipError(result: ProcessResult): string {
   const errors = output.split('\n').filter((line) => line.startsWith('ERROR:'));
   let text = (errors.length > 0 ? errors.join('\n') : output.trim().split('\n').slice(-10).join('\n')).trim();
   if (/No module named pip/.test(output)) text = 'pip is not installed in this interpreter (python -m ensurepip, or choose an environment with pip)';
-  else if (/externally-managed-environment/.test(output)) text += '\nThis interpreter is managed by the operating system: select a virtual environment (python -m venv) for the python backend.';
+  else if (/externally-managed-environment/.test(output)) text += '\nThis interpreter is managed by the operating system: select a virtual environment (python -m venv) for it.';
   else if (NETWORK_TROUBLE.test(output)) text += '\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder (--wheelhouse / CODE_MODE_WHEELHOUSE).';
   if (!text) text = `pip exited with code ${result.code}`;
   return text.length > ERROR_CHARS ? `...${text.slice(-ERROR_CHARS)}` : text;
@@ -99,10 +109,10 @@ function pipArgument(spec: PackageSpec): string {
   return spec.sha256 ? `${spec.url}#sha256=${spec.sha256}` : spec.url;
 }
 
-async function installedVersions(interpreter: string, names: string[]): Promise<Map<string, string | null>> {
-  const result = await runProcess(interpreter, ['-c', VERSIONS_SCRIPT, ...names], { ...process.env, PYTHONIOENCODING: 'utf-8' }, VERSIONS_TIME_LIMIT_MS);
+async function installedVersions(python: PipProcess, names: string[]): Promise<Map<string, string | null>> {
+  const result = await python(['-c', VERSIONS_SCRIPT, ...names], { PYTHONIOENCODING: 'utf-8' }, VERSIONS_TIME_LIMIT_MS);
   if (result.code !== 0) {
-    throw new Error(`could not read installed versions from ${interpreter}: ${result.spawnError ?? (result.stderr.trim().split('\n').pop() || `exit code ${result.code}`)}`);
+    throw new Error(`could not read installed versions: ${result.spawnError ?? (result.stderr.trim().split('\n').pop() || `exit code ${result.code}`)}`);
   }
   return new Map(Object.entries(JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Record<string, string | null>));
 }
@@ -111,10 +121,11 @@ async function installedVersions(interpreter: string, names: string[]): Promise<
  * Installs `specs` with one pip run; when that fails and there were several, each is retried alone so the
  * good ones still go in and every failure is pinned to its package.
  */
-export async function pipInstall(interpreter: string, specs: PackageSpec[], wheelhouse?: string): Promise<PackageReport> {
+export async function pipInstall(python: PipProcess, specs: PackageSpec[], wheelhouse?: string): Promise<PackageReport> {
   const errors = new Map<PackageSpec, string>();
   for (const spec of specs) {
-    if (spec.kind !== 'file') continue;
+    // A file without a hash to check may be one on another machine (a remote kernel's): pip reads it there.
+    if (spec.kind !== 'file' || spec.sha256 === undefined) continue;
     try {
       checkSha256(new Uint8Array(fs.readFileSync(spec.path)), spec.sha256, spec.path);
     } catch (error) {
@@ -124,7 +135,7 @@ export async function pipInstall(interpreter: string, specs: PackageSpec[], whee
   const pending = specs.filter((spec) => !errors.has(spec));
   const base = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--progress-bar', 'off'];
   if (wheelhouse) base.push('--find-links', wheelhouse);
-  const install = (group: PackageSpec[]) => runProcess(interpreter, [...base, ...group.map(pipArgument)], pipEnvironment(), PIP_TIME_LIMIT_MS);
+  const install = (group: PackageSpec[]) => python([...base, ...group.map(pipArgument)], pipEnvironment(), PIP_TIME_LIMIT_MS);
   if (pending.length > 0) {
     const all = await install(pending);
     if (all.code !== 0) {
@@ -137,7 +148,7 @@ export async function pipInstall(interpreter: string, specs: PackageSpec[], whee
       }
     }
   }
-  const versions = await installedVersions(interpreter, specs.map(distributionOf));
+  const versions = await installedVersions(python, specs.map(distributionOf));
   const packages = specs.map((spec): PackageStatus => {
     const name = distributionOf(spec);
     const version = versions.get(name) ?? undefined;
@@ -148,8 +159,8 @@ export async function pipInstall(interpreter: string, specs: PackageSpec[], whee
 }
 
 /** Versions of the requested distributions in `interpreter`'s environment; a version must meet the request's specifiers. */
-export async function pipCheck(interpreter: string, specs: RequirementSpec[]): Promise<PackageReport> {
-  const versions = await installedVersions(interpreter, specs.map((s) => s.name));
+export async function pipCheck(python: PipProcess, specs: RequirementSpec[]): Promise<PackageReport> {
+  const versions = await installedVersions(python, specs.map((s) => s.name));
   const packages = specs.map((spec) => checkedStatus(spec, versions.get(spec.name) ?? undefined));
   return { packages, message: summarize(packages, 'check') };
 }

@@ -1,0 +1,417 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { errorText } from '../errorText';
+import { assetsDir } from '../paths';
+import type { PackageSpec, RequirementSpec } from '../packages/spec';
+import type {
+  BackendFactory,
+  BackendInfo,
+  BackendOutcome,
+  BackendRunRequest,
+  BackendSession,
+  BackendSessionOptions,
+  BackendSink,
+  BackendState,
+  InstallOptions,
+  Logger,
+  PackageReport,
+} from '../types';
+import { displayOf, OUTCOME_MIME, outcomeOf, replyOutcome } from './kernelMessages';
+import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../packages/pip';
+import type { JupyterEndpoint, KernelClient, KernelHandle, KernelStatus, ServerSummary } from './kernelTypes';
+import { startLocalJupyterServer, type LocalJupyterServer } from './localServer';
+
+export interface JupyterBackendConfig {
+  /** The Jupyter Server's URL (a JupyterHub user server, Enterprise Gateway, `jupyter server`). */
+  url?: string;
+  token?: string;
+  /** The kernel spec to start; the server's default when absent. */
+  kernelName?: string;
+  /** Without a URL: the interpreter a local server is started from on first use (it needs jupyter_server and ipykernel). */
+  localPython?: string;
+  /** A local server's root folder. */
+  localRootDir?: string;
+  log?: Logger;
+}
+
+/** What `get_environment` and the explorer show about the server. */
+export interface JupyterServerReport {
+  url: string;
+  /** Started by this process from `python`, or configured. */
+  local: boolean;
+  python?: string;
+  kernelName: string;
+  summary?: ServerSummary;
+  error?: string;
+}
+
+let client: KernelClient | undefined;
+
+/** The Jupyter client bundle, loaded on first use (it is a fifth of the extension's size). */
+function kernelClient(): KernelClient {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle of its own, found at run time
+  client ??= require(path.join(assetsDir(), 'jupyter-client.js')) as KernelClient;
+  return client;
+}
+
+function readAsset(name: string): string {
+  return fs.readFileSync(path.join(assetsDir(), 'python', name), 'utf8');
+}
+
+/** The backend's factory, with the server it talks to; `dispose` stops a server it started. */
+export interface JupyterBackend extends BackendFactory {
+  readonly kind: 'jupyter';
+  describe(): Promise<JupyterServerReport>;
+}
+
+export function createJupyterBackend(config: JupyterBackendConfig = {}): JupyterBackend {
+  const log = config.log;
+  let local: Promise<LocalJupyterServer> | undefined;
+  const endpoint = async (sessionLog: Logger): Promise<JupyterEndpoint> => {
+    if (config.url) return { url: config.url, token: config.token };
+    const python = config.localPython ?? process.env.CODE_MODE_PYTHON ?? 'python3';
+    local ??= startLocalJupyterServer({ python, rootDir: config.localRootDir, log: log ?? sessionLog });
+    // A server that failed to start is tried again next time (the person may install jupyter_server meanwhile).
+    local.catch(() => (local = undefined));
+    return (await local).endpoint;
+  };
+  const kernelName = config.kernelName;
+  return {
+    kind: 'jupyter',
+    create: (options) => new JupyterSession(options, config.log ?? options.log, () => endpoint(options.log), kernelName, !config.url),
+    async describe() {
+      const localServer = config.url ? undefined : await local?.catch(() => undefined);
+      const url = config.url ?? localServer?.endpoint.url ?? '(a local server, started on first use)';
+      const report: JupyterServerReport = { url, local: !config.url, kernelName: kernelName ?? 'the server default', ...(localServer ? { python: localServer.python } : {}) };
+      const target = config.url ? { url: config.url, token: config.token } : localServer?.endpoint;
+      if (!target) return report;
+      try {
+        report.summary = await kernelClient().describeServer(target);
+      } catch (error) {
+        report.error = errorText(error);
+      }
+      return report;
+    },
+    async dispose() {
+      const server = await local?.catch(() => undefined);
+      local = undefined;
+      await server?.stop();
+    },
+  };
+}
+
+interface ActiveRun {
+  sink: BackendSink;
+  outcome?: BackendOutcome;
+  settled: boolean;
+  /** The kernel began executing it (an IOPub message of it arrived). */
+  started: boolean;
+  /** `lost`: the kernel died under it, and why. */
+  finish(outcome: BackendOutcome, lost?: string): void;
+}
+
+/** Builds the one-line cell that runs a request; the request travels as base64 JSON, never as code. */
+function runCell(request: BackendRunRequest): string {
+  const payload = Buffer.from(JSON.stringify({ code: request.code, script: request.script ?? null })).toString('base64');
+  return `__import__("_code_mode_kernel").run("${payload}")`;
+}
+
+/** The cell that loads kernel_support.py and the shared modules into a fresh kernel. */
+function setupCell(marker: string, cwd: string | undefined): string {
+  const encode = (text: string) => Buffer.from(text).toString('base64');
+  const args = encode(JSON.stringify({
+    marker,
+    cwd: cwd ?? null,
+    sources: { cell: readAsset('cell.py'), user_input: readAsset('user_input.py'), code_mode: readAsset('code_mode.py') },
+  }));
+  return [
+    'def _code_mode_setup():',
+    '    import base64, json, sys, types',
+    '    module = types.ModuleType("_code_mode_kernel")',
+    `    source = base64.b64decode("${encode(readAsset('kernel_support.py'))}").decode("utf-8")`,
+    '    exec(compile(source, "<code-mode kernel_support>", "exec"), module.__dict__)',
+    '    sys.modules["_code_mode_kernel"] = module',
+    `    module.setup(**json.loads(base64.b64decode("${args}").decode("utf-8")))`,
+    '_code_mode_setup()',
+    'del _code_mode_setup',
+  ].join('\n');
+}
+
+class JupyterSession implements BackendSession {
+  readonly kind = 'jupyter' as const;
+  private kernel?: KernelHandle;
+  private starting?: Promise<KernelHandle>;
+  /** A restart asked for by restart(), until the kernel is back. */
+  private restarting?: Promise<void>;
+  private needsSetup = true;
+  private active?: ActiveRun;
+  private awaitingKernel?: { interrupted: boolean };
+  private stateLoss?: string;
+  private pythonVersion?: string;
+  /** The kernel's process as it reports itself (on the server's machine). */
+  private kernelProcess?: { pid?: number; executable?: string };
+  private server?: string;
+  private disposed = false;
+  private broken = false;
+  /** Prompts on the stdin channel that start with it are host calls of this session's kernel_support.py. */
+  private readonly marker = `\u0000code-mode-host-call:${randomBytes(12).toString('hex')}:`;
+
+  constructor(
+    private readonly options: BackendSessionOptions,
+    private readonly log: Logger,
+    private readonly endpoint: () => Promise<JupyterEndpoint>,
+    private readonly kernelName: string | undefined,
+    private readonly local: boolean,
+  ) {}
+
+  get state(): BackendState {
+    if (this.disposed) return 'dead';
+    if (this.starting || this.restarting) return 'loading';
+    if (!this.kernel) return this.broken ? 'dead' : 'not-loaded';
+    return this.active ? 'busy' : 'ready';
+  }
+
+  async start(): Promise<void> {
+    await this.ensureKernel();
+  }
+
+  private async ensureKernel(): Promise<KernelHandle> {
+    if (this.restarting) await this.restarting;
+    if (this.disposed) throw new Error(`the Jupyter session "${this.options.session}" was disposed`);
+    let kernel = this.kernel;
+    if (!kernel) {
+      this.starting ??= this.startKernel().finally(() => (this.starting = undefined));
+      kernel = await this.starting;
+    }
+    if (this.needsSetup) {
+      let loaded: { pid?: number; executable?: string } | undefined;
+      const reply = await kernel.execute(setupCell(this.marker, this.options.workspaceRoots?.[0]), {
+        iopub: (type, content) => {
+          const data = (content.data ?? {}) as Record<string, unknown>;
+          if (type === 'display_data' && OUTCOME_MIME in data) loaded = data[OUTCOME_MIME] as typeof loaded;
+        },
+        input: (_prompt, _password, reply) => reply(''),
+      });
+      if (reply.status !== 'ok') throw new Error(`the kernel could not load the code-mode support: ${reply.ename}: ${reply.evalue}`);
+      this.kernelProcess = { pid: typeof loaded?.pid === 'number' ? loaded.pid : undefined, executable: typeof loaded?.executable === 'string' ? loaded.executable : undefined };
+      this.needsSetup = false;
+    }
+    return kernel;
+  }
+
+  private async startKernel(): Promise<KernelHandle> {
+    const endpoint = await this.endpoint();
+    let kernel: KernelHandle;
+    try {
+      kernel = await kernelClient().startKernel(endpoint, this.kernelName);
+    } catch (error) {
+      this.broken = true;
+      throw new Error(`could not start a ${this.kernelName ?? 'default'} kernel on the Jupyter Server at ${endpoint.url}: ${errorText(error)}`);
+    }
+    this.broken = false;
+    this.server = endpoint.url;
+    this.needsSetup = true;
+    kernel.onStatus((status) => this.onStatus(kernel, status));
+    this.pythonVersion = await kernel.languageVersion().catch(() => undefined);
+    this.kernel = kernel;
+    this.log.info(`Jupyter session "${this.options.session}": kernel ${kernel.name} ${kernel.id} on ${endpoint.url}`);
+    return kernel;
+  }
+
+  private onStatus(kernel: KernelHandle, status: KernelStatus): void {
+    if (this.kernel !== kernel || this.restarting) return;
+    if (status !== 'autorestarting' && status !== 'dead') return;
+    const reason = status === 'dead' ? 'the kernel died and the Jupyter Server did not restart it' : 'the kernel died and the Jupyter Server restarted it';
+    this.needsSetup = true;
+    if (status === 'dead') {
+      this.kernel = undefined;
+      kernel.dispose();
+    }
+    this.log.warn(`Jupyter session "${this.options.session}": ${reason}`);
+    if (this.active) this.active.finish({ status: 'crashed', message: reason }, reason);
+    else this.stateLoss ??= `${reason} between runs`;
+  }
+
+  async run(request: BackendRunRequest, sink: BackendSink): Promise<BackendOutcome> {
+    if (this.active || this.awaitingKernel) throw new Error(`the Jupyter session "${this.options.session}" is already running code`);
+    for (let attempt = 1; ; attempt++) {
+      const awaiting = { interrupted: false };
+      this.awaitingKernel = awaiting;
+      let kernel: KernelHandle;
+      try {
+        kernel = await this.ensureKernel();
+      } finally {
+        this.awaitingKernel = undefined;
+      }
+      if (awaiting.interrupted) return { status: 'interrupted' };
+      const { outcome, lostBeforeStart } = await this.execute(kernel, request, sink);
+      // The kernel had died before the code reached it (the server notices a dead kernel only every few
+      // seconds): nothing ran, so it runs on the restarted kernel, and the result says the state is gone.
+      if (lostBeforeStart && attempt === 1) {
+        this.stateLoss ??= `${lostBeforeStart} between runs`;
+        continue;
+      }
+      return outcome;
+    }
+  }
+
+  private execute(kernel: KernelHandle, request: BackendRunRequest, sink: BackendSink): Promise<{ outcome: BackendOutcome; lostBeforeStart?: string }> {
+    return new Promise((resolve) => {
+      const run: ActiveRun = {
+        sink,
+        settled: false,
+        started: false,
+        finish: (outcome, lost) => {
+          if (run.settled) return;
+          run.settled = true;
+          if (this.active === run) this.active = undefined;
+          resolve({ outcome, ...(lost && !run.started ? { lostBeforeStart: lost } : {}) });
+        },
+      };
+      this.active = run;
+      kernel
+        .execute(runCell(request), {
+          iopub: (type, content) => this.onIOPub(run, type, content),
+          input: (prompt, password, reply) => this.onInput(run, prompt, password, reply),
+        })
+        .then(
+          (reply) => run.finish(run.outcome ?? replyOutcome(reply)),
+          (error: unknown) => run.finish({ status: 'crashed', message: `the connection to the kernel failed: ${errorText(error)}` }),
+        );
+    });
+  }
+
+  private onIOPub(run: ActiveRun, type: string, content: Record<string, unknown>): void {
+    if (run.settled) return;
+    run.started = true;
+    if (type === 'stream') {
+      const text = typeof content.text === 'string' ? content.text : '';
+      if (content.name === 'stderr') run.sink.stderr(text);
+      else run.sink.stdout(text);
+      return;
+    }
+    if (type !== 'display_data' && type !== 'execute_result' && type !== 'update_display_data') return;
+    const data = (content.data ?? {}) as Record<string, unknown>;
+    if (OUTCOME_MIME in data) {
+      run.outcome = outcomeOf(data[OUTCOME_MIME]);
+      return;
+    }
+    const shown = displayOf(data);
+    if (shown?.kind === 'display') run.sink.display(shown.display);
+    else if (shown?.kind === 'text') run.sink.stdout(shown.text.endsWith('\n') ? shown.text : `${shown.text}\n`);
+  }
+
+  private onInput(run: ActiveRun, prompt: string, password: boolean, reply: (value: string) => void): void {
+    if (run.settled) return;
+    const answer = (value: string) => {
+      if (!run.settled) reply(value);
+    };
+    if (!prompt.startsWith(this.marker)) {
+      // The kernel asks by itself (code that bypasses input(), a tool that prompts): the person answers, and
+      // a question nobody answers gets an empty line.
+      this.call('input', { prompt, password }).then(
+        (value) => answer(typeof value === 'string' ? value : ''),
+        () => answer(''),
+      );
+      return;
+    }
+    let request: { method: string; params: unknown };
+    try {
+      request = JSON.parse(prompt.slice(this.marker.length)) as { method: string; params: unknown };
+    } catch (error) {
+      answer(JSON.stringify({ ok: false, error: `malformed host call: ${errorText(error)}` }));
+      return;
+    }
+    this.call(request.method, request.params).then(
+      (result) => answer(JSON.stringify({ ok: true, result: result === undefined ? null : result })),
+      (error: unknown) => answer(JSON.stringify({ ok: false, error: errorText(error) })),
+    );
+  }
+
+  private call(method: string, params: unknown): Promise<unknown> {
+    try {
+      return Promise.resolve(this.options.hostCall(method, params));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  interrupt(): void {
+    if (this.active && this.kernel) {
+      this.kernel.interrupt().catch((error: unknown) => this.log.warn(`Jupyter session "${this.options.session}": interrupt failed: ${errorText(error)}`));
+    } else if (this.awaitingKernel) {
+      this.awaitingKernel.interrupted = true;
+    }
+  }
+
+  async restart(): Promise<void> {
+    this.active?.finish({ status: 'crashed', message: 'the kernel was restarted' });
+    const kernel = this.kernel;
+    if (!kernel) {
+      this.broken = false;
+      return;
+    }
+    this.needsSetup = true;
+    this.restarting = kernel.restart().catch(async (error: unknown) => {
+      // The server lost the kernel (or cannot restart it): the next run starts a new one.
+      this.log.warn(`Jupyter session "${this.options.session}": restart failed (${errorText(error)}); a new kernel starts on next use`);
+      if (this.kernel === kernel) this.kernel = undefined;
+      await kernel.shutdown().catch(() => undefined);
+    });
+    try {
+      await this.restarting;
+    } finally {
+      this.restarting = undefined;
+    }
+  }
+
+  takeStateLoss(): string | undefined {
+    const loss = this.stateLoss;
+    this.stateLoss = undefined;
+    return loss;
+  }
+
+  info(): BackendInfo {
+    return {
+      kind: 'jupyter',
+      state: this.state,
+      ...(this.pythonVersion ? { pythonVersion: this.pythonVersion } : {}),
+      ...(this.kernel && this.server ? { executable: this.kernelProcess?.executable ?? `${this.kernel.name} kernel`, kernel: { id: this.kernel.id, name: this.kernel.name, server: this.server } } : {}),
+      // A pid means something only where this process can see it.
+      ...(this.kernel && this.local && this.kernelProcess?.pid ? { pid: this.kernelProcess.pid } : {}),
+    };
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.active?.finish({ status: 'crashed', message: 'the session was closed' });
+    const kernel = this.kernel ?? (await this.starting?.catch(() => undefined));
+    this.kernel = undefined;
+    await kernel?.shutdown().catch((error: unknown) => this.log.warn(`Jupyter session "${this.options.session}": kernel shutdown failed: ${errorText(error)}`));
+  }
+
+  /** pip runs where the kernel does, with the kernel's interpreter (as `%pip` would). */
+  async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
+    return pipInstall(this.pipProcess, specs, options.wheelhouse);
+  }
+
+  async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
+    return pipCheck(this.pipProcess, specs);
+  }
+
+  private readonly pipProcess: PipProcess = async (args, env, timeoutMs) => {
+    const kernel = await this.ensureKernel();
+    const payload = Buffer.from(JSON.stringify({ args, env, timeoutMs, keptChars: KEPT_OUTPUT_CHARS })).toString('base64');
+    let result: ProcessResult | undefined;
+    const reply = await kernel.execute(`__import__("_code_mode_kernel").process("${payload}")`, {
+      iopub: (type, content) => {
+        const data = (content.data ?? {}) as Record<string, unknown>;
+        if (type === 'display_data' && OUTCOME_MIME in data) result = data[OUTCOME_MIME] as ProcessResult;
+      },
+      input: (_prompt, _password, reply) => reply(''),
+    });
+    return result ?? { code: null, stdout: '', stderr: '', timedOut: false, spawnError: `the kernel could not run it (${reply.ename ?? reply.status}: ${reply.evalue ?? ''})` };
+  };
+}

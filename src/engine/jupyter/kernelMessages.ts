@@ -1,0 +1,53 @@
+// What a kernel's messages mean for a run: its outcome (published by kernel_support.py, or read from the reply
+// when the code never reached it) and the displays of display_data / execute_result bundles.
+import type { BackendOutcome, Display } from '../types';
+import type { ExecuteReply } from './kernelTypes';
+
+/** The mime type kernel_support.py publishes a run's outcome under (its OUTCOME_MIME). */
+export const OUTCOME_MIME = 'application/vnd.code-mode.outcome+json';
+
+/** Mime types shown as displays, most preferred first; binary ones arrive base64 as Display wants them. */
+const SHOWN_MIMES = ['image/png', 'image/jpeg', 'image/svg+xml', 'text/html'];
+
+// eslint-disable-next-line no-control-regex -- IPython colours its tracebacks with ANSI escapes
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, '');
+}
+
+/** A kernel's own word for an outcome is checked before it is believed: a remote server is not this process. */
+export function outcomeOf(value: unknown): BackendOutcome {
+  const outcome = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  if (outcome.status === 'ok' || outcome.status === 'interrupted') return { status: outcome.status };
+  const text = (key: string) => (typeof outcome[key] === 'string' ? (outcome[key] as string) : '');
+  if (outcome.status === 'error' && (outcome.errorType === 'SyntaxError' || outcome.errorType === 'RuntimeError')) {
+    return { status: 'error', errorType: outcome.errorType, excName: text('excName') || 'Exception', message: text('message'), traceback: text('traceback') };
+  }
+  return { status: 'crashed', message: `the kernel sent an outcome this backend does not understand: ${JSON.stringify(value).slice(0, 200)}` };
+}
+
+/** The outcome when the code stopped before kernel_support.py could publish one (an interrupt between statements). */
+export function replyOutcome(reply: ExecuteReply): BackendOutcome {
+  if (reply.status === 'error') {
+    const name = reply.ename ?? 'Exception';
+    if (name === 'KeyboardInterrupt') return { status: 'interrupted' };
+    const traceback = stripAnsi((reply.traceback ?? []).join('\n'));
+    return { status: 'error', errorType: 'RuntimeError', excName: name, message: reply.evalue ? `${name}: ${reply.evalue}` : name, traceback };
+  }
+  if (reply.status === 'aborted') return { status: 'interrupted' };
+  return { status: 'crashed', message: 'the kernel finished the run without reporting its outcome' };
+}
+
+/** A bundle's best display, its plain text when it has nothing else, or undefined when it is empty. */
+export function displayOf(data: Record<string, unknown>): { kind: 'display'; display: Display } | { kind: 'text'; text: string } | undefined {
+  for (const mime of SHOWN_MIMES) {
+    const value = data[mime];
+    if (typeof value !== 'string') continue;
+    // Jupyter sends PNG and JPEG as base64 (sometimes wrapped in lines) and SVG as text; displays carry images base64.
+    const encoded = mime === 'image/svg+xml' ? Buffer.from(value).toString('base64') : mime.startsWith('image/') ? value.replace(/\s+/g, '') : value;
+    return { kind: 'display', display: { mime, data: encoded } };
+  }
+  const text = data['text/plain'];
+  return typeof text === 'string' ? { kind: 'text', text } : undefined;
+}

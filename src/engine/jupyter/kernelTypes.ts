@@ -1,0 +1,57 @@
+// What the Jupyter backend needs from a Jupyter Server, in its own words: the backend depends on these types
+// only, and the client library stays in kernelClient.ts (a bundle loaded on first use).
+
+/** A Jupyter Server's base URL (http(s)://host:port/prefix/) and its token. */
+export interface JupyterEndpoint {
+  url: string;
+  token?: string;
+}
+
+/** A kernel's execution state as the server reports it, plus the client's own connection states. */
+export type KernelStatus = 'unknown' | 'starting' | 'idle' | 'busy' | 'terminating' | 'restarting' | 'autorestarting' | 'dead';
+
+/** The content of an execute_reply. */
+export interface ExecuteReply {
+  status: 'ok' | 'error' | 'aborted';
+  ename?: string;
+  evalue?: string;
+  traceback?: string[];
+}
+
+/** Where the messages of one execution go. */
+export interface KernelMessages {
+  /** An IOPub message (stream, display_data, execute_result, error, ...) of this execution. */
+  iopub(type: string, content: Record<string, unknown>): void;
+  /** The kernel asks on its stdin channel; `reply` sends the answer (at most once). */
+  input(prompt: string, password: boolean, reply: (value: string) => void): void;
+}
+
+/** One kernel on a server, connected. */
+export interface KernelHandle {
+  readonly id: string;
+  readonly name: string;
+  /** The listener is told each status change (one listener; a later one replaces it). */
+  onStatus(listener: (status: KernelStatus) => void): void;
+  languageVersion(): Promise<string | undefined>;
+  /** Runs `code`; resolves with the reply once the kernel is idle again (every IOPub message delivered). */
+  execute(code: string, handlers: KernelMessages): Promise<ExecuteReply>;
+  interrupt(): Promise<void>;
+  /** Restarts the kernel process; an execution in flight rejects. */
+  restart(): Promise<void>;
+  /** Shuts the kernel down on the server and closes the connection. */
+  shutdown(): Promise<void>;
+  /** Closes the connection, leaving the kernel to the server. */
+  dispose(): void;
+}
+
+export interface ServerSummary {
+  defaultKernel: string;
+  kernelSpecs: { name: string; displayName: string; language: string }[];
+  kernels: { id: string; name: string; state: string; lastActivity?: string }[];
+}
+
+/** What dist/jupyter-client.js exports (src/engine/jupyter/kernelClient.ts). */
+export interface KernelClient {
+  startKernel(endpoint: JupyterEndpoint, kernelName: string | undefined): Promise<KernelHandle>;
+  describeServer(endpoint: JupyterEndpoint): Promise<ServerSummary>;
+}

@@ -1,0 +1,131 @@
+"""The engine's side inside a Jupyter kernel (ipykernel): runs each request as the other backends do.
+
+Loaded once per kernel by the Jupyter backend (src/engine/jupyter/backend.ts), as the module
+`_code_mode_kernel`, with the sources the other backends share (cell.py, user_input.py, code_mode.py).
+
+A run is the cell `__import__("_code_mode_kernel").run("<base64 JSON request>")`: no user text is ever
+spliced into code. Its outcome leaves as a display_data message of OUTCOME_MIME on IOPub, after the run's
+output. Calls into the host (the code-mode tool bridge, input()) ask on the kernel's stdin channel with a
+prompt that starts with this kernel's marker; the engine answers with the JSON reply. The stdin channel is
+the one channel a busy kernel still reads, so calls are synchronous, as on the other backends.
+"""
+import base64
+import builtins
+import json
+import sys
+import threading
+import types
+
+OUTCOME_MIME = "application/vnd.code-mode.outcome+json"
+
+_marker = None
+# The kernel's own sys.stdout and sys.stderr (ipykernel's streams to IOPub), put back before every run.
+_streams = None
+_cell = None
+_user_input = None
+_cells = 0
+_MAIN_THREAD = threading.get_ident()
+
+
+class HostCallError(Exception):
+    """The host could not perform a call (unknown method, a tool failed)."""
+
+
+HostCallError.__module__ = "_code_mode_host"
+
+
+def _load(name, source):
+    module = types.ModuleType(name)
+    module.__file__ = "<code-mode %s>" % name
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    sys.modules[name] = module
+    return module
+
+
+def setup(marker, sources, cwd=None):
+    """Called once per kernel: `sources` are the shared modules' texts by name; the session starts in `cwd` when
+    the kernel's machine has that folder (a local server: the workspace). Publishes the kernel's pid."""
+    import os
+    from IPython.display import publish_display_data
+
+    global _marker, _cell, _user_input, _streams
+    _marker = marker
+    _streams = (sys.stdout, sys.stderr)
+    if cwd and os.path.isdir(cwd):
+        os.chdir(cwd)
+    host = types.ModuleType("_code_mode_host", "Calls from Python into the code-mode host (the tool bridge).")
+    host.call = call
+    host.HostCallError = HostCallError
+    sys.modules["_code_mode_host"] = host
+    _cell = _load("_code_mode_cell", sources["cell"])
+    _user_input = _load("_code_mode_input", sources["user_input"])
+    _load("code_mode", sources["code_mode"])
+    publish_display_data({OUTCOME_MIME: {"pid": os.getpid(), "executable": sys.executable}})
+
+
+def call(method, params):
+    """Asks the host and waits for its answer; raises HostCallError with the host's reason."""
+    if threading.get_ident() != _MAIN_THREAD:
+        raise HostCallError("host calls can only be made from the kernel's main thread while a cell runs")
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        raise HostCallError("host calls need an ipykernel kernel")
+    try:
+        answer = kernel.raw_input(_marker + json.dumps({"method": method, "params": params}))
+    except Exception as exc:  # StdinNotImplementedError: not inside a run of the engine's
+        raise HostCallError("host calls can only be made while a cell runs (%s)" % exc) from None
+    reply = json.loads(answer)
+    if reply.get("ok"):
+        return reply.get("result")
+    raise HostCallError(reply.get("error") or "the host call failed")
+
+
+def run(encoded):
+    """Runs one request of the engine in the user's namespace and publishes its outcome."""
+    global _cells
+    from IPython import get_ipython
+    from IPython.display import publish_display_data
+
+    request = json.loads(base64.b64decode(encoded).decode("utf-8"))
+    _cells += 1
+    shell = get_ipython()
+    # ipykernel puts its own input() in place for every request; the engine's asks the same way on every backend.
+    saved = (builtins.input, sys.stdin)
+    sys.stdin = _user_input.install(call, HostCallError)
+    try:
+        outcome = _cell.run_cell(request["code"], shell.user_ns, "<cell %d>" % _cells, request.get("script"))
+    finally:
+        builtins.input, sys.stdin = saved
+        # What the cell did to the streams (None, a closed file) must not reach ipykernel, which flushes them
+        # after every request and hangs on one it cannot flush; nor the next cell, as on the other backends.
+        sys.stdout, sys.stderr = _streams
+    publish_display_data({OUTCOME_MIME: outcome})
+
+
+def process(encoded):
+    """Runs this kernel's interpreter with the given arguments (pip, for installs) and publishes what it did."""
+    import os
+    import subprocess
+    from IPython.display import publish_display_data
+
+    request = json.loads(base64.b64decode(encoded).decode("utf-8"))
+    kept = request["keptChars"]
+    try:
+        done = subprocess.run(
+            [sys.executable] + request["args"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=dict(os.environ, **request["env"]),
+            timeout=request["timeoutMs"] / 1000,
+        )
+        result = {"code": done.returncode, "stdout": done.stdout.decode("utf-8", "replace")[-kept:],
+                  "stderr": done.stderr.decode("utf-8", "replace")[-kept:], "timedOut": False}
+    except subprocess.TimeoutExpired as exc:
+        result = {"code": None, "stdout": (exc.stdout or b"").decode("utf-8", "replace")[-kept:],
+                  "stderr": (exc.stderr or b"").decode("utf-8", "replace")[-kept:], "timedOut": True}
+    except OSError as exc:
+        result = {"code": None, "stdout": "", "stderr": "", "timedOut": False, "spawnError": str(exc)}
+    publish_display_data({OUTCOME_MIME: result})
