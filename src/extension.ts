@@ -1,27 +1,28 @@
-// The one composition root: wires commands, views and providers; every disposable goes into
+// The one composition root: wires services, commands, views and providers; every disposable goes into
 // context.subscriptions. Nothing heavy happens here: the engine, interpreters and the MCP endpoint start on
-// first use.
+// first use (src/vscode/container.ts), and command bodies live in src/vscode/features/.
 import * as vscode from 'vscode';
 import { RunHistory } from './engine/history';
-import { LocalMcpClient } from './mcp/localClient';
-import { personBackend, personRunOptions, personSession } from './vscode/personRun';
-import { registerCommands } from './vscode/commands';
-import { registerGenerateCommand } from './vscode/generateCommand';
-import { RunProblems } from './vscode/runProblems';
-import { EngineHost } from './vscode/engineHost';
-import { installPackagesCommand } from './vscode/installCommand';
-import type { BackendKind } from './engine/types';
+import { describeBackend } from './vscode/backends';
+import { Container } from './vscode/container';
+import { registerExplorerCommands } from './vscode/features/explorerCommands';
+import { registerGenerateCommand } from './vscode/features/generateCommand';
+import { registerInstallCommand } from './vscode/features/installCommand';
+import { rerun, resultsActions, type ResultsActionDeps } from './vscode/features/resultsActions';
+import { registerRunCommands } from './vscode/features/runCommands';
 import { InterpreterTracker } from './vscode/interpreter';
 import { CodeModeMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
+import { personBackend } from './vscode/personRun';
 import { RESULTS_VIEW_ID, ResultsView } from './vscode/resultsView';
 import { RunOutputWriter } from './vscode/runOutput';
+import { RunProblems } from './vscode/runProblems';
 import { onSettingsChange } from './vscode/settings';
 import { RunStatusItem, STATUS_MENU_COMMAND, type RunStatusSnapshot } from './vscode/statusBar';
-import { EXPLORER_VIEW_ID, ToolExplorer, type ExplorerNode } from './vscode/toolExplorer';
+import { EXPLORER_VIEW_ID, ToolExplorer } from './vscode/toolExplorer';
 
 export interface CodeModeApi {
-  /** For tests and other extensions: the engine host (engine created on first use) and run history. */
-  host: EngineHost;
+  /** For tests and other extensions: the services (the engine is created on first use) and run history. */
+  container: Container;
   history: RunHistory;
   results: ResultsView;
   explorer: ToolExplorer;
@@ -40,58 +41,30 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const runsChannel = vscode.window.createOutputChannel('Code Mode: Runs');
   const problems = new RunProblems();
   const interpreter = new InterpreterTracker(() => vscode.workspace.getConfiguration('codeMode').get<string>('pythonPath', '').trim(), log);
-  const host = new EngineHost(context.globalStorageUri.fsPath, log, interpreter);
-  const history = new RunHistory(100, host.stores.history);
+  const container = new Container(context.globalStorageUri.fsPath, log, interpreter);
+  const { engine, bridge, mcp, stores } = container;
+  const settings = () => container.settings.current;
+  const interpreterPath = () => container.interpreter.inUse?.path;
+  const history = new RunHistory(100, stores.history);
   const output = new RunOutputWriter(runsChannel);
 
-  let localClient: Promise<LocalMcpClient> | undefined;
-  const tools = () =>
-    (localClient ??= Promise.all([host.getEngine(), host.getCodeMode()]).then(([engine, codeMode]) =>
-      LocalMcpClient.connect(engine, { origin: 'explorer', ...host.serverOptions(codeMode) }),
-    ));
-
-  const results = new ResultsView(
-    context.extensionUri,
-    history,
-    {
-      rerun: (runId) => rerun(runId),
-      interrupt: async (runId) => {
-        const record = history.get(runId);
-        if (!record || !host.isCreated) return false;
-        return (await host.getEngine()).interrupt(record.run.session, record.run.backend);
-      },
-      invokeTool: async (server, name, args) => {
-        if (server) {
-          const { bridge } = await host.getCodeMode();
-          return { ok: true, content: await bridge.call(server, name, args) };
-        }
-        const result = await (await tools()).callTool(name, args);
-        return { ok: !result.isError, content: result.content };
-      },
-    },
-    log,
-  );
+  const actionDeps: ResultsActionDeps = { history, engine, bridge, tools: () => mcp.localClient(), settings, results: () => results };
+  const results = new ResultsView(context.extensionUri, history, resultsActions(actionDeps), log);
   const explorer = new ToolExplorer(
-    host,
+    engine,
+    interpreterPath,
     history,
-    tools,
+    () => mcp.localClient(),
     async () => {
-      const { bridge, external } = await host.getCodeMode();
-      return { providers: () => bridge.providers(), problems: () => external.problems };
+      const { bridge: tools, external } = await bridge.get();
+      return { providers: () => tools.providers(), problems: () => external.problems };
     },
-    host.stores.codeFiles,
+    stores.codeFiles,
   );
-  const rerun = async (runId: string) => {
-    const record = history.get(runId);
-    if (!record) return undefined;
-    const engine = await host.getEngine();
-    void results.reveal();
-    return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command', ...personRunOptions(host.currentSettings.personRun) });
-  };
-  const mcpProvider = new CodeModeMcpProvider(host, context.extensionPath);
+  const mcpProvider = new CodeModeMcpProvider(settings, interpreterPath, () => mcp.loopback(), context.extensionPath);
   const status = new RunStatusItem(
-    () => personBackend(host.currentSettings, vscode.workspace.isTrusted),
-    (kind) => (kind === 'python' ? `the workspace interpreter (${host.interpreterInUse?.path ?? 'python3 on PATH'})` : 'Pyodide (WebAssembly, sandboxed)'),
+    () => personBackend(settings(), vscode.workspace.isTrusted),
+    (kind) => describeBackend(kind, interpreterPath()),
   );
 
   context.subscriptions.push(
@@ -99,37 +72,37 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     runsChannel,
     problems,
     interpreter,
-    host,
+    container,
     output,
     results,
     explorer,
     mcpProvider,
     status,
-    { dispose: () => void localClient?.then((c) => c.close()) },
     { dispose: () => history.flush() },
-    host.onRunEvent((event) => {
+    engine.onRunEvent((event) => {
       history.handle(event);
       output.handle(event);
       results.handle(event);
       status.handle(event);
       if (event.type === 'started' || event.type === 'finished') explorer.refresh();
     }),
-    host.onStateChange(() => explorer.refresh()),
+    engine.onStateChange(() => explorer.refresh()),
+    bridge.onDidChange(() => explorer.refresh()),
     interpreter.onDidChange((choice) => {
-      void host.interpreterChanged(choice);
+      void container.interpreter.changed(choice);
       status.update();
       explorer.refresh();
       mcpProvider.refresh();
     }),
     onSettingsChange((event) => {
-      void host.settingsChanged(event).then(() => explorer.refresh());
+      void container.settingsChanged(event).then(() => explorer.refresh());
       status.update();
       if (event.affectsConfiguration('codeMode.mcp') || event.affectsConfiguration('codeMode.defaultBackend') || event.affectsConfiguration('codeMode.timeoutSeconds')) {
         mcpProvider.refresh();
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      void host.trustChanged(true).then(() => explorer.refresh());
+      void container.trust.granted().then(() => explorer.refresh());
       status.update();
       mcpProvider.refresh();
     }),
@@ -138,37 +111,15 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
     vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true }),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
-    ...registerCommands({ host, runsChannel: output, results, problems }),
-    registerGenerateCommand({ engine: () => host.getEngine(), toolsSummary: async () => (await host.getCodeMode()).bridge.search(''), log }, results),
-    vscode.commands.registerCommand('codeMode.installPackages', (packages?: string[], backend?: BackendKind) => installPackagesCommand(host, packages, backend)),
-    vscode.commands.registerCommand('codeMode.explorer.refresh', () => explorer.refresh()),
-    vscode.commands.registerCommand('codeMode.explorer.openRun', (runId: string) => results.reveal(runId)),
-    vscode.commands.registerCommand('codeMode.explorer.rerun', (node?: ExplorerNode) => (node?.kind === 'run' ? rerun(node.record.run.runId) : undefined)),
-    vscode.commands.registerCommand('codeMode.explorer.runCodeFile', async (node?: ExplorerNode) => {
-      if (node?.kind !== 'codeFile') return undefined;
-      const engine = await host.getEngine();
-      void results.reveal();
-      const settings = host.currentSettings;
-      return engine.run({
-        code: (await host.stores.codeFiles.read(node.file.name)).content,
-        origin: 'explorer',
-        backend: personBackend(settings, vscode.workspace.isTrusted),
-        session: personSession(settings.personRun),
-        ...personRunOptions(settings.personRun),
-      });
-    }),
-    vscode.commands.registerCommand('codeMode.explorer.invokeTool', (node?: ExplorerNode) => {
-      if (node?.kind === 'tool') {
-        results.showToolForm({ name: node.tool.name, description: node.tool.description ?? '', inputSchema: node.tool.inputSchema as Record<string, unknown> });
-      } else if (node?.kind === 'externalTool') {
-        results.showToolForm({ server: node.tool.server, name: node.tool.name, description: node.tool.description, inputSchema: node.tool.inputSchema });
-      }
-    }),
+    ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, problems }),
+    registerGenerateCommand({ engine: () => engine.get(), toolsSummary: async () => (await bridge.get()).bridge.search(''), log }, results),
+    registerInstallCommand({ settings, engine: () => engine.get() }),
+    ...registerExplorerCommands({ explorer, results, engine, codeFiles: stores.codeFiles, settings, rerun: (runId) => rerun(actionDeps, runId) }),
   );
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { host, history, results, explorer, activationMs, runsChannelText: () => output.transcript(), runsChannelReveals: () => output.reveals, runStatus: () => status.snapshot() };
+  return { container, history, results, explorer, activationMs, runsChannelText: () => output.transcript(), runsChannelReveals: () => output.reveals, runStatus: () => status.snapshot() };
 }
 
 export function deactivate(): void {

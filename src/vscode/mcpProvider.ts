@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { PRODUCT_VERSION } from '../version';
-import type { EngineHost } from './engineHost';
+import type { HttpMcpServer } from '../mcp/http';
+import type { ExtensionSettings } from './settings';
 
 export const MCP_PROVIDER_ID = 'codeMode.mcp';
 const LABEL = 'Code Mode for Python';
@@ -16,7 +17,11 @@ export class CodeModeMcpProvider implements vscode.McpServerDefinitionProvider, 
   readonly onDidChangeMcpServerDefinitions = this.changed.event;
 
   constructor(
-    private readonly host: EngineHost,
+    private readonly settings: () => ExtensionSettings,
+    /** The workspace interpreter in use, if one was chosen yet. */
+    private readonly interpreterPath: () => string | undefined,
+    /** The loopback endpoint, started on first call. */
+    private readonly loopback: () => Promise<HttpMcpServer>,
     private readonly extensionPath: string,
   ) {}
 
@@ -26,12 +31,13 @@ export class CodeModeMcpProvider implements vscode.McpServerDefinitionProvider, 
   }
 
   provideMcpServerDefinitions(): vscode.McpServerDefinition[] {
-    const settings = this.host.currentSettings;
+    const settings = this.settings();
     const version = `${PRODUCT_VERSION}-${settings.mcpTransport}-${settings.engine.defaultBackend}-${vscode.workspace.isTrusted ? 't' : 'u'}`;
     if (settings.mcpTransport === 'stdio') {
       const args = [path.join(this.extensionPath, 'dist', 'cli.js'), '--backend', settings.engine.defaultBackend, '--timeout', String(settings.engine.timeoutS)];
+      const python = this.interpreterPath();
       if (!vscode.workspace.isTrusted) args.push('--pyodide-only');
-      else if (this.host.interpreterInUse?.path) args.push('--python', this.host.interpreterInUse.path);
+      else if (python) args.push('--python', python);
       // In the desktop extension host process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it plain Node.
       return [new vscode.McpStdioServerDefinition(LABEL, process.execPath, args, { ELECTRON_RUN_AS_NODE: '1' }, version)];
     }
@@ -41,7 +47,7 @@ export class CodeModeMcpProvider implements vscode.McpServerDefinitionProvider, 
 
   async resolveMcpServerDefinition(server: vscode.McpServerDefinition): Promise<vscode.McpServerDefinition> {
     if (!(server instanceof vscode.McpHttpServerDefinition)) return server;
-    const endpoint = await this.host.getLoopbackEndpoint();
+    const endpoint = await this.loopback();
     server.uri = vscode.Uri.parse(endpoint.url);
     server.headers = { Authorization: `Bearer ${endpoint.token}` };
     return server;

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import type { BridgePolicy } from '../engine/codemode/bridge';
 import type { EngineConfig } from '../engine/config';
-import type { PyodideSettings } from '../engine/index';
 import type { BackendKind } from '../engine/types';
 import { DEFAULT_SESSION_IDLE_MINUTES } from '../mcp/http';
+import { readBackendSettings, type BackendSettings } from './backends';
 
 export type McpTransport = 'http' | 'stdio';
 
@@ -28,9 +28,8 @@ export interface ExtensionSettings {
   bridgePolicy: BridgePolicy;
   exposeVscodeTools: boolean;
   pythonPath: string;
-  /** Data memory cap of each workspace-Python session in MB (0: none). */
-  pythonMemoryLimitMb: number;
-  pyodide: PyodideSettings;
+  /** Each backend's own settings (backends.ts reads them). */
+  backends: BackendSettings;
   personRun: PersonRunSettings;
   mcpTransport: McpTransport;
   /** An MCP session of the loopback endpoint without a request for this long ends (the client starts a new one). */
@@ -66,12 +65,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
     bridgePolicy: { allowServers: strings('tools.allowServers'), allowTools: strings('tools.allowTools') },
     exposeVscodeTools: c.get<boolean>('tools.vscodeTools', true),
     pythonPath: c.get<string>('pythonPath', '').trim(),
-    pythonMemoryLimitMb: c.get<number>('python.memoryLimitMB', 4096),
-    pyodide: {
-      heapLimitMb: c.get<number>('pyodide.heapLimitMB', 1024),
-      network: c.get<string>('pyodide.network', 'off') === 'on' ? 'on' : 'off',
-      workspaceWritable: c.get<boolean>('pyodide.workspaceWrite', false),
-    },
+    backends: readBackendSettings(c),
     personRun: {
       timeoutS: Math.max(0, c.get<number>('run.timeoutSeconds', 0)),
       cwd: c.get<string>('run.cwd', 'file') === 'workspace' ? 'workspace' : 'file',

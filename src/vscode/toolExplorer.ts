@@ -5,7 +5,8 @@ import type { CodeFileInfo, CodeFiles } from '../engine/stores/codeFiles';
 import type { ConfigProblem } from '../engine/codemode/serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from '../engine/codemode/toolProvider';
 import type { BackendInfo, BackendKind, BackendState } from '../engine/types';
-import { UNTRUSTED_REASON, type EngineHost } from './engineHost';
+import type { EngineService } from './services/engineService';
+import { UNTRUSTED_REASON } from './services/trustService';
 import { errorText } from '../engine/errorText';
 import type { ToolName } from '../mcp/toolNames';
 
@@ -62,7 +63,9 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
   private refreshTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly host: EngineHost,
+    private readonly engine: Pick<EngineService, 'ifCreated'>,
+    /** The workspace interpreter in use, if one was chosen yet. */
+    private readonly interpreterPath: () => string | undefined,
     private readonly history: RunHistory,
     private readonly tools: () => Promise<ToolSource>,
     private readonly servers: () => Promise<ServerSource>,
@@ -205,14 +208,14 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
 
   private async backendNodes(): Promise<ExplorerNode[]> {
     const kinds: BackendKind[] = ['pyodide', 'python'];
-    const engine = this.host.isCreated ? await this.host.getEngine() : undefined;
+    const engine = await this.engine.ifCreated();
     const sessions = engine?.describeSessions() ?? [];
     return kinds.map((backend) => {
       // Your runs and the agents' use different sessions: the backend is as alive as its liveliest one.
       const live = sessions.filter((s) => s.backend === backend).map((s) => s.info);
       const info = live.sort((a, b) => STATE_RANK[b.state] - STATE_RANK[a.state])[0] ?? { kind: backend, state: 'not-loaded' };
       // Before its first start, the python backend still shows which interpreter it will use.
-      if (backend === 'python' && !info.executable) info.executable = this.host.interpreterInUse?.path ?? 'python3 on PATH';
+      if (backend === 'python' && !info.executable) info.executable = this.interpreterPath() ?? 'python3 on PATH';
       const disabledReason = engine?.disabledReason(backend) ?? (backend === 'python' && !vscode.workspace.isTrusted ? UNTRUSTED_REASON : undefined);
       return { kind: 'backend', backend, info, disabledReason };
     });

@@ -62,7 +62,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
 
   it('activates lazily and cheaply', async () => {
     const codeMode = await api();
-    assert.equal(codeMode.host.isCreated, false, 'no engine is created at activation');
+    assert.equal(codeMode.container.engine.isCreated, false, 'no engine is created at activation');
     console.log(`[measure] activation took ${codeMode.activationMs.toFixed(1)} ms`);
   });
 
@@ -116,7 +116,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const editor = await openPython('import sys\nfor i in range(3):\n    print("line", i)\nprint("to stderr", file=sys.stderr)\n');
     editor.selection = new vscode.Selection(0, 0, 4, 0);
     const seen: string[] = [];
-    const sub = codeMode.host.onRunEvent((e) => {
+    const sub = codeMode.container.engine.onRunEvent((e) => {
       if (e.type === 'stdout') seen.push(e.text);
     });
     const result = (await vscode.commands.executeCommand('codeMode.runSelection')) as RunResult;
@@ -143,7 +143,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
 
   it('code files are listed in the explorer, open in an editor and run; a past run re-runs', async () => {
     const codeMode = await api();
-    await codeMode.host.stores.codeFiles.write('explorer_demo.py', 'print("from a code file", 6 * 7)\n', 'create');
+    await codeMode.container.stores.codeFiles.write('explorer_demo.py', 'print("from a code file", 6 * 7)\n', 'create');
     const { explorer } = codeMode;
     const sections = await explorer.getChildren();
     const files = (await explorer.getChildren(sections[3])) as ExplorerNode[];
@@ -169,7 +169,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.equal(installed.success, true, JSON.stringify(installed));
     assert.equal(installed.packages[0].version, '1.2.3');
     assert.equal(installed.session, 'interactive');
-    const engine = await codeMode.host.getEngine();
+    const engine = await codeMode.container.engine.get();
     const result = await engine.run({ code: 'import cm_vscode_pkg\nprint(cm_vscode_pkg.VALUE)', backend: 'pyodide', session: 'interactive' });
     assert.equal(result.stdout, 'installed from a wheel\n');
     const refused = (await vscode.commands.executeCommand('codeMode.installPackages', ['numpy; rm -rf ~'], 'pyodide')) as PackagesResult;
@@ -383,7 +383,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
 
   it('the loopback endpoint refuses requests without the token or with a browser Origin', async () => {
     const codeMode = await api();
-    const endpoint = await codeMode.host.getLoopbackEndpoint();
+    const endpoint = await codeMode.container.mcp.loopback();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const noToken = await fetch(endpoint.url, { method: 'POST', headers, body });
@@ -399,7 +399,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
   it('workspace Python is off, Pyodide still runs, and the UI says why', async () => {
     assert.equal(vscode.workspace.isTrusted, false, 'the runner opened an untrusted workspace');
     const codeMode = await api();
-    const engine = await codeMode.host.getEngine();
+    const engine = await codeMode.container.engine.get();
     const refused = await engine.run({ code: 'print(1)', backend: 'python' });
     assert.equal(refused.success, false);
     assert.match(refused.diagnostics?.message ?? '', /not trusted/);
@@ -423,7 +423,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const codeMode = await api();
     await codeModeLmTools();
     const memoryViaVscode = await until('VS Code to run the memory server from .vscode/mcp.json', () => vscode.lm.tools.find((t) => /read_graph/.test(t.name))?.name);
-    const engine = await codeMode.host.getEngine();
+    const engine = await codeMode.container.engine.get();
     const result = await engine.run({
       code: [
         'from code_mode import tools',

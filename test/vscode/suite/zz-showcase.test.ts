@@ -11,7 +11,7 @@ const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
 
   it('arranges the sidebar and the results panel', async () => {
     const codeMode = await vscode.extensions.getExtension<CodeModeApi>('code-mode.code-mode-python')!.activate();
-    const engine = await codeMode.host.getEngine();
+    const engine = await codeMode.container.engine.get();
     await engine.run({
       code: 'import statistics\nscores = [88, 92, 79, 93, 85]\nprint("mean", statistics.mean(scores))\nprint("stdev", round(statistics.stdev(scores), 2))',
       origin: 'command',

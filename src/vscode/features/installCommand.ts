@@ -1,15 +1,25 @@
 import * as vscode from 'vscode';
-import type { BackendKind, PackagesResult } from '../engine/types';
-import type { EngineHost } from './engineHost';
-import { personBackend, personSession } from './personRun';
+import type { Engine } from '../../engine/engine';
+import type { BackendKind, PackagesResult } from '../../engine/types';
+import { personBackend, personSession } from '../personRun';
+import type { ExtensionSettings } from '../settings';
+
+export interface InstallCommandDeps {
+  settings: () => ExtensionSettings;
+  engine: () => Promise<Engine>;
+}
+
+export function registerInstallCommand(deps: InstallCommandDeps): vscode.Disposable {
+  return vscode.commands.registerCommand('codeMode.installPackages', (packages?: string[], backend?: BackendKind) => installPackagesCommand(deps, packages, backend));
+}
 
 /**
  * "Install Packages…": names (PEP 508) or .whl paths, where your runs will find them (your backend, your
  * session: Pyodide installs live in a session), with a progress notification. The engine validates every
  * spec before anything is installed.
  */
-export async function installPackagesCommand(host: EngineHost, packagesArg?: string[], backendArg?: BackendKind): Promise<PackagesResult | undefined> {
-  const settings = host.currentSettings;
+async function installPackagesCommand(deps: InstallCommandDeps, packagesArg?: string[], backendArg?: BackendKind): Promise<PackagesResult | undefined> {
+  const settings = deps.settings();
   const backend = backendArg ?? personBackend(settings, vscode.workspace.isTrusted);
   const session = personSession(settings.personRun, vscode.window.activeTextEditor?.document);
   const packages =
@@ -24,7 +34,7 @@ export async function installPackagesCommand(host: EngineHost, packagesArg?: str
       ?.split(/\s+/)
       .filter(Boolean);
   if (!packages?.length) return undefined;
-  const engine = await host.getEngine();
+  const engine = await deps.engine();
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Code Mode: installing ${packages.join(', ')} on ${backend}…` },
     () => engine.installPackages({ packages, backend, session }),

@@ -1,20 +1,23 @@
 import * as vscode from 'vscode';
-import type { SessionDescription } from '../engine/engine';
-import type { BackendKind, RunResult, ScriptRun } from '../engine/types';
-import { codeToRun } from './codeText';
-import type { EngineHost } from './engineHost';
-import type { RunOutputWriter } from './runOutput';
-import type { RunProblems } from './runProblems';
-import { offerTimeoutSetting, personBackend, personRunOptions, personSession, scriptOf } from './personRun';
-import { updateSetting, type PersonRunSettings } from './settings';
+import type { SessionDescription } from '../../engine/engine';
+import type { BackendKind, RunResult, ScriptRun } from '../../engine/types';
+import { codeToRun } from '../codeText';
+import type { RunOutputWriter } from '../runOutput';
+import type { RunProblems } from '../runProblems';
+import { offerTimeoutSetting, personBackend, personRunOptions, personSession, scriptOf } from '../personRun';
+import type { EngineService } from '../services/engineService';
+import { updateSetting, type ExtensionSettings, type PersonRunSettings } from '../settings';
 
 export interface ResultsPresenter {
   reveal(runId?: string): Promise<void>;
   isVisible(): boolean;
 }
 
-export interface CommandDeps {
-  host: EngineHost;
+export interface RunCommandDeps {
+  settings: () => ExtensionSettings;
+  engine: Pick<EngineService, 'get' | 'ifCreated'>;
+  /** The workspace interpreter in use, if one was chosen yet. */
+  interpreterPath: () => string | undefined;
   runsChannel: Pick<RunOutputWriter, 'reveal'>;
   results: ResultsPresenter;
   problems: RunProblems;
@@ -23,15 +26,15 @@ export interface CommandDeps {
 const otherBackend = (kind: BackendKind): BackendKind => (kind === 'pyodide' ? 'python' : 'pyodide');
 
 /** The command palette / editor menu front door. Each command returns what it did, for tests and chaining. */
-export function registerCommands({ host, runsChannel, results, problems }: CommandDeps): vscode.Disposable[] {
-  const yourBackend = () => personBackend(host.currentSettings, vscode.workspace.isTrusted);
+export function registerRunCommands({ settings: currentSettings, engine: engines, interpreterPath, runsChannel, results, problems }: RunCommandDeps): vscode.Disposable[] {
+  const yourBackend = () => personBackend(currentSettings(), vscode.workspace.isTrusted);
   const run = async (code: string, document: vscode.TextDocument | undefined, backend = yourBackend(), script?: ScriptRun): Promise<RunResult | undefined> => {
     if (!code.trim()) {
       void vscode.window.showInformationMessage('Code Mode: nothing to run.');
       return undefined;
     }
-    const engine = await host.getEngine();
-    const settings = host.currentSettings.personRun;
+    const engine = await engines.get();
+    const settings = currentSettings().personRun;
     const pending = engine.run({ code, backend, script, session: personSession(settings, document), origin: 'command', ...personRunOptions(settings) });
     await results.reveal();
     // The runs channel is always written; it opens only where the results cannot be seen (or when asked to),
@@ -57,7 +60,7 @@ export function registerCommands({ host, runsChannel, results, problems }: Comma
     const lines = Array.from({ length: document.lineCount }, (_, i) => document.lineAt(i).text);
     const { start, end } = editor.selection;
     const code = codeToRun(lines, { startLine: start.line, startCharacter: start.character, endLine: end.line, endCharacter: end.character });
-    return { code, document, script: scriptOf(document, start.line + 1, host.currentSettings.personRun) };
+    return { code, document, script: scriptOf(document, start.line + 1, currentSettings().personRun) };
   };
 
   return [
@@ -77,19 +80,19 @@ export function registerCommands({ host, runsChannel, results, problems }: Comma
       }
       // As the Python extension does: the run reads the file's other lines (tracebacks) from disk.
       if (document.isDirty && document.uri.scheme === 'file') await document.save();
-      return run(document.getText(), document, undefined, scriptOf(document, 1, host.currentSettings.personRun));
+      return run(document.getText(), document, undefined, scriptOf(document, 1, currentSettings().personRun));
     }),
     vscode.commands.registerCommand('codeMode.chooseBackend', async (choice?: PersonRunSettings['backend']) => {
-      const current = host.currentSettings.personRun.backend;
-      const python = host.interpreterInUse?.path ?? 'python3 on PATH';
+      const current = currentSettings().personRun.backend;
+      const python = interpreterPath() ?? 'python3 on PATH';
       // Its version is known once one of its sessions has started.
-      const engine = host.isCreated ? await host.getEngine() : undefined;
+      const engine = await engines.ifCreated();
       const version = engine?.describeSessions().find((s) => s.backend === 'python' && s.info.pythonVersion)?.info.pythonVersion;
       const items = [
         // The workspace interpreter is not offered where it would not run (Restricted Mode).
         ...(vscode.workspace.isTrusted ? [{ label: version ? `Workspace Python ${version}` : 'Workspace Python', description: python, value: 'python' as const }] : []),
         { label: 'Pyodide (WebAssembly)', description: 'sandboxed, no set-up', value: 'pyodide' as const },
-        { label: "Same as agents'", description: `now ${host.currentSettings.engine.defaultBackend} (codeMode.defaultBackend)`, value: 'same-as-agents' as const },
+        { label: "Same as agents'", description: `now ${currentSettings().engine.defaultBackend} (codeMode.defaultBackend)`, value: 'same-as-agents' as const },
       ].map((item) => ({ ...item, label: item.value === current ? `$(check) ${item.label}` : item.label, picked: item.value === current }));
       const picked = choice ?? (await vscode.window.showQuickPick(items, { title: 'Code Mode: backend for your runs', placeHolder: 'Agents keep codeMode.defaultBackend' }))?.value;
       if (picked !== 'pyodide' && picked !== 'python' && picked !== 'same-as-agents') return undefined;
@@ -97,12 +100,12 @@ export function registerCommands({ host, runsChannel, results, problems }: Comma
       return picked;
     }),
     vscode.commands.registerCommand('codeMode.restartSession', async (target?: { session: string; backend: BackendKind }) => {
-      if (!host.isCreated) return false;
-      const engine = await host.getEngine();
+      const engine = await engines.ifCreated();
+      if (!engine) return false;
       const live = engine.describeSessions();
       if (live.length === 0) return false;
       const reason = 'the session was restarted from VS Code';
-      const chosen = target ? [target] : await pickSessions(live, personSession(host.currentSettings.personRun, vscode.window.activeTextEditor?.document));
+      const chosen = target ? [target] : await pickSessions(live, personSession(currentSettings().personRun, vscode.window.activeTextEditor?.document));
       if (!chosen || chosen.length === 0) return false;
       await Promise.all(chosen.map((s) => engine.resetSession(s.session, s.backend, reason)));
       const names = chosen.map((s) => `"${s.session}" (${s.backend})`).join(', ');
@@ -110,8 +113,8 @@ export function registerCommands({ host, runsChannel, results, problems }: Comma
       return true;
     }),
     vscode.commands.registerCommand('codeMode.interrupt', async () => {
-      if (!host.isCreated) return false;
-      const engine = await host.getEngine();
+      const engine = await engines.ifCreated();
+      if (!engine) return false;
       const running = engine.describeSessions().filter((s) => s.runningRunId);
       for (const session of running) engine.interrupt(session.name, session.backend);
       if (running.length === 0) void vscode.window.showInformationMessage('Code Mode: nothing is running.');

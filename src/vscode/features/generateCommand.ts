@@ -1,8 +1,8 @@
 // Generate and Run as a person meets it: no question is asked before a model is known to be there, and a
 // task typed for a run that failed is offered again instead of being lost.
 import * as vscode from 'vscode';
-import { generateAndRun, NO_MODEL_MESSAGE, pickModel, type GenerateDeps, type GenerateOutcome } from './generateAndRun';
-import type { ResultsPresenter } from './commands';
+import { generateAndRun, NO_MODEL_MESSAGE, pickModel, type GenerateDeps, type GenerateOutcome } from '../generateAndRun';
+import type { ResultsPresenter } from './runCommands';
 
 export function registerGenerateCommand(deps: GenerateDeps, results: ResultsPresenter): vscode.Disposable {
   let unfinishedTask = '';

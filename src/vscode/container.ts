@@ -1,0 +1,118 @@
+// The one holder of the extension's services, as GitLens' container.ts: each service is created on first use
+// (a getter), after the services it takes, and disposed in reverse order of creation. Nothing heavy starts
+// here: the engine, the interpreter and the MCP endpoint start when something first needs them.
+import type * as vscode from 'vscode';
+import type { Engine } from '../engine/engine';
+import { createStores, type Stores } from '../engine/stores/index';
+import type { Logger } from '../engine/types';
+import type { InterpreterTracker } from './interpreter';
+import { BridgeService } from './services/bridgeService';
+import { EngineService } from './services/engineService';
+import { InterpreterService } from './services/interpreterService';
+import { McpEndpoints } from './services/mcpEndpoints';
+import { PyodideProgress } from './services/pyodideProgress';
+import { SettingsCache } from './services/settingsCache';
+import { TrustService } from './services/trustService';
+import { VscodeSettingsPort } from './settingsPort';
+
+export class Container implements vscode.Disposable {
+  readonly logger: Logger;
+  /** Services with something to dispose, in the order they were created. */
+  private readonly created: vscode.Disposable[] = [];
+  private _settings: SettingsCache | undefined;
+  private _stores: Stores | undefined;
+  private _engine: EngineService | undefined;
+  private _bridge: BridgeService | undefined;
+  private _interpreter: InterpreterService | undefined;
+  private _trust: TrustService | undefined;
+  private _pyodideProgress: PyodideProgress | undefined;
+  private _settingsPort: VscodeSettingsPort | undefined;
+  private _mcp: McpEndpoints | undefined;
+
+  constructor(
+    private readonly storageDir: string,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly interpreterTracker: InterpreterTracker,
+  ) {
+    this.logger = { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) };
+  }
+
+  private track<T extends vscode.Disposable>(service: T): T {
+    this.created.push(service);
+    return service;
+  }
+
+  get settings(): SettingsCache {
+    return (this._settings ??= new SettingsCache());
+  }
+
+  /** Code files, learnings and run history in the extension's global storage; nothing touches the disk until a store is used. */
+  get stores(): Stores {
+    return (this._stores ??= createStores(this.storageDir, this.logger));
+  }
+
+  get engine(): EngineService {
+    return (this._engine ??= this.track(
+      new EngineService({
+        storageDir: this.storageDir,
+        logger: this.logger,
+        settings: this.settings,
+        stores: this.stores,
+        startingPythonPath: async () => (await this.interpreter.current()).path,
+        pythonPath: () => this.interpreter.inUse?.path,
+        prepare: (engine) => this.prepareEngine(engine),
+      }),
+    ));
+  }
+
+  /** A new engine, before anyone gets it: Pyodide's first-load notice, workspace trust, the code-mode bridge. */
+  private async prepareEngine(engine: Engine): Promise<void> {
+    this.pyodideProgress.watch(engine);
+    await this.trust.apply(engine);
+    await this.bridge.attach(engine);
+  }
+
+  get bridge(): BridgeService {
+    return (this._bridge ??= this.track(new BridgeService(this.engine, this.settings, this.logger)));
+  }
+
+  get interpreter(): InterpreterService {
+    return (this._interpreter ??= new InterpreterService(this.interpreterTracker, this.engine, this.settings, this.storageDir, this.logger));
+  }
+
+  get trust(): TrustService {
+    return (this._trust ??= new TrustService(this.engine));
+  }
+
+  get pyodideProgress(): PyodideProgress {
+    return (this._pyodideProgress ??= new PyodideProgress(this.log));
+  }
+
+  /** What `configure` reads and writes: VS Code settings, applied to the engine at once. */
+  get settingsPort(): VscodeSettingsPort {
+    return (this._settingsPort ??= new VscodeSettingsPort({
+      current: () => this.settings.current,
+      applyWritten: async () => {
+        this.settings.reread();
+        await this.engine.configure();
+      },
+    }));
+  }
+
+  get mcp(): McpEndpoints {
+    return (this._mcp ??= this.track(new McpEndpoints(this.engine, this.bridge, this.settings, this.settingsPort, this.stores, this.logger)));
+  }
+
+  /** A settings change reaches the cache, the interpreter tracker, the bridge and the engine, in that order. */
+  async settingsChanged(event: vscode.ConfigurationChangeEvent): Promise<void> {
+    const before = this.settings.reread();
+    if (event.affectsConfiguration('codeMode.pythonPath')) this.interpreter.settingChanged();
+    await this.bridge.settingsChanged(event);
+    await this.engine.settingsChanged(before);
+  }
+
+  dispose(): void {
+    for (const service of this.created.reverse()) service.dispose();
+    this.created.length = 0;
+  }
+}

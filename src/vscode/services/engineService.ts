@@ -1,0 +1,88 @@
+import * as vscode from 'vscode';
+import type { Engine } from '../../engine/engine';
+import { createEngine } from '../../engine/index';
+import type { Stores } from '../../engine/stores/index';
+import type { Logger, RunEvent } from '../../engine/types';
+import { engineSetup, factorySwaps, type BackendEnvironment } from '../backends';
+import type { ExtensionSettings } from '../settings';
+import type { SettingsCache } from './settingsCache';
+
+export interface EngineServiceDeps {
+  storageDir: string;
+  logger: Logger;
+  settings: SettingsCache;
+  stores: Stores;
+  /** The interpreter the python backend starts with, asked for when the engine is created. */
+  startingPythonPath: () => Promise<string | undefined>;
+  /** The interpreter in use now, for a python backend re-created by a settings change. */
+  pythonPath: () => string | undefined;
+  /** Runs once the engine exists, before anyone gets it (workspace trust, the code-mode bridge). */
+  prepare: (engine: Engine) => Promise<void>;
+}
+
+/**
+ * The engine's lifetime: created on first use so activation stays cheap, configured from the settings,
+ * disposed with the extension. Listeners subscribe here before the engine exists and keep working across it.
+ */
+export class EngineService implements vscode.Disposable {
+  private engine: Promise<Engine> | undefined;
+  private readonly runEvents = new vscode.EventEmitter<RunEvent>();
+  private readonly stateChanges = new vscode.EventEmitter<void>();
+  readonly onRunEvent = this.runEvents.event;
+  readonly onStateChange = this.stateChanges.event;
+
+  constructor(private readonly deps: EngineServiceDeps) {}
+
+  get isCreated(): boolean {
+    return this.engine !== undefined;
+  }
+
+  get(): Promise<Engine> {
+    this.engine ??= this.create();
+    return this.engine;
+  }
+
+  /** The engine if it was created (or is being created); never creates one. */
+  async ifCreated(): Promise<Engine | undefined> {
+    return this.engine && (await this.engine);
+  }
+
+  /** Gives a created engine the current settings (configure wrote some; VS Code's change event comes later). */
+  async configure(): Promise<void> {
+    const engine = await this.ifCreated();
+    if (engine) engine.config = this.deps.settings.current.engine;
+  }
+
+  /** After a settings change: the new config, and backends whose settings changed re-created. */
+  async settingsChanged(before: ExtensionSettings): Promise<void> {
+    const engine = await this.ifCreated();
+    if (!engine) return;
+    const after = this.deps.settings.current;
+    engine.config = after.engine;
+    for (const { factory, reason } of factorySwaps(before.backends, after.backends, this.environment(this.deps.pythonPath()))) {
+      await engine.setBackendFactory(factory, reason);
+    }
+  }
+
+  private environment(pythonPath: string | undefined): BackendEnvironment {
+    return { storageDir: this.deps.storageDir, logger: this.deps.logger, pythonPath };
+  }
+
+  private async create(): Promise<Engine> {
+    const { settings, stores, logger } = this.deps;
+    const pythonPath = await this.deps.startingPythonPath();
+    const engine = createEngine(engineSetup(settings.current, this.environment(pythonPath)));
+    engine.onRunEvent((event) => this.runEvents.fire(event));
+    engine.setHintsProvider((diagnostics) => stores.learnings.hintsFor(diagnostics));
+    engine.onStateChange(() => this.stateChanges.fire());
+    await this.deps.prepare(engine);
+    logger.info(`engine ready (storage ${this.deps.storageDir})`);
+    return engine;
+  }
+
+  dispose(): void {
+    void this.engine?.then((engine) => engine.dispose());
+    this.runEvents.dispose();
+    this.stateChanges.dispose();
+  }
+}

@@ -1,0 +1,49 @@
+import * as vscode from 'vscode';
+import type { Logger } from '../../engine/types';
+import { pythonFactory } from '../backends';
+import type { InterpreterChoice, InterpreterTracker } from '../interpreter';
+import type { EngineService } from './engineService';
+import type { SettingsCache } from './settingsCache';
+
+/** The workspace interpreter the python backend uses, and its swap (sessions restarted) when the choice changes. */
+export class InterpreterService {
+  private choice: InterpreterChoice | undefined;
+
+  constructor(
+    private readonly tracker: InterpreterTracker,
+    private readonly engine: EngineService,
+    private readonly settings: SettingsCache,
+    private readonly storageDir: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The interpreter in use; undefined until the engine first asked for one. */
+  get inUse(): InterpreterChoice | undefined {
+    return this.choice;
+  }
+
+  /** The interpreter in use, asking the tracker (the Python extension, the setting, PATH) the first time. */
+  async current(): Promise<InterpreterChoice> {
+    this.choice ??= await this.tracker.current();
+    return this.choice;
+  }
+
+  /** codeMode.pythonPath changed: the tracker looks again (and reports through its change event). */
+  settingChanged(): void {
+    this.tracker.settingChanged();
+  }
+
+  async changed(choice: InterpreterChoice): Promise<void> {
+    if (choice.path === this.choice?.path) return;
+    this.choice = choice;
+    const engine = await this.engine.ifCreated();
+    if (!engine) return;
+    const name = choice.path ?? 'python3 on PATH';
+    await engine.setBackendFactory(
+      pythonFactory(this.settings.current.backends, { storageDir: this.storageDir, logger: this.logger, pythonPath: choice.path }),
+      `the workspace interpreter changed to ${name}`,
+    );
+    this.logger.info(`workspace Python is now ${name}; its sessions were restarted`);
+    void vscode.window.showInformationMessage(`Code Mode: workspace Python changed to ${name}. Its sessions were restarted: their variables are gone.`);
+  }
+}

@@ -1,0 +1,62 @@
+import type * as vscode from 'vscode';
+import type { CodeMode } from '../../engine/codemode/index';
+import type { Stores } from '../../engine/stores/index';
+import type { Logger } from '../../engine/types';
+import type { SettingsPort } from '../../engine/userSettings';
+import { startHttpMcpServer, type HttpMcpServer } from '../../mcp/http';
+import { LocalMcpClient } from '../../mcp/localClient';
+import type { McpServerOptions } from '../../mcp/server';
+import type { BridgeService } from './bridgeService';
+import type { EngineService } from './engineService';
+import type { SettingsCache } from './settingsCache';
+
+/**
+ * Our MCP server inside the extension host, two ways: the loopback HTTP endpoint the MCP provider hands to
+ * Copilot (started on first resolve), and the in-process client the Tool Explorer lists and invokes tools with.
+ */
+export class McpEndpoints implements vscode.Disposable {
+  private loopbackServer: Promise<HttpMcpServer> | undefined;
+  private local: Promise<LocalMcpClient> | undefined;
+
+  constructor(
+    private readonly engine: EngineService,
+    private readonly bridge: BridgeService,
+    private readonly settings: SettingsCache,
+    private readonly settingsPort: SettingsPort,
+    private readonly stores: Stores,
+    private readonly logger: Logger,
+  ) {}
+
+  /** What every MCP server the extension builds gets: the bridge and the settings behind `configure`. */
+  private serverOptions(codeMode: CodeMode): Pick<McpServerOptions, 'bridge' | 'settings' | 'stores' | 'learningsCount'> {
+    return { bridge: codeMode.bridge, settings: this.settingsPort, stores: this.stores, learningsCount: () => this.stores.learnings.count() };
+  }
+
+  loopback(): Promise<HttpMcpServer> {
+    this.loopbackServer ??= Promise.all([this.engine.get(), this.bridge.get()]).then(([engine, codeMode]) =>
+      startHttpMcpServer(engine, {
+        origin: 'mcp',
+        log: this.logger,
+        // Its one client is Copilot in this window, working in the sessions the person sees, restarts and shares
+        // (codeMode.run.session "shared-with-agents"): its runs use the engine's shared sessions on purpose.
+        shareSessions: true,
+        sessionIdleMs: this.settings.current.mcpHttpSessionIdleMinutes * 60_000,
+        ...this.serverOptions(codeMode),
+      }),
+    );
+    return this.loopbackServer;
+  }
+
+  /** The Tool Explorer's client of our own tools (runs it starts are the explorer's). */
+  localClient(): Promise<LocalMcpClient> {
+    this.local ??= Promise.all([this.engine.get(), this.bridge.get()]).then(([engine, codeMode]) =>
+      LocalMcpClient.connect(engine, { origin: 'explorer', ...this.serverOptions(codeMode) }),
+    );
+    return this.local;
+  }
+
+  dispose(): void {
+    void this.local?.then((client) => client.close());
+    void this.loopbackServer?.then((server) => server.close());
+  }
+}
