@@ -331,6 +331,11 @@ export class Engine {
     return session ? session.backend.info() : { kind, state: 'not-loaded' };
   }
 
+  /** What a backend says about where it runs (see BackendFactory.describe), or undefined. */
+  async describeBackend(kind: BackendKind): Promise<Record<string, unknown> | undefined> {
+    return this.factories.get(kind)?.describe?.();
+  }
+
   async dispose(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();

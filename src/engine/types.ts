@@ -249,6 +249,8 @@ export interface BackendFactory {
   create(options: BackendSessionOptions): BackendSession;
   /** What confines this backend's interpreters on this machine; absent for one that is not sandboxed. */
   sandbox?(): SandboxReport;
+  /** Where this backend runs code, for `environment` and the explorer (a Jupyter Server and its kernels). */
+  describe?(): Promise<Record<string, unknown>>;
   /** Releases what the factory holds beyond its sessions (a Jupyter Server it started); after the sessions are gone. */
   dispose?(): Promise<void>;
 }

@@ -18,7 +18,7 @@ export interface UserSettings {
 export type SettingKey = keyof UserSettings;
 
 export const SETTING_DESCRIPTIONS: Record<SettingKey, string> = {
-  default_backend: '"pyodide" or "python": the backend of runs that name none',
+  default_backend: '"pyodide", "python" or "jupyter" (when a Jupyter Server is set): the backend of runs that name none',
   timeout_s: `seconds a run may take unless it says otherwise (1-${MAX_TIMEOUT_S})`,
   output_cap_kb: 'cap on stdout and on stderr of one run, in KB (1-10240)',
   auto_install: 'true/false: on ModuleNotFoundError in Pyodide, install the package once and re-run',
@@ -31,7 +31,7 @@ export type SettingValue = { key: SettingKey; value: UserSettings[SettingKey] };
 export function validateSetting(key: unknown, value: unknown): SettingValue | { error: string } {
   switch (key) {
     case 'default_backend':
-      return isBackendKind(value) ? { key, value } : { error: 'default_backend must be "pyodide" or "python"' };
+      return isBackendKind(value) ? { key, value } : { error: 'default_backend must be "pyodide", "python" or "jupyter"' };
     case 'timeout_s':
       return typeof value === 'number' && Number.isFinite(value) && value >= 1 && value <= MAX_TIMEOUT_S
         ? { key, value }

@@ -64,6 +64,17 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
     pyodide: { state: pyodideInfo.state, disabled: engine.disabledReason('pyodide') ?? null, ...pyodideDistribution(), sandbox: engine.sandbox('pyodide') ?? null },
     python: { ...(await python()), sandbox: null, isolation: 'none: the workspace interpreter runs as you, with your files, processes and network' },
   };
+  if (engine.backendKinds.includes('jupyter')) {
+    const info = engine.backendInfo('jupyter');
+    backends.jupyter = {
+      state: info.state,
+      disabled: engine.disabledReason('jupyter') ?? null,
+      ...(info.pythonVersion ? { python_version: info.pythonVersion } : {}),
+      server: (await engine.describeBackend('jupyter')) ?? null,
+      sandbox: null,
+      isolation: "none: the kernel runs as the Jupyter Server's user, on its machine, with its files and network",
+    };
+  }
   const sessions = engine
     .describeSessions()
     .filter((s) => s.scope === ctx.sessionScope)
@@ -111,7 +122,7 @@ export function registerEnvironmentTools(server: McpServer, ctx: EnvironmentCont
     {
       description:
         'Backends (state, versions, packages, sandbox), sessions, limits, guardrails, settings, learnings count, external servers. ' +
-        'key+value first sets a default (persisted): default_backend pyodide|python, timeout_s 1-3600, output_cap_kb 1-10240, ' +
+        'key+value first sets a default (persisted): default_backend pyodide|python|jupyter, timeout_s 1-3600, output_cap_kb 1-10240, ' +
         'auto_install true|false (Pyodide installs missing modules), python_path ("" = search PATH).',
       inputSchema: {
         key: z.enum(Object.keys(SETTING_DESCRIPTIONS) as [SettingKey, ...SettingKey[]]).optional(),

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BACKEND_KINDS } from '../../src/engine/types';
+import { jupyterCliArgs } from '../support/jupyter';
 import { connectStdio, runPython, type StdioConnection } from '../support/mcp';
 
 for (const backend of BACKEND_KINDS) {
@@ -13,12 +14,12 @@ for (const backend of BACKEND_KINDS) {
     const questions: string[] = [];
 
     before(async () => {
-      asking = await connectStdio(['--backend', backend], {}, { elicitation: {} });
+      asking = await connectStdio(['--backend', backend, ...jupyterCliArgs(backend)], {}, { elicitation: {} });
       asking.client.setRequestHandler(ElicitRequestSchema, async (request) => {
         questions.push(request.params.message);
         return { action: 'accept', content: { answer: 'Ada' } };
       });
-      silent = await connectStdio(['--backend', backend]);
+      silent = await connectStdio(['--backend', backend, ...jupyterCliArgs(backend)]);
     });
     after(async () => {
       await asking?.close();

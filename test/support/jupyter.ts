@@ -10,3 +10,8 @@ if (!fs.existsSync(jupyterPython)) throw new Error(`${jupyterPython} is missing:
 
 /** A local server started on first use from `jupyterPython`, as the CLI's `--jupyter-url local` does. */
 export const localJupyter: JupyterSettings = { url: 'local', python: jupyterPython };
+
+/** What the CLI needs to offer the jupyter backend on this machine: a local server from `jupyterPython`. */
+export function jupyterCliArgs(backend: string): string[] {
+  return backend === 'jupyter' ? ['--jupyter-url', 'local', '--python', jupyterPython] : [];
+}

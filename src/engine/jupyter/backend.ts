@@ -19,7 +19,7 @@ import type {
 } from '../types';
 import { displayOf, OUTCOME_MIME, outcomeOf, replyOutcome } from './kernelMessages';
 import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../packages/pip';
-import type { JupyterEndpoint, KernelClient, KernelHandle, KernelStatus, ServerSummary } from './kernelTypes';
+import type { JupyterEndpoint, KernelClient, KernelHandle, KernelStatus } from './kernelTypes';
 import { startLocalJupyterServer, type LocalJupyterServer } from './localServer';
 
 export interface JupyterBackendConfig {
@@ -35,14 +35,16 @@ export interface JupyterBackendConfig {
   log?: Logger;
 }
 
-/** What `get_environment` and the explorer show about the server. */
-export interface JupyterServerReport {
+/** What `environment` and the explorer show about the server (snake_case, as every MCP result). */
+export interface JupyterServerReport extends Record<string, unknown> {
   url: string;
   /** Started by this process from `python`, or configured. */
   local: boolean;
   python?: string;
-  kernelName: string;
-  summary?: ServerSummary;
+  kernel_name: string;
+  default_kernel?: string;
+  kernel_specs?: { name: string; display_name: string }[];
+  kernels?: { id: string; name: string; state: string }[];
   error?: string;
 }
 
@@ -63,6 +65,7 @@ function readAsset(name: string): string {
 export interface JupyterBackend extends BackendFactory {
   readonly kind: 'jupyter';
   describe(): Promise<JupyterServerReport>;
+  dispose(): Promise<void>;
 }
 
 export function createJupyterBackend(config: JupyterBackendConfig = {}): JupyterBackend {
@@ -80,14 +83,17 @@ export function createJupyterBackend(config: JupyterBackendConfig = {}): Jupyter
   return {
     kind: 'jupyter',
     create: (options) => new JupyterSession(options, config.log ?? options.log, () => endpoint(options.log), kernelName, !config.url),
-    async describe() {
+    async describe(): Promise<JupyterServerReport> {
       const localServer = config.url ? undefined : await local?.catch(() => undefined);
       const url = config.url ?? localServer?.endpoint.url ?? '(a local server, started on first use)';
-      const report: JupyterServerReport = { url, local: !config.url, kernelName: kernelName ?? 'the server default', ...(localServer ? { python: localServer.python } : {}) };
+      const report: JupyterServerReport = { url, local: !config.url, kernel_name: kernelName ?? '(the server default)', ...(localServer ? { python: localServer.python } : {}) };
       const target = config.url ? { url: config.url, token: config.token } : localServer?.endpoint;
       if (!target) return report;
       try {
-        report.summary = await kernelClient().describeServer(target);
+        const summary = await kernelClient().describeServer(target);
+        report.default_kernel = summary.defaultKernel;
+        report.kernel_specs = summary.kernelSpecs.map((spec) => ({ name: spec.name, display_name: spec.displayName }));
+        report.kernels = summary.kernels.map((kernel) => ({ id: kernel.id, name: kernel.name, state: kernel.state }));
       } catch (error) {
         report.error = errorText(error);
       }
@@ -207,7 +213,9 @@ class JupyterSession implements BackendSession {
       kernel = await kernelClient().startKernel(endpoint, this.kernelName);
     } catch (error) {
       this.broken = true;
-      throw new Error(`could not start a ${this.kernelName ?? 'default'} kernel on the Jupyter Server at ${endpoint.url}: ${errorText(error)}`);
+      // A POST without a valid token fails the server's XSRF check before its auth says so.
+      const why = /_xsrf|\b40[13]\b|Forbidden|Unauthorized/.test(errorText(error)) ? `the server refused the token (403 Forbidden: ${errorText(error)}); check the token` : errorText(error);
+      throw new Error(`could not start a ${this.kernelName ?? 'default'} kernel on the Jupyter Server at ${endpoint.url}: ${why}`);
     }
     this.broken = false;
     this.server = endpoint.url;

@@ -1,0 +1,150 @@
+// The jupyter backend through a real MCP client over stdio, against a real Jupyter Server (Debian's
+// jupyter-server and ipykernel, started by the product's own launcher in a venv so pip may install) reached by
+// URL and token, as a remote JupyterHub would be: state, errors, streaming, displays, time limits, a kernel
+// that ignores interrupts, code mode from the kernel, installs, and what `environment` says.
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startLocalJupyterServer, type LocalJupyterServer } from '../../src/engine/jupyter/localServer';
+import { silentLogger, type PackagesResult } from '../../src/engine/types';
+import { jupyterPython } from '../support/jupyter';
+import { connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
+import { checkPng, PYTHON_PNG_ENCODER } from '../support/pythonPng';
+import { buildWheel } from '../support/wheel';
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-jupyter-test-'));
+after(() => fs.rmSync(work, { recursive: true, force: true }));
+
+describe('the jupyter backend over MCP', () => {
+  let server: LocalJupyterServer;
+  let conn: StdioConnection;
+  const run = (code: string, extra: Record<string, unknown> = {}) => runPython(conn.client, { code, backend: 'jupyter', ...extra });
+
+  before(async () => {
+    // A venv over Debian's Python sees its jupyter_server and ipykernel, and lets pip install into itself.
+    const venv = path.join(work, 'venv');
+    execFileSync(jupyterPython, ['-m', 'venv', '--without-pip', '--system-site-packages', venv]);
+    server = await startLocalJupyterServer({ python: path.join(venv, 'bin', 'python'), rootDir: work, log: silentLogger });
+    const memory = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
+    const servers = path.join(work, 'servers.json');
+    fs.writeFileSync(servers, JSON.stringify({ servers: { memory: { command: process.execPath, args: [memory], env: { MEMORY_FILE_PATH: path.join(work, 'memory.jsonl') } } } }));
+    conn = await connectStdio(['--backend', 'jupyter', '--jupyter-url', server.endpoint.url, '--servers', servers], { CODE_MODE_JUPYTER_TOKEN: server.endpoint.token ?? '' });
+    await conn.client.listTools();
+  });
+  after(async () => {
+    await conn?.close();
+    await server?.stop();
+  });
+
+  test('state persists across calls, and output is stdout and stderr as Python wrote them', async () => {
+    const first = await run('x = 41\nimport sys\nprint("out")\nprint("err", file=sys.stderr)');
+    assert.equal(first.result.success, true, JSON.stringify(first.result.diagnostics));
+    assert.equal(first.result.backend, 'jupyter');
+    assert.equal(first.result.stdout, 'out\n');
+    assert.equal(first.result.stderr, 'err\n');
+    assert.equal((await run('print(x + 1)')).result.stdout, '42\n');
+  });
+
+  test("an exception comes back with its real name and a traceback at the user's line", async () => {
+    const { result } = await run('def f():\n    return 1 / 0\nf()');
+    assert.equal(result.success, false);
+    assert.equal(result.diagnostics?.error_type, 'RuntimeError');
+    assert.equal(result.diagnostics?.exception, 'ZeroDivisionError');
+    assert.match(result.diagnostics?.traceback ?? '', /line 2, in f\n\s+return 1 \/ 0/);
+    const syntax = await run('def broken(:\n    pass');
+    assert.equal(syntax.result.diagnostics?.error_type, 'SyntaxError');
+  });
+
+  test('output streams as progress while the kernel runs', async () => {
+    const messages: string[] = [];
+    const streamed = await runPython(conn.client, { code: 'import time\nprint("early", flush=True)\ntime.sleep(1.5)\nprint("late")', backend: 'jupyter' }, { onprogress: (p) => messages.push(p.message ?? '') });
+    assert.equal(streamed.result.stdout, 'early\nlate\n');
+    assert.ok(messages.some((m) => m.includes('early')), `no progress carried the early line: ${JSON.stringify(messages)}`);
+  });
+
+  test("IPython's display() of a PNG becomes an image in the result", async () => {
+    const { result, raw } = await run(`${PYTHON_PNG_ENCODER}\nfrom IPython.display import Image, display\ndisplay(Image(data=make_png(12, 8)))\ndisplay("plain text too")`);
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.equal(result.displays?.[0]?.mime, 'image/png');
+    assert.deepEqual(checkPng(Buffer.from(result.displays![0]!.data, 'base64')), { width: 12, height: 8 });
+    assert.ok(raw.content.some((block) => block.type === 'image' && block.mimeType === 'image/png'), 'the client gets an image block');
+    assert.match(result.stdout, /'plain text too'/);
+  });
+
+  test('an endless loop stops at timeout_s through the kernel interrupt; the next call works and the state is kept', async () => {
+    await run('kept = "still here"');
+    const { result } = await run('while True:\n    pass', { timeout_s: 2 });
+    assert.equal(result.diagnostics?.error_type, 'TIMEOUT');
+    assert.equal(result.session_reset, undefined);
+    const next = await run('print(kept)');
+    assert.equal(next.result.stdout, 'still here\n');
+    assert.equal(next.result.session_reset, undefined);
+  });
+
+  test('a kernel that ignores interrupts is restarted, and the result and the next run say the state is gone', async () => {
+    await run('kept = 1');
+    const { result } = await run('import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass', { timeout_s: 2 });
+    assert.equal(result.diagnostics?.error_type, 'TIMEOUT');
+    assert.equal(result.session_reset, true);
+    assert.match(result.diagnostics?.message ?? '', /restarted/);
+    const next = await run('print("kept" in globals())');
+    assert.equal(next.result.success, true, JSON.stringify(next.result.diagnostics));
+    assert.equal(next.result.stdout, 'False\n');
+  });
+
+  test('code mode: Python in the kernel calls a real MCP server (server-memory) as functions', async () => {
+    const { result } = await run(
+      'from code_mode import tools\n' +
+        'tools.memory.create_entities(entities=[{"name": "kernel", "entityType": "thing", "observations": ["runs on Jupyter"]}])\n' +
+        'graph = tools.memory.read_graph()\n' +
+        'print([e["name"] for e in graph["entities"]])',
+      { timeout_s: 60 },
+    );
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.equal(result.stdout, "['kernel']\n");
+  });
+
+  test('install_packages through the kernel puts a wheel the test built into its environment', async () => {
+    const wheel = buildWheel(path.join(work, 'wheels'), { name: 'cmjupyterpkg', version: '1.2.3', init: 'GREETING = "hi from the wheel"\n' });
+    const raw = (await conn.client.callTool({ name: 'packages', arguments: { action: 'install', backend: 'jupyter', packages: [wheel] } }, undefined, { timeout: 300_000 })) as CallToolResult;
+    const installed = raw.structuredContent as unknown as PackagesResult;
+    assert.equal(installed.success, true, JSON.stringify(installed));
+    assert.equal(installed.packages[0]?.version, '1.2.3');
+    assert.equal((await run('import cmjupyterpkg\nprint(cmjupyterpkg.GREETING)')).result.stdout, 'hi from the wheel\n');
+    const checked = (await conn.client.callTool({ name: 'packages', arguments: { action: 'check', backend: 'jupyter', packages: ['cmjupyterpkg>=1.0'] } })) as CallToolResult;
+    assert.equal((checked.structuredContent as unknown as PackagesResult).packages[0]?.installed, true);
+  });
+
+  test('environment names the server, its kernels and that the kernel is not sandboxed', async () => {
+    const raw = (await conn.client.callTool({ name: 'environment', arguments: {} })) as CallToolResult;
+    const jupyter = (raw.structuredContent as { backends: Record<string, Record<string, unknown>> }).backends.jupyter!;
+    assert.equal(jupyter.sandbox, null);
+    assert.match(String(jupyter.isolation), /^none/);
+    const described = jupyter.server as { url: string; local: boolean; kernels: { state: string }[]; default_kernel: string };
+    assert.equal(described.url, server.endpoint.url);
+    assert.equal(described.local, false);
+    assert.equal(described.default_kernel, 'python3');
+    assert.ok(described.kernels.length >= 1, 'the session kernel is listed');
+  });
+});
+
+describe('the jupyter backend with a wrong token', () => {
+  test('the run fails with a clear error naming the server, and the MCP server keeps serving', async () => {
+    const server = await startLocalJupyterServer({ python: jupyterPython, log: silentLogger });
+    const conn = await connectStdio(['--jupyter-url', server.endpoint.url, '--jupyter-token', 'not-the-token']);
+    try {
+      const { result } = await runPython(conn.client, { code: 'print(1)', backend: 'jupyter' });
+      assert.equal(result.success, false);
+      assert.match(result.diagnostics?.message ?? '', new RegExp(`Jupyter Server at ${server.endpoint.url.replace(/[.]/g, '\\.')}.*(403|401|Forbidden|Unauthorized)`, 's'));
+      const pyodide = await runPython(conn.client, { code: 'print(2)', backend: 'pyodide' });
+      assert.equal(pyodide.result.stdout, '2\n');
+    } finally {
+      await conn.close();
+      await server.stop();
+    }
+  });
+});
