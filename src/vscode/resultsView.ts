@@ -11,6 +11,7 @@ import {
 } from '../webview/protocol';
 import { makeNonce, renderResultsHtml } from './resultsHtml';
 import { errorText } from '../engine/errorText';
+import { PendingRequests } from '../engine/requests';
 import { resultsLocation } from './settings';
 
 export const RESULTS_VIEW_ID = 'codeMode.results';
@@ -39,7 +40,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
   /** Reveal and form requests made before any page loaded; run events need no queue (history covers them). */
   private queued: HostToPageMessage[] = [];
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly probes = new Map<string, (cards: ProbedCard[]) => void>();
+  private readonly probes = new PendingRequests<string, ProbedCard[]>();
   private probeCounter = 0;
 
   constructor(
@@ -142,17 +143,10 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     const [webview] = this.ready;
     if (!webview) return [];
     const requestId = `probe-${++this.probeCounter}`;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.probes.delete(requestId);
-        resolve([]);
-      }, 5000);
-      this.probes.set(requestId, (cards) => {
-        clearTimeout(timer);
-        resolve(cards);
-      });
-      void webview.postMessage({ type: 'probe', requestId } satisfies HostToPageMessage);
-    });
+    // A page that does not answer within 5 s shows nothing.
+    const cards = this.probes.wait(requestId, 5000).catch((): ProbedCard[] => []);
+    void webview.postMessage({ type: 'probe', requestId } satisfies HostToPageMessage);
+    return cards;
   }
 
   private webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
@@ -205,8 +199,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
         await openLocation(message.file, message.line);
         return;
       case 'probeResult':
-        this.probes.get(message.requestId)?.(message.cards);
-        this.probes.delete(message.requestId);
+        this.probes.resolve(message.requestId, message.cards);
         return;
       case 'invokeTool': {
         const reply = await this.invokeFromForm(message.server, message.name, message.args);
@@ -226,6 +219,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
   }
 
   dispose(): void {
+    this.probes.rejectAll(new Error('the results view was closed'));
     this.panel?.dispose();
     this.viewResolved.dispose();
     for (const d of this.disposables) d.dispose();

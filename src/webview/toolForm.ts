@@ -3,6 +3,7 @@
 import { button, el } from './dom';
 import { exampleOf, shapeOf } from './schemaShape';
 import type { PageToHostMessage, ToolFormSpec } from './protocol';
+import { PendingRequests } from '../engine/requests';
 
 type Schema = Record<string, unknown>;
 type FieldKind = 'string' | 'text' | 'number' | 'integer' | 'boolean' | 'enum' | 'json';
@@ -181,7 +182,8 @@ function renderContent(content: unknown): HTMLElement[] {
 export class ToolPanel {
   readonly root = el('section', { className: 'tool-panel', attrs: { 'aria-label': 'Invoke tool' } });
   spec: ToolFormSpec | undefined;
-  private pendingRequest: string | undefined;
+  /** The form's invokeTool request waiting for its toolResult (one at a time). */
+  private readonly requests = new PendingRequests<string, { ok: boolean; content: unknown }>();
   private requestCount = 0;
   private fields: Field[] = [];
   private submitButton: HTMLButtonElement | undefined;
@@ -196,7 +198,7 @@ export class ToolPanel {
 
   show(spec: ToolFormSpec): void {
     this.spec = spec;
-    this.pendingRequest = undefined;
+    this.requests.rejectAll(new Error('another tool form replaced this one'));
     const schema = asSchema(spec.inputSchema);
     const properties = asSchema(schema.properties);
     const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
@@ -239,23 +241,26 @@ export class ToolPanel {
 
   hide(): void {
     this.spec = undefined;
-    this.pendingRequest = undefined;
+    this.requests.rejectAll(new Error('the tool form was closed'));
     this.fields = [];
     this.root.replaceChildren();
     this.root.hidden = true;
     this.changed();
   }
 
+  /** The host's toolResult; one for a request this form is not waiting for is ignored. */
   showResult(requestId: string, ok: boolean, content: unknown): void {
-    if (requestId !== this.pendingRequest || !this.resultBox || !this.submitButton) return;
-    this.pendingRequest = undefined;
-    this.submitButton.disabled = false;
-    this.resultBox.dataset.ok = String(ok);
-    this.resultBox.replaceChildren(el('div', { className: 'tool-result-title', text: ok ? 'Result' : 'Error' }), ...renderContent(content));
+    this.requests.resolve(requestId, { ok, content });
+  }
+
+  private render(resultBox: HTMLElement, submitButton: HTMLButtonElement, { ok, content }: { ok: boolean; content: unknown }): void {
+    submitButton.disabled = false;
+    resultBox.dataset.ok = String(ok);
+    resultBox.replaceChildren(el('div', { className: 'tool-result-title', text: ok ? 'Result' : 'Error' }), ...renderContent(content));
   }
 
   private submit(): void {
-    if (!this.spec || !this.resultBox || !this.submitButton || this.pendingRequest) return;
+    if (!this.spec || !this.resultBox || !this.submitButton || this.requests.size > 0) return;
     const args: Record<string, unknown> = {};
     let firstInvalid: Field | undefined;
     for (const field of this.fields) {
@@ -271,14 +276,17 @@ export class ToolPanel {
       return;
     }
     this.requestCount += 1;
-    this.pendingRequest = `tool-${Date.now().toString(36)}-${this.requestCount}`;
-    this.submitButton.disabled = true;
-    this.resultBox.hidden = false;
-    delete this.resultBox.dataset.ok;
-    this.resultBox.replaceChildren(el('p', { className: 'note running-note', text: 'Running…' }));
+    const requestId = `tool-${Date.now().toString(36)}-${this.requestCount}`;
+    const { resultBox, submitButton } = this;
+    // A form closed or replaced meanwhile drops its reply.
+    void this.requests.wait(requestId).then((reply) => this.render(resultBox, submitButton, reply), () => undefined);
+    submitButton.disabled = true;
+    resultBox.hidden = false;
+    delete resultBox.dataset.ok;
+    resultBox.replaceChildren(el('p', { className: 'note running-note', text: 'Running…' }));
     this.post({
       type: 'invokeTool',
-      requestId: this.pendingRequest,
+      requestId,
       ...(this.spec.server !== undefined ? { server: this.spec.server } : {}),
       name: this.spec.name,
       args,

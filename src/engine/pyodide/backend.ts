@@ -30,6 +30,7 @@ import { parseFromHost } from './hostMessages';
 import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type InstallStep, type OutputChunk, type PackagesReply, type ReadyInfo, type ToHost } from './protocol';
 import { SnapshotCache } from './snapshotCache';
 import { errorText } from '../errorText';
+import { PendingRequests } from '../requests';
 
 export interface PyodideBackendConfig {
   /**
@@ -124,7 +125,7 @@ class PyodideSession implements BackendSession {
   private disposed = false;
   private lastInfo: ReadyInfo | undefined;
   /** Package requests sent to the current host, by id. */
-  private readonly packageRequests = new Map<number, (reply: PackagesReply) => void>();
+  private readonly packageRequests = new PendingRequests<number, PackagesReply>();
   private lastPackagesId = 0;
   /** Why the interpreter's state was lost outside a run, until the engine asks. */
   private stateLoss: string | undefined;
@@ -235,10 +236,10 @@ class PyodideSession implements BackendSession {
   private packagesRequest(steps: InstallStep[], versionsOf: string[]): Promise<PackagesReply> {
     const host = this.host();
     const id = ++this.lastPackagesId;
-    return new Promise((resolve) => {
-      this.packageRequests.set(id, resolve);
-      this.send(host, { type: 'packages', id, steps, versionsOf });
-    });
+    // A host that goes away answers every request it had as failed, with the reason.
+    const reply = this.packageRequests.wait(id).catch((error: unknown): PackagesReply => ({ type: 'packagesDone', id, errors: [], versions: {}, failed: errorText(error) }));
+    this.send(host, { type: 'packages', id, steps, versionsOf });
+    return reply;
   }
 
   async dispose(): Promise<void> {
@@ -404,8 +405,7 @@ class PyodideSession implements BackendSession {
         void this.answerHostCall(host, message.id, message.method, message.params);
         return;
       case 'packagesDone':
-        this.packageRequests.get(message.id)?.(message);
-        this.packageRequests.delete(message.id);
+        this.packageRequests.resolve(message.id, message);
         return;
       case 'log':
         this.options.log[message.level](`[pyodide] ${message.message}`);
@@ -450,8 +450,7 @@ class PyodideSession implements BackendSession {
     this.loading = false;
     if (this.pending) this.settle(this.pending, { status: 'crashed', message: reason });
     else if (host.info && !host.killedByUs) this.stateLoss = `${reason} between runs`;
-    for (const [id, resolve] of this.packageRequests) resolve({ type: 'packagesDone', id, errors: [], versions: {}, failed: reason });
-    this.packageRequests.clear();
+    this.packageRequests.rejectAll(new Error(reason));
   }
 
   private settle(pending: PendingRun, outcome: BackendOutcome): void {

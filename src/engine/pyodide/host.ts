@@ -6,6 +6,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { encodeFrame, FrameDecoder } from '../framing';
+import { PendingRequests } from '../requests';
 import type { BackendOutcome } from '../types';
 import {
   HOST_INPUT_FD,
@@ -57,8 +58,8 @@ interface ActiveRun {
 /** A run received while the worker was still loading. */
 let queued: RunMessage | undefined;
 let active: ActiveRun | undefined;
-/** Host-call ids seen by the backend -> the worker (and its own id) that asked. */
-const pendingCalls = new Map<number, { from: Instance; workerCallId: number }>();
+/** Host calls relayed to the backend, by the id the backend sees, waiting for its reply. */
+const hostCalls = new PendingRequests<number, HostCallReply>();
 let lastCallId = 0;
 /** Package requests received while the worker was loading, and the ones the current worker is working on. */
 const waitingPackages: PackagesMessage[] = [];
@@ -114,7 +115,7 @@ function recycle(stateLost?: string): void {
   old.lost = true;
   void old.worker.terminate();
   old.replyPort.close();
-  pendingCalls.clear();
+  hostCalls.rejectAll(new Error('the Pyodide instance was replaced'));
   instance = spawnWorker();
   send({ type: 'loading', stateLost });
 }
@@ -145,7 +146,16 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
       return;
     case 'hostCall': {
       const id = ++lastCallId;
-      pendingCalls.set(id, { from, workerCallId: message.id });
+      const workerCallId = message.id;
+      // The reply goes back under the worker's own id, to the worker that asked; a replaced worker's calls are abandoned.
+      void hostCalls.wait(id).then(
+        (reply) => {
+          if (from !== instance) return;
+          from.replyPort.postMessage({ ...reply, id: workerCallId });
+          wakeCaller(from);
+        },
+        () => undefined,
+      );
       send({ type: 'hostCall', id, method: message.method, params: message.params });
       return;
     }
@@ -258,11 +268,7 @@ function wakeCaller(target: Instance): void {
 }
 
 function relayReply(reply: HostCallReply): void {
-  const pending = pendingCalls.get(reply.id);
-  pendingCalls.delete(reply.id);
-  if (!pending || pending.from !== instance) return;
-  pending.from.replyPort.postMessage({ ...reply, id: pending.workerCallId });
-  wakeCaller(pending.from);
+  hostCalls.resolve(reply.id, reply);
 }
 
 function onBackendMessage(message: ToHost): void {

@@ -24,6 +24,7 @@ import { localInterpreter, pipCheck, pipInstall } from '../packages/pip';
 import { killDescendants } from './processTree';
 import { RawOutputChannel } from './rawOutput';
 import { errorText } from '../errorText';
+import { PendingRequests } from '../requests';
 
 export interface PythonBackendConfig {
   /** Interpreter to run; else $CODE_MODE_PYTHON, else python3/python on PATH (see resolvePythonInterpreter). */
@@ -334,7 +335,6 @@ interface ActiveRun {
   id: string;
   driver: DriverProcess;
   sink: BackendSink;
-  resolve: (outcome: BackendOutcome) => void;
   outcome?: BackendOutcome;
   /** Which raw pipes the driver wrote an end-of-run marker to, once its result says so. */
   expectMarkers?: [boolean, boolean];
@@ -346,6 +346,8 @@ class PythonSession implements BackendSession {
   private readonly log: Logger;
   private driver?: DriverProcess;
   private active?: ActiveRun;
+  /** The outcome of the active run, by its id: its result (once the raw pipes caught up), or the driver's crash. */
+  private readonly outcomes = new PendingRequests<string, BackendOutcome>();
   /** A run waiting for its interpreter to start, which interrupt() can still call off. */
   private awaitingDriver?: { interrupted: boolean };
   /** The last driver died on its own (rather than by restart()), until the next one starts. */
@@ -386,14 +388,14 @@ class PythonSession implements BackendSession {
     // Stopped while the interpreter was still starting: the code never ran.
     if (awaiting.interrupted) return { status: 'interrupted' };
     const frame = encodeFrame({ type: 'run', id: request.runId, code: request.code, script: request.script, outputCapBytes: request.outputCapBytes });
-    return new Promise<BackendOutcome>((resolve) => {
-      this.active = { id: request.runId, driver, sink, resolve, seenMarkers: [false, false] };
-      driver.stdout.beginRun(request.outputCapBytes);
-      driver.stderr.beginRun(request.outputCapBytes);
-      driver.resetStderrTail();
-      driver.setRef(true);
-      driver.write(frame);
-    });
+    const outcome = this.outcomes.wait(request.runId);
+    this.active = { id: request.runId, driver, sink, seenMarkers: [false, false] };
+    driver.stdout.beginRun(request.outputCapBytes);
+    driver.stderr.beginRun(request.outputCapBytes);
+    driver.resetStderrTail();
+    driver.setRef(true);
+    driver.write(frame);
+    return outcome;
   }
 
   interrupt(): void {
@@ -582,7 +584,7 @@ class PythonSession implements BackendSession {
     run.driver.resetStderrTail();
     this.active = undefined;
     run.driver.setRef(false);
-    run.resolve(run.outcome);
+    this.outcomes.resolve(run.id, run.outcome);
   }
 
   private onHostCall(driver: DriverProcess, callId: number, method: string, params: unknown): void {
@@ -627,7 +629,7 @@ class PythonSession implements BackendSession {
     }
     if (duringRun) {
       this.active = undefined;
-      run.resolve({ status: 'crashed', message: reason });
+      this.outcomes.resolve(run.id, { status: 'crashed', message: reason });
     }
   }
 }
