@@ -1,9 +1,11 @@
 // Where the SDK's McpServer is adjusted: its tools/call handler answers an unknown tool (or a task asked of a tool
-// that cannot be one) as the spec asks, a task-capable tool called without a task answers directly, and its
-// tools/list drops what says nothing. The SDK keeps these in private members with no public hook around them, so
-// they are wrapped in place; `createMcpServer` fails loudly if the SDK moves them.
+// that cannot be one) as the spec asks, a task-capable tool called without a task answers directly, its
+// tools/list drops what says nothing, and incoming requests skip a costly guess at what they are. The SDK keeps
+// these in private members with no public hook around them, so they are wrapped in place; `createMcpServer` fails
+// loudly if the SDK moves them.
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCRequest, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCRequest, type ListToolsResult, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolExtra } from './shared';
 import type { TaskCapableHandler } from './toolTasks';
 
@@ -108,4 +110,36 @@ function withoutDefaults<T extends object>(schema: T): T {
 
 function isEmptyObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+/** The members of the SDK's Server (a Protocol) that take a message once it is known to be a request. */
+interface RequestDispatchInternals {
+  connect(transport: Transport): Promise<void>;
+  _onrequest(request: JSONRPCRequest, extra?: MessageExtraInfo): void;
+}
+
+/**
+ * Incoming requests go straight to the SDK's request dispatch. The SDK tells a request from a response by trying
+ * the two response schemas on it first: two failed zod parses per request, each building a ZodError with a stack
+ * trace that nobody reads, about 80 µs of a warm run_python's time outside the engine. Both our transports have
+ * checked every message against the SDK's JSONRPCMessageSchema already (stdio: jsonRpcInput.ts; HTTP: the SDK's
+ * transport), whose branches are strict, so a message with `method` and `id` is a request; the handler of its
+ * method still checks its params. Anything else (notifications, responses) takes the SDK's way.
+ */
+export function dispatchRequestsDirectly(server: McpServer): void {
+  const protocol = server.server as unknown as RequestDispatchInternals;
+  if (typeof protocol._onrequest !== 'function' || typeof protocol.connect !== 'function') {
+    throw new Error('the MCP SDK no longer dispatches requests where sdkHandlers.ts expects it');
+  }
+  const connect = protocol.connect.bind(protocol);
+  protocol.connect = async (transport) => {
+    await connect(transport);
+    // Set by the SDK's connect; no transport of ours sets one of its own before, which the SDK would also call.
+    const sdkOnMessage = transport.onmessage;
+    if (!sdkOnMessage) return;
+    transport.onmessage = (message, extra) => {
+      if ('method' in message && 'id' in message) protocol._onrequest(message, extra);
+      else sdkOnMessage(message, extra);
+    };
+  };
 }

@@ -15,7 +15,7 @@ import { RunTaskStore } from './runTaskStore';
 import { codeReachesOutside, guarded, refused, runForTool, runPythonInput, runResultOutput, type OfferedTools, type RunChannel } from './shared';
 import { codeFileToRun, registerStoreTools } from './storeTools';
 import type { ToolName } from './toolNames';
-import { answerPlainCallsDirectly, compactToolList, refuseCallsNotOffered } from './sdkHandlers';
+import { answerPlainCallsDirectly, compactToolList, dispatchRequestsDirectly, refuseCallsNotOffered } from './sdkHandlers';
 import { runsAsTask } from './toolTasks';
 
 export interface McpServerOptions {
@@ -112,6 +112,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   });
   answerPlainCallsDirectly(server);
   compactToolList(server);
+  dispatchRequestsDirectly(server);
   followSettings(server, engine, [
     [tools.run_python, runAnnotations],
     [tools.packages, () => packagesAnnotations(engine)],
@@ -122,10 +123,6 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   return server;
 }
 
-/**
- * Annotations stay true to the settings: when the workspace interpreter is turned on or off, or the sandbox's
- * network changes, the hints that depend on it are updated (the client gets tools/list_changed).
- */
 /** The code of a run_python call (given, or a code file's), or why there is none. */
 async function codeToRun(args: { code?: string; file?: string }, stores: Stores | undefined): Promise<string | CallToolResult> {
   const { code, file } = args;
@@ -135,17 +132,28 @@ async function codeToRun(args: { code?: string; file?: string }, stores: Stores 
   return codeFileToRun(stores, file);
 }
 
+/**
+ * Annotations stay true to the settings: when the workspace interpreter is turned on or off, or the sandbox's
+ * network changes, the hints that depend on it are updated (the client gets tools/list_changed). The engine's
+ * state changes at every run's start and end, so the check is a field-by-field compare, not a serialization.
+ */
 function followSettings(server: McpServer, engine: Engine, hints: [RegisteredTool | undefined, () => ToolAnnotations][]): void {
-  const shown = hints.map(([, annotations]) => JSON.stringify(annotations()));
+  const shown = hints.map(([, annotations]) => annotations());
   const listener = engine.onStateChange(() => {
     hints.forEach(([tool, annotations], i) => {
       const now = annotations();
-      if (JSON.stringify(now) === shown[i]) return;
-      shown[i] = JSON.stringify(now);
+      if (sameAnnotations(now, shown[i]!)) return;
+      shown[i] = now;
       tool?.update({ annotations: now });
     });
   });
   whenClosed(server, () => listener.dispose());
+}
+
+/** Annotations are flat: a title and hints. */
+function sameAnnotations(a: ToolAnnotations, b: ToolAnnotations): boolean {
+  const keys = Object.keys(a) as (keyof ToolAnnotations)[];
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
 /** External servers that fail are told to the client's log when the bridge notices. */
