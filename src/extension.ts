@@ -8,6 +8,7 @@ import { Container } from './vscode/container';
 import { registerExplorerCommands } from './vscode/features/explorerCommands';
 import { registerGenerateCommand } from './vscode/features/generateCommand';
 import { registerInstallCommand } from './vscode/features/installCommand';
+import { registerJupyterCommands } from './vscode/features/jupyterCommands';
 import { rerun, resultsActions, type ResultsActionDeps } from './vscode/features/resultsActions';
 import { registerRunCommands } from './vscode/features/runCommands';
 import { InterpreterTracker } from './vscode/interpreter';
@@ -41,7 +42,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const runsChannel = vscode.window.createOutputChannel('Code Mode: Runs');
   const problems = new RunProblems();
   const interpreter = new InterpreterTracker(() => vscode.workspace.getConfiguration('codeMode').get<string>('pythonPath', '').trim(), log);
-  const container = new Container(context.globalStorageUri.fsPath, log, interpreter);
+  const container = new Container(context.globalStorageUri.fsPath, log, interpreter, context.secrets);
   const { engine, bridge, mcp, stores } = container;
   const settings = () => container.settings.current;
   const interpreterPath = () => container.interpreter.inUse?.path;
@@ -60,11 +61,12 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
       return { providers: () => tools.providers(), problems: () => external.problems };
     },
     stores.codeFiles,
+    () => settings().backends.jupyter.url,
   );
   const mcpProvider = new CodeModeMcpProvider(settings, interpreterPath, () => mcp.loopback(), context.extensionPath);
   const status = new RunStatusItem(
     () => personBackend(settings(), vscode.workspace.isTrusted),
-    (kind) => describeBackend(kind, interpreterPath()),
+    (kind) => describeBackend(kind, interpreterPath(), settings().backends),
   );
 
   context.subscriptions.push(
@@ -114,6 +116,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, problems }),
     registerGenerateCommand({ engine: () => engine.get(), toolsSummary: async () => (await bridge.get()).bridge.search(''), log }, results),
     registerInstallCommand({ settings, engine: () => engine.get() }),
+    ...registerJupyterCommands({ settings, tokens: container.jupyterTokens, engine }),
     ...registerExplorerCommands({ explorer, results, engine, codeFiles: stores.codeFiles, settings, rerun: (runId) => rerun(actionDeps, runId) }),
   );
 

@@ -331,6 +331,16 @@ export class Engine {
     return session ? session.backend.info() : { kind, state: 'not-loaded' };
   }
 
+  /** Takes a backend away (its server was unset): its sessions end, and their next run is told `reason`. */
+  async removeBackend(kind: BackendKind, reason: string): Promise<void> {
+    const factory = this.factories.get(kind);
+    if (!factory) return;
+    this.factories.delete(kind);
+    await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s, reason)));
+    await factory.dispose?.().catch((error: unknown) => this.log.warn(`the ${kind} backend did not close: ${String(error)}`));
+    this.emitState();
+  }
+
   /** What a backend says about where it runs (see BackendFactory.describe), or undefined. */
   async describeBackend(kind: BackendKind): Promise<Record<string, unknown> | undefined> {
     return this.factories.get(kind)?.describe?.();

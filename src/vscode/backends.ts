@@ -1,10 +1,11 @@
 // The engine's backends as VS Code configures them: the one module where backend settings are read and handed
 // to the engine. A new backend is added here — its settings in BackendSettings and readBackendSettings, what the
-// engine is created with in engineSetup, which setting changes re-create its factory in factorySwaps — and in
-// the backend pickers (Choose Backend in features/runCommands.ts, the status bar's names).
+// engine is created with in engineSetup, which setting changes re-create its factory in factorySwaps (or take it
+// away in backendRemovals) — and in the backend pickers (Choose Backend in features/runCommands.ts, the status
+// bar's names).
 import * as vscode from 'vscode';
-import type { EngineSetup, PyodideSettings } from '../engine/index';
-import { pyodideBackendFor } from '../engine/index';
+import type { EngineSetup, JupyterSettings, PyodideSettings } from '../engine/index';
+import { jupyterBackendFor, LOCAL_JUPYTER, pyodideBackendFor } from '../engine/index';
 import { createPythonBackend } from '../engine/python/backend';
 import type { BackendFactory, BackendKind, Logger } from '../engine/types';
 import type { ExtensionSettings } from './settings';
@@ -15,6 +16,12 @@ export interface BackendSettings {
     memoryLimitMb: number;
   };
   pyodide: Required<PyodideSettings>;
+  jupyter: {
+    /** A Jupyter Server's URL, 'local' for one started from the workspace interpreter, '' for no jupyter backend. */
+    url: string;
+    /** The kernel spec; '' for the server's default. */
+    kernelName: string;
+  };
 }
 
 /** The backends' settings from the `codeMode` section; VS Code's schema already bounds the numbers. */
@@ -26,6 +33,7 @@ export function readBackendSettings(c: vscode.WorkspaceConfiguration): BackendSe
       network: c.get<string>('pyodide.network', 'off') === 'on' ? 'on' : 'off',
       workspaceWritable: c.get<boolean>('pyodide.workspaceWrite', false),
     },
+    jupyter: { url: c.get<string>('jupyter.url', '').trim(), kernelName: c.get<string>('jupyter.kernel', '').trim() },
   };
 }
 
@@ -35,6 +43,35 @@ export interface BackendEnvironment {
   logger: Logger;
   /** The workspace interpreter (the Python extension's, else codeMode.pythonPath); undefined: python3 on PATH. */
   pythonPath: string | undefined;
+  /** The token of the configured Jupyter Server, from secret storage. */
+  jupyterToken?: string;
+}
+
+function workspaceFolders(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+}
+
+function jupyterSettings(settings: BackendSettings, env: BackendEnvironment): JupyterSettings | undefined {
+  const { url, kernelName } = settings.jupyter;
+  if (!url) return undefined;
+  return { url, ...(url !== LOCAL_JUPYTER && env.jupyterToken ? { token: env.jupyterToken } : {}), ...(kernelName ? { kernelName } : {}) };
+}
+
+/** The jupyter backend for the configured server (a local one runs the workspace interpreter), if one is set. */
+export function jupyterFactory(settings: BackendSettings, env: BackendEnvironment): BackendFactory | undefined {
+  const jupyter = jupyterSettings(settings, env);
+  return jupyter && jupyterBackendFor(jupyter, env.pythonPath, workspaceFolders()[0], env.logger);
+}
+
+/** Whether the jupyter backend depends on the workspace interpreter (a local server runs it). */
+export function jupyterFollowsInterpreter(settings: BackendSettings): boolean {
+  return settings.jupyter.url === LOCAL_JUPYTER;
+}
+
+/** The server a token is kept for, or undefined where none is needed (no server, a local one). */
+export function jupyterTokenKey(settings: BackendSettings): string | undefined {
+  const { url } = settings.jupyter;
+  return url && url !== LOCAL_JUPYTER ? url : undefined;
 }
 
 /** What the engine is created with. */
@@ -45,7 +82,8 @@ export function engineSetup(settings: ExtensionSettings, env: BackendEnvironment
     pythonMemoryLimitMb: settings.backends.python.memoryLimitMb,
     storageDir: env.storageDir,
     pyodide: settings.backends.pyodide,
-    workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+    jupyter: jupyterSettings(settings.backends, env),
+    workspaceRoots: workspaceFolders(),
     log: env.logger,
   };
 }
@@ -69,10 +107,21 @@ export function factorySwaps(before: BackendSettings, after: BackendSettings, en
       reason: `the Pyodide settings changed (heap ${heapLimitMb} MB, network ${network}, workspace ${workspace})`,
     });
   }
+  const jupyter = jupyterFactory(after, env);
+  if (jupyter && (before.jupyter.url !== after.jupyter.url || before.jupyter.kernelName !== after.jupyter.kernelName)) {
+    swaps.push({ factory: jupyter, reason: `the Jupyter Server changed to ${after.jupyter.url}${after.jupyter.kernelName ? ` (kernel ${after.jupyter.kernelName})` : ''}` });
+  }
   return swaps;
 }
 
+/** Backends a settings change takes away, each with the reason its sessions' next runs are told. */
+export function backendRemovals(before: BackendSettings, after: BackendSettings): { kind: BackendKind; reason: string }[] {
+  return before.jupyter.url && !after.jupyter.url ? [{ kind: 'jupyter', reason: 'the Jupyter Server setting (codeMode.jupyter.url) was cleared' }] : [];
+}
+
 /** Where a person's runs on `kind` go, as the status bar's tooltip says it. */
-export function describeBackend(kind: BackendKind, pythonPath: string | undefined): string {
-  return kind === 'python' ? `the workspace interpreter (${pythonPath ?? 'python3 on PATH'})` : 'Pyodide (WebAssembly, sandboxed)';
+export function describeBackend(kind: BackendKind, pythonPath: string | undefined, settings: BackendSettings): string {
+  if (kind === 'python') return `the workspace interpreter (${pythonPath ?? 'python3 on PATH'})`;
+  if (kind === 'jupyter') return settings.jupyter.url === LOCAL_JUPYTER ? 'a Jupyter kernel on a local server (the workspace interpreter)' : `a Jupyter kernel on ${settings.jupyter.url}`;
+  return 'Pyodide (WebAssembly, sandboxed)';
 }

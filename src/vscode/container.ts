@@ -9,6 +9,7 @@ import type { InterpreterTracker } from './interpreter';
 import { BridgeService } from './services/bridgeService';
 import { EngineService } from './services/engineService';
 import { InterpreterService } from './services/interpreterService';
+import { JupyterTokens } from './services/jupyterTokens';
 import { McpEndpoints } from './services/mcpEndpoints';
 import { PyodideProgress } from './services/pyodideProgress';
 import { SettingsCache } from './services/settingsCache';
@@ -28,11 +29,13 @@ export class Container implements vscode.Disposable {
   private _pyodideProgress: PyodideProgress | undefined;
   private _settingsPort: VscodeSettingsPort | undefined;
   private _mcp: McpEndpoints | undefined;
+  private _jupyterTokens: JupyterTokens | undefined;
 
   constructor(
     private readonly storageDir: string,
     private readonly log: vscode.LogOutputChannel,
     private readonly interpreterTracker: InterpreterTracker,
+    private readonly secrets: vscode.SecretStorage,
   ) {
     this.logger = { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) };
   }
@@ -61,8 +64,13 @@ export class Container implements vscode.Disposable {
         startingPythonPath: async () => (await this.interpreter.current()).path,
         pythonPath: () => this.interpreter.inUse?.path,
         prepare: (engine) => this.prepareEngine(engine),
+        jupyterToken: (url) => this.jupyterTokens.get(url),
       }),
     ));
+  }
+
+  get jupyterTokens(): JupyterTokens {
+    return (this._jupyterTokens ??= new JupyterTokens(this.secrets));
   }
 
   /** A new engine, before anyone gets it: Pyodide's first-load notice, workspace trust, the code-mode bridge. */

@@ -13,10 +13,10 @@ const TIMEOUT_SETTING = 'codeMode.run.timeoutSeconds';
 /** A person's own session, apart from the agents' "default". */
 export const OWN_SESSION = 'interactive';
 
-/** The backend of a person's runs: their choice, but never the workspace interpreter in Restricted Mode. */
+/** The backend of a person's runs: their choice, but never an unsandboxed one (workspace Python, Jupyter) in Restricted Mode. */
 export function personBackend(settings: ExtensionSettings, trusted: boolean): BackendKind {
   const choice = settings.personRun.backend === 'same-as-agents' ? settings.engine.defaultBackend : settings.personRun.backend;
-  return choice === 'python' && !trusted ? 'pyodide' : choice;
+  return choice !== 'pyodide' && !trusted ? 'pyodide' : choice;
 }
 
 /** The session of a person's run of `document` (or of no file). */

@@ -14,7 +14,7 @@ export interface PersonRunSettings {
   /** Where Run File and Run Selection run: the file's folder, or the workspace folder that holds it. */
   cwd: 'file' | 'workspace';
   /** Which backend runs them (the workspace interpreter only where the workspace is trusted). */
-  backend: 'python' | 'pyodide' | 'same-as-agents';
+  backend: 'python' | 'pyodide' | 'jupyter' | 'same-as-agents';
   /** Which session they share: one of their own, one per file, or the agents' default one. */
   session: 'own' | 'per-file' | 'shared-with-agents';
   /** Open the runs output channel for every run, even while the results view shows it. */
@@ -45,7 +45,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
   return {
     engine: {
       ...base,
-      defaultBackend: c.get<BackendKind>('defaultBackend', 'pyodide') === 'python' ? 'python' : 'pyodide',
+      defaultBackend: oneOf<BackendKind>(c.get<string>('defaultBackend', 'pyodide'), ['pyodide', 'python', 'jupyter']),
       timeoutS: c.get<number>('timeoutSeconds', 30),
       timeoutSource: 'setting codeMode.timeoutSeconds',
       outputCapBytes: Math.round(c.get<number>('outputCapKB', 64) * 1024),
@@ -69,7 +69,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
     personRun: {
       timeoutS: Math.max(0, c.get<number>('run.timeoutSeconds', 0)),
       cwd: c.get<string>('run.cwd', 'file') === 'workspace' ? 'workspace' : 'file',
-      backend: oneOf(c.get<string>('run.backend', 'python'), ['python', 'pyodide', 'same-as-agents'] as const),
+      backend: oneOf(c.get<string>('run.backend', 'python'), ['python', 'pyodide', 'jupyter', 'same-as-agents'] as const),
       session: oneOf(c.get<string>('run.session', 'own'), ['own', 'per-file', 'shared-with-agents'] as const),
       showRunsChannel: c.get<boolean>('run.showRunsChannel', false),
     },

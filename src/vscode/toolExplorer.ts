@@ -6,7 +6,7 @@ import type { ConfigProblem } from '../engine/codemode/serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from '../engine/codemode/toolProvider';
 import type { BackendInfo, BackendKind, BackendState } from '../engine/types';
 import type { EngineService } from './services/engineService';
-import { UNTRUSTED_REASON } from './services/trustService';
+import { UNTRUSTED_JUPYTER_REASON, UNTRUSTED_REASON } from './services/trustService';
 import { errorText } from '../engine/errorText';
 import type { ToolName } from '../mcp/toolNames';
 
@@ -17,6 +17,7 @@ type Section = 'backends' | 'tools' | 'servers' | 'files' | 'runs';
 export type ExplorerNode =
   | { kind: 'section'; section: Section }
   | { kind: 'backend'; backend: BackendKind; info: BackendInfo; disabledReason?: string }
+  | { kind: 'kernel'; id: string; name: string; state: string; ours: boolean }
   | { kind: 'tool'; tool: Tool }
   | { kind: 'server'; status: ProviderStatus; description?: string }
   | { kind: 'externalTool'; tool: ToolSpec }
@@ -31,6 +32,8 @@ const SECTION_LABELS: Record<Section, string> = {
   files: 'Code Files',
   runs: 'Recent Runs',
 };
+
+const BACKEND_LABELS: Record<BackendKind, string> = { pyodide: 'Pyodide (WebAssembly)', python: 'Workspace Python', jupyter: 'Jupyter kernel' };
 
 const STATE_LABELS: Record<BackendInfo['state'], string> = {
   'not-loaded': 'not loaded',
@@ -70,6 +73,8 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
     private readonly tools: () => Promise<ToolSource>,
     private readonly servers: () => Promise<ServerSource>,
     private readonly codeFiles: CodeFiles,
+    /** codeMode.jupyter.url ('' when no Jupyter Server is set). */
+    private readonly jupyterServer: () => string,
   ) {}
 
   /** Coalesces bursts (a streaming run changes history many times a second). */
@@ -92,18 +97,31 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         return item;
       }
       case 'backend': {
-        const item = new vscode.TreeItem(node.backend === 'pyodide' ? 'Pyodide (WebAssembly)' : 'Workspace Python');
+        // The Jupyter Server's kernels are listed under it.
+        const expandable = node.backend === 'jupyter' && !node.disabledReason ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
+        const item = new vscode.TreeItem(BACKEND_LABELS[node.backend], expandable);
         item.id = `backend:${node.backend}`;
-        item.description = node.disabledReason ? 'disabled' : STATE_LABELS[node.info.state];
+        const server = node.backend === 'jupyter' ? this.jupyterServer() : undefined;
+        item.description = `${node.disabledReason ? 'disabled' : STATE_LABELS[node.info.state]}${server ? ` · ${server === 'local' ? 'local server' : server}` : ''}`;
         const details = [
           node.info.pythonVersion && `Python ${node.info.pythonVersion}`,
           node.info.pyodideVersion && `Pyodide ${node.info.pyodideVersion}`,
           node.info.executable && `Interpreter: ${node.info.executable}`,
+          node.info.kernel && `Kernel ${node.info.kernel.name} (${node.info.kernel.id}) on ${node.info.kernel.server}`,
           node.disabledReason,
         ].filter(Boolean);
         item.tooltip = details.join('\n') || 'Starts on first use.';
         item.iconPath = new vscode.ThemeIcon(node.disabledReason ? 'circle-slash' : node.info.state === 'busy' ? 'sync~spin' : node.info.state === 'ready' ? 'pass' : 'circle-outline');
         item.contextValue = 'backend';
+        return item;
+      }
+      case 'kernel': {
+        const item = new vscode.TreeItem(`${node.name} kernel`);
+        item.id = `kernel:${node.id}`;
+        item.description = `${node.state}${node.ours ? ' · a session of Code Mode' : ''}`;
+        item.tooltip = `Kernel ${node.id}`;
+        item.iconPath = new vscode.ThemeIcon(node.state === 'busy' ? 'sync~spin' : node.state === 'idle' ? 'pass' : 'circle-outline');
+        item.contextValue = 'kernel';
         return item;
       }
       case 'tool':
@@ -159,6 +177,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
   async getChildren(node?: ExplorerNode): Promise<ExplorerNode[]> {
     if (!node) return (['backends', 'tools', 'servers', 'files', 'runs'] as Section[]).map((section) => ({ kind: 'section', section }));
     if (node.kind === 'server') return this.serverTools(node.status.name);
+    if (node.kind === 'backend' && node.backend === 'jupyter') return this.kernelNodes();
     if (node.kind !== 'section') return [];
     switch (node.section) {
       case 'backends':
@@ -206,9 +225,22 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
     }
   }
 
-  private async backendNodes(): Promise<ExplorerNode[]> {
-    const kinds: BackendKind[] = ['pyodide', 'python'];
+  /** The Jupyter Server's kernels, as the server reports them (asked when the node is expanded). */
+  private async kernelNodes(): Promise<ExplorerNode[]> {
     const engine = await this.engine.ifCreated();
+    const report = (await engine?.describeBackend('jupyter').catch((error: unknown) => ({ error: errorText(error) }))) as
+      | { kernels?: { id: string; name: string; state: string }[]; error?: string }
+      | undefined;
+    if (!report) return [{ kind: 'message', text: 'The server starts on first use', tooltip: 'Run code on the Jupyter backend to start its first kernel.' }];
+    if (report.error) return [{ kind: 'message', text: 'Could not reach the server', tooltip: report.error }];
+    const ours = new Set(engine?.describeSessions().flatMap((s) => (s.info.kernel ? [s.info.kernel.id] : [])));
+    const kernels = report.kernels ?? [];
+    return kernels.length ? kernels.map((k) => ({ kind: 'kernel', ...k, ours: ours.has(k.id) })) : [{ kind: 'message', text: 'No kernels running' }];
+  }
+
+  private async backendNodes(): Promise<ExplorerNode[]> {
+    const engine = await this.engine.ifCreated();
+    const kinds: BackendKind[] = ['pyodide', 'python', ...(engine?.backendKinds.includes('jupyter') || this.jupyterServer() ? (['jupyter'] as const) : [])];
     const sessions = engine?.describeSessions() ?? [];
     return kinds.map((backend) => {
       // Your runs and the agents' use different sessions: the backend is as alive as its liveliest one.
@@ -216,7 +248,8 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
       const info = live.sort((a, b) => STATE_RANK[b.state] - STATE_RANK[a.state])[0] ?? { kind: backend, state: 'not-loaded' };
       // Before its first start, the python backend still shows which interpreter it will use.
       if (backend === 'python' && !info.executable) info.executable = this.interpreterPath() ?? 'python3 on PATH';
-      const disabledReason = engine?.disabledReason(backend) ?? (backend === 'python' && !vscode.workspace.isTrusted ? UNTRUSTED_REASON : undefined);
+      const untrusted = vscode.workspace.isTrusted ? undefined : backend === 'python' ? UNTRUSTED_REASON : backend === 'jupyter' ? UNTRUSTED_JUPYTER_REASON : undefined;
+      const disabledReason = engine?.disabledReason(backend) ?? untrusted;
       return { kind: 'backend', backend, info, disabledReason };
     });
   }

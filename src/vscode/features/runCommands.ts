@@ -88,14 +88,16 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
       // Its version is known once one of its sessions has started.
       const engine = await engines.ifCreated();
       const version = engine?.describeSessions().find((s) => s.backend === 'python' && s.info.pythonVersion)?.info.pythonVersion;
+      const jupyterUrl = currentSettings().backends.jupyter.url;
       const items = [
-        // The workspace interpreter is not offered where it would not run (Restricted Mode).
+        // The unsandboxed backends are not offered where they would not run (Restricted Mode).
         ...(vscode.workspace.isTrusted ? [{ label: version ? `Workspace Python ${version}` : 'Workspace Python', description: python, value: 'python' as const }] : []),
         { label: 'Pyodide (WebAssembly)', description: 'sandboxed, no set-up', value: 'pyodide' as const },
+        ...(vscode.workspace.isTrusted && jupyterUrl ? [{ label: 'Jupyter kernel', description: jupyterUrl === 'local' ? 'a local Jupyter Server' : jupyterUrl, value: 'jupyter' as const }] : []),
         { label: "Same as agents'", description: `now ${currentSettings().engine.defaultBackend} (codeMode.defaultBackend)`, value: 'same-as-agents' as const },
       ].map((item) => ({ ...item, label: item.value === current ? `$(check) ${item.label}` : item.label, picked: item.value === current }));
       const picked = choice ?? (await vscode.window.showQuickPick(items, { title: 'Code Mode: backend for your runs', placeHolder: 'Agents keep codeMode.defaultBackend' }))?.value;
-      if (picked !== 'pyodide' && picked !== 'python' && picked !== 'same-as-agents') return undefined;
+      if (picked !== 'pyodide' && picked !== 'python' && picked !== 'jupyter' && picked !== 'same-as-agents') return undefined;
       await updateSetting('run.backend', picked);
       return picked;
     }),

@@ -3,7 +3,7 @@ import type { Engine } from '../../engine/engine';
 import { createEngine } from '../../engine/index';
 import type { Stores } from '../../engine/stores/index';
 import type { Logger, RunEvent } from '../../engine/types';
-import { engineSetup, factorySwaps, type BackendEnvironment } from '../backends';
+import { backendRemovals, engineSetup, factorySwaps, jupyterFactory, jupyterTokenKey, type BackendEnvironment } from '../backends';
 import type { ExtensionSettings } from '../settings';
 import type { SettingsCache } from './settingsCache';
 
@@ -18,6 +18,8 @@ export interface EngineServiceDeps {
   pythonPath: () => string | undefined;
   /** Runs once the engine exists, before anyone gets it (workspace trust, the code-mode bridge). */
   prepare: (engine: Engine) => Promise<void>;
+  /** The stored token of the Jupyter Server `url` (secret storage). */
+  jupyterToken: (url: string | undefined) => Promise<string | undefined>;
 }
 
 /**
@@ -59,19 +61,28 @@ export class EngineService implements vscode.Disposable {
     if (!engine) return;
     const after = this.deps.settings.current;
     engine.config = after.engine;
-    for (const { factory, reason } of factorySwaps(before.backends, after.backends, this.environment(this.deps.pythonPath()))) {
+    for (const { kind, reason } of backendRemovals(before.backends, after.backends)) await engine.removeBackend(kind, reason);
+    for (const { factory, reason } of factorySwaps(before.backends, after.backends, await this.environment(this.deps.pythonPath()))) {
       await engine.setBackendFactory(factory, reason);
     }
   }
 
-  private environment(pythonPath: string | undefined): BackendEnvironment {
-    return { storageDir: this.deps.storageDir, logger: this.deps.logger, pythonPath };
+  /** A token was stored or removed: the jupyter backend reconnects with it (its kernels restart). */
+  async jupyterTokenChanged(): Promise<void> {
+    const engine = await this.ifCreated();
+    const factory = engine && jupyterFactory(this.deps.settings.current.backends, await this.environment(this.deps.pythonPath()));
+    if (engine && factory) await engine.setBackendFactory(factory, 'the Jupyter Server token changed');
+  }
+
+  private async environment(pythonPath: string | undefined): Promise<BackendEnvironment> {
+    const jupyterToken = await this.deps.jupyterToken(jupyterTokenKey(this.deps.settings.current.backends));
+    return { storageDir: this.deps.storageDir, logger: this.deps.logger, pythonPath, jupyterToken };
   }
 
   private async create(): Promise<Engine> {
     const { settings, stores, logger } = this.deps;
     const pythonPath = await this.deps.startingPythonPath();
-    const engine = createEngine(engineSetup(settings.current, this.environment(pythonPath)));
+    const engine = createEngine(engineSetup(settings.current, await this.environment(pythonPath)));
     engine.onRunEvent((event) => this.runEvents.fire(event));
     engine.setHintsProvider((diagnostics) => stores.learnings.hintsFor(diagnostics));
     engine.onStateChange(() => this.stateChanges.fire());

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../engine/types';
-import { pythonFactory } from '../backends';
+import { jupyterFactory, jupyterFollowsInterpreter, pythonFactory } from '../backends';
 import type { InterpreterChoice, InterpreterTracker } from '../interpreter';
 import type { EngineService } from './engineService';
 import type { SettingsCache } from './settingsCache';
@@ -39,10 +39,12 @@ export class InterpreterService {
     const engine = await this.engine.ifCreated();
     if (!engine) return;
     const name = choice.path ?? 'python3 on PATH';
-    await engine.setBackendFactory(
-      pythonFactory(this.settings.current.backends, { storageDir: this.storageDir, logger: this.logger, pythonPath: choice.path }),
-      `the workspace interpreter changed to ${name}`,
-    );
+    const env = { storageDir: this.storageDir, logger: this.logger, pythonPath: choice.path };
+    const reason = `the workspace interpreter changed to ${name}`;
+    await engine.setBackendFactory(pythonFactory(this.settings.current.backends, env), reason);
+    // A local Jupyter Server runs the workspace interpreter too.
+    const jupyter = jupyterFollowsInterpreter(this.settings.current.backends) && jupyterFactory(this.settings.current.backends, env);
+    if (jupyter) await engine.setBackendFactory(jupyter, reason);
     this.logger.info(`workspace Python is now ${name}; its sessions were restarted`);
     void vscode.window.showInformationMessage(`Code Mode: workspace Python changed to ${name}. Its sessions were restarted: their variables are gone.`);
   }

@@ -8,6 +8,8 @@ import { buildWheel } from '../../support/wheel';
 import type { PackagesResult, RunResult } from '../../../src/engine/types';
 import type { CodeModeApi } from '../../../src/extension';
 import type { ExplorerNode } from '../../../src/vscode/toolExplorer';
+import { startLocalJupyterServer } from '../../../src/engine/jupyter/localServer';
+import { silentLogger } from '../../../src/engine/types';
 
 const EXTENSION_ID = 'code-mode.code-mode-python';
 const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
@@ -198,6 +200,37 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     // VS Code hands an editor title action the editor's resource.
     const result = (await vscode.commands.executeCommand(titleRun[0]!, editor.document.uri)) as RunResult;
     assert.equal(result.stdout, 'run by the title button 42\n', JSON.stringify(result.diagnostics));
+  });
+
+  it('a run on the Jupyter backend: a kernel on a real Jupyter Server, its card, and the kernel in the explorer', async () => {
+    const codeMode = await api();
+    // Debian's jupyter-server and ipykernel (scripts/system-deps.mjs), reached by URL and a token in secret storage.
+    const server = await startLocalJupyterServer({ python: '/usr/bin/python3', log: silentLogger });
+    const config = vscode.workspace.getConfiguration('codeMode');
+    try {
+      await config.update('jupyter.url', server.endpoint.url, vscode.ConfigurationTarget.Global);
+      assert.equal(await vscode.commands.executeCommand('codeMode.setJupyterToken', server.endpoint.token), true);
+      assert.equal(await vscode.commands.executeCommand('codeMode.chooseBackend', 'jupyter'), 'jupyter');
+      await until('your runs to use Jupyter', () => codeMode.container.settings.current.personRun.backend === 'jupyter');
+      const editor = await openPython('import os\nprint("on the kernel", os.getpid() != 0)\n');
+      editor.selection = new vscode.Selection(0, 0, editor.document.lineCount, 0);
+      const result = (await vscode.commands.executeCommand('codeMode.runSelection')) as RunResult;
+      assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+      assert.equal(result.backend, 'jupyter');
+      assert.equal(result.stdout, 'on the kernel True\n');
+      await until('the Jupyter run card in the webview', async () => (await codeMode.results.probe()).find((c) => c.runId === result.run_id && c.status === 'ok'));
+      const { explorer } = codeMode;
+      const [backendsSection] = await explorer.getChildren();
+      const jupyter = (await explorer.getChildren(backendsSection)).find((n) => n.kind === 'backend' && n.backend === 'jupyter');
+      assert.ok(jupyter, 'the explorer lists the Jupyter backend');
+      assert.match(String(explorer.getTreeItem(jupyter).description), new RegExp(`ready · ${server.endpoint.url.replace(/[.]/g, '\\.')}`));
+      const kernels = (await explorer.getChildren(jupyter)).map((n) => explorer.getTreeItem(n));
+      assert.ok(kernels.some((k) => /python3 kernel/.test(String(k.label)) && /a session of Code Mode/.test(String(k.description))), `kernels: ${kernels.map((k) => `${k.label} ${k.description}`).join(', ')}`);
+    } finally {
+      await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
+      await config.update('jupyter.url', undefined, vscode.ConfigurationTarget.Global);
+      await server.stop();
+    }
   });
 
   it('run file on the workspace Python backend', async () => {
@@ -405,6 +438,15 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.match(refused.diagnostics?.message ?? '', /not trusted/);
     const ok = await engine.run({ code: 'print(1)', backend: 'pyodide' });
     assert.equal(ok.stdout, '1\n');
+    // Jupyter kernels are not sandboxed either: a server set in the settings stays unused.
+    await vscode.workspace.getConfiguration('codeMode').update('jupyter.url', 'local', vscode.ConfigurationTarget.Global);
+    try {
+      await until('the jupyter backend to be configured', () => engine.backendKinds.includes('jupyter'));
+      const kernel = await engine.run({ code: 'print(1)', backend: 'jupyter' });
+      assert.match(kernel.diagnostics?.message ?? '', /not trusted/);
+    } finally {
+      await vscode.workspace.getConfiguration('codeMode').update('jupyter.url', undefined, vscode.ConfigurationTarget.Global);
+    }
     await openPython('print("yours")\n');
     const yours = (await vscode.commands.executeCommand('codeMode.runSelection')) as RunResult;
     assert.deepEqual([yours.backend, yours.session, yours.stdout], ['pyodide', 'interactive', 'yours\n'], 'your runs fall back to Pyodide in Restricted Mode');
