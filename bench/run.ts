@@ -38,7 +38,12 @@ const WARM_CALLS = quick ? 100 : 1000;
 const PARALLEL_CALLS = quick ? 400 : 2000;
 const CALLERS = 8;
 const BRIDGE_CALLS = quick ? 100 : 500;
-const BACKENDS: BackendKind[] = ['pyodide', 'python'];
+/** The interpreter with jupyter_server and ipykernel that the jupyter backend's local server runs (Debian's on CI). */
+const JUPYTER_PYTHON = process.env.CODE_MODE_TEST_JUPYTER_PYTHON ?? '/usr/bin/python3';
+/** Set in main(): the jupyter backend is measured where every target has it and this machine can serve it. */
+let BACKENDS: BackendKind[] = ['pyodide', 'python'];
+/** What a server needs on its command line to offer `backend` (the jupyter one: a local Jupyter Server). */
+const backendArgs = (backend: BackendKind): string[] => ['--backend', backend, ...(backend === 'jupyter' ? ['--jupyter-url', 'local', '--python', JUPYTER_PYTHON] : [])];
 const CODE = 'print(1+1)';
 const benchDir = __dirname;
 const thisRoot = path.resolve(benchDir, '..');
@@ -247,7 +252,7 @@ async function measureServerStarts(targets: Target[]): Promise<Map<string, numbe
     for (const target of targets) {
       for (const backend of BACKENDS) {
         const ms = await timed(async () => {
-          const conn = await connectCli(target, ['--backend', backend]);
+          const conn = await connectCli(target, backendArgs(backend));
           try {
             await runOnePlusOne(conn.client);
           } finally {
@@ -300,7 +305,7 @@ async function measureWarm(targets: Target[]): Promise<Warm> {
   const toolsList = new Map<Target, { bytes: number; tools: number }>();
   for (const target of targets) {
     for (const backend of BACKENDS) {
-      const conn = await connectCli(target, ['--backend', backend]);
+      const conn = await connectCli(target, backendArgs(backend));
       servers.set(`${target.label} ${backend}`, conn);
       byKey.set(`${target.label} ${backend} mcp`, { name: `${backend} mcp`, call: () => runOnePlusOne(conn.client), samples: [], close: async () => undefined });
       if (backend === 'pyodide') {
@@ -308,7 +313,8 @@ async function measureWarm(targets: Target[]): Promise<Warm> {
         toolsList.set(target, { bytes: Buffer.byteLength(JSON.stringify(list)), tools: list.tools.length });
       }
     }
-    const engine = target.engines.createEngine({ storageDir: target.storage, workspaceRoots: [target.workspace] });
+    const jupyter = BACKENDS.includes('jupyter') ? { jupyter: { url: 'local', python: JUPYTER_PYTHON } } : {};
+    const engine = target.engines.createEngine({ storageDir: target.storage, workspaceRoots: [target.workspace], ...jupyter });
     for (const backend of BACKENDS) {
       byKey.set(`${target.label} ${backend} engine`, {
         name: `${backend} engine`,
@@ -369,7 +375,7 @@ async function measureDirectToolCall(): Promise<number> {
 async function measureBridgedToolCall(target: Target, backend: BackendKind): Promise<number> {
   const servers = path.join(target.storage, 'bench-servers.json');
   fs.writeFileSync(servers, JSON.stringify({ servers: { everything: { command: process.execPath, args: [everythingServer, 'stdio'] } } }));
-  const conn = await connectCli(target, ['--backend', backend, '--servers', servers]);
+  const conn = await connectCli(target, [...backendArgs(backend), '--servers', servers]);
   try {
     const code = [
       'from code_mode import tools',
@@ -404,6 +410,13 @@ async function main(): Promise<void> {
   if (cli.compare) targets.push(await loadTarget(cli.compare));
   if (targets.length > 1 && targets[0].label === targets[1].label) targets[1].label += ' (compare)';
   const [primary] = targets;
+  const servesJupyter = targets.every((t) => fs.existsSync(path.join(t.root, 'src', 'engine', 'jupyter', 'backend.ts')));
+  if (servesJupyter) {
+    const local = (await import(pathToFileURL(path.join(primary.root, 'src', 'engine', 'jupyter', 'localServer.ts')).href)) as typeof import('../src/engine/jupyter/localServer');
+    const missing = local.missingJupyterModules(JUPYTER_PYTHON);
+    if (missing) console.log(`(the jupyter backend is not measured: ${missing})`);
+    else BACKENDS = [...BACKENDS, 'jupyter'];
+  }
   try {
     const interpreter = (await import(pathToFileURL(path.join(primary.root, 'src', 'engine', 'python', 'interpreter.ts')).href)) as InterpreterModule;
     const python = interpreter.resolvePythonInterpreter();

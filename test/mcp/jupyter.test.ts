@@ -4,7 +4,7 @@
 // that ignores interrupts, code mode from the kernel, installs, and what `environment` says.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,7 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startLocalJupyterServer, type LocalJupyterServer } from '../../src/engine/jupyter/localServer';
 import { silentLogger, type PackagesResult } from '../../src/engine/types';
 import { jupyterPython } from '../support/jupyter';
-import { connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
+import { cliPath, connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
 import { checkPng, PYTHON_PNG_ENCODER } from '../support/pythonPng';
 import { buildWheel } from '../support/wheel';
 
@@ -145,6 +145,24 @@ describe('the jupyter backend with a wrong token', () => {
     } finally {
       await conn.close();
       await server.stop();
+    }
+  });
+});
+
+describe('the jupyter flags of the CLI', () => {
+  test('a flag that cannot work exits with status 2 and says why, before anything starts', () => {
+    const cases: [string[], RegExp][] = [
+      [['--backend', 'jupyter'], /--backend jupyter needs --jupyter-url <url\|local>/],
+      [['--jupyter-url', 'ftp://example.org/'], /--jupyter-url must be an http\(s\) URL/],
+      [['--jupyter-url', 'not a url'], /--jupyter-url must be an http\(s\) URL or "local"/],
+      [['--jupyter-kernel', 'python3'], /--jupyter-kernel needs --jupyter-url/],
+      [['--pyodide-only', '--backend', 'jupyter', '--jupyter-url', 'local'], /--pyodide-only cannot be combined with --backend jupyter/],
+    ];
+    for (const [args, why] of cases) {
+      const exited = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', input: '' });
+      assert.equal(exited.status, 2, args.join(' '));
+      assert.match(exited.stderr, why);
+      assert.equal(exited.stdout, '', 'stdout stays MCP-only');
     }
   });
 });
