@@ -84,7 +84,8 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
       {
         description:
           'Run Python; globals, imports and installs persist per session (default "default"). display(obj), open matplotlib figures ' +
-          'and printed image/text paths come back as content. backend: pyodide (sandboxed, default) or python (workspace interpreter). ' +
+          'and printed image/text paths come back as content. backend: pyodide (sandboxed, default) or python (workspace interpreter)' +
+          (engine.backendKinds.includes('jupyter') ? ' or jupyter (a Jupyter Server kernel). ' : '. ') +
           'file: run a code_file .py instead of code. reset: fresh interpreter. timeout_s: default 30. input() asks the user. Do many steps per run' +
           (bridge
             ? '; MCP tools are Python functions: `from code_mode import tools`, print(tools.search("words")) lists them, ' +

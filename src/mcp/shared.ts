@@ -71,12 +71,12 @@ export const runResultOutput = outputSchema({
 });
 
 /**
- * Whether code run here can reach beyond the server: the workspace interpreter always can (it is not
- * sandboxed), Pyodide when its network is on, and both through other MCP servers when code mode is on.
+ * Whether code run here can reach beyond the server: the workspace interpreter and a Jupyter kernel always can
+ * (they are not sandboxed), Pyodide when its network is on, and all through other MCP servers when code mode is on.
  */
 export function codeReachesOutside(engine: Engine, options: { bridge?: ToolBridge }): boolean {
-  const pythonOn = engine.backendKinds.includes('python') && engine.disabledReason('python') === undefined;
-  return pythonOn || engine.sandbox('pyodide')?.network === 'on' || options.bridge !== undefined;
+  const unsandboxedOn = (['python', 'jupyter'] as const).some((kind) => engine.backendKinds.includes(kind) && engine.disabledReason(kind) === undefined);
+  return unsandboxedOn || engine.sandbox('pyodide')?.network === 'on' || options.bridge !== undefined;
 }
 
 /**
