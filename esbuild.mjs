@@ -77,6 +77,9 @@ const contexts = [
       // zod probes `typeof navigator`, which newer Node hosts flag with a migration error: there is none in Node.
       define: { navigator: 'undefined' },
       banner: out === 'cli.js' ? { js: '#!/usr/bin/env node' } : undefined,
+      // The Jupyter client narrates its connection on console.log/debug (stdout in the CLI, whose stdout is MCP);
+      // the backend logs what matters itself. Its warnings and errors still reach stderr.
+      pure: out === 'jupyter-client.js' ? ['console.log', 'console.debug'] : [],
     }),
   ),
   // The results webview's script runs in the webview (a browser), loaded by a <script nonce> tag.
