@@ -2,7 +2,8 @@
 // What the engine's own tests need from the operating system, installed idempotently:
 //   - bubblewrap (Linux): the Pyodide sandbox; the escape suite must run, never skip, on Linux.
 //   - jupyter-server and python3-ipykernel (Debian): a real Jupyter Server and kernel for the jupyter backend's
-//     tests, on Debian's own /usr/bin/python3 (which need not be the first python3 on PATH).
+//     tests, on Debian's own /usr/bin/python3 (which need not be the first python3 on PATH); python3-pip, which
+//     the kernel's installs run (the tests give it a venv over the system packages).
 // Usage: node scripts/system-deps.mjs
 import { dpkgInstalled, installDebianPackages, MissingPackagesError, onPath } from './debian.mjs';
 
@@ -10,7 +11,7 @@ const say = (msg) => process.stdout.write(`[system-deps] ${msg}\n`);
 const missing = [];
 if (process.platform === 'linux' && !onPath('bwrap')) missing.push('bubblewrap');
 if (onPath('dpkg-query')) {
-  for (const pkg of ['jupyter-server', 'python3-ipykernel']) if (!dpkgInstalled(pkg)) missing.push(pkg);
+  for (const pkg of ['jupyter-server', 'python3-ipykernel', 'python3-pip']) if (!dpkgInstalled(pkg)) missing.push(pkg);
 }
 try {
   installDebianPackages(missing, say, ' (bubblewrap is the Pyodide sandbox on Linux; jupyter-server and python3-ipykernel serve the jupyter backend tests)');
