@@ -72,8 +72,10 @@ export class RunOutputWriter implements vscode.Disposable {
         this.writeTail('stderr', result.stderr);
         const d = result.diagnostics;
         if (d) {
-          this.channel.appendLine(`[${d.error_type}] ${d.message}`);
-          if (d.traceback && d.traceback.trim() !== d.message) this.channel.append(d.traceback.endsWith('\n') ? d.traceback : `${d.traceback}\n`);
+          // A traceback ends with the message ("ZeroDivisionError: division by zero"): it is printed once, there.
+          const traceback = d.traceback?.trim() ? (d.traceback.endsWith('\n') ? d.traceback : `${d.traceback}\n`) : undefined;
+          if (!traceback?.trimEnd().endsWith(d.message.trim())) this.channel.appendLine(`[${d.error_type}] ${d.message}`);
+          if (traceback) this.channel.append(traceback);
           // The output view turns path:line into a link that opens the file there; Python's own format it does not.
           const failing = d.traceback ? tracebackFrames(d.traceback).pop() : undefined;
           if (failing) this.channel.appendLine(`at ${failing.file}:${failing.line}`);
