@@ -62,6 +62,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     },
     stores.codeFiles,
     () => settings().backends.jupyter.url,
+    () => settings().exposeVscodeTools,
   );
   const mcpProvider = new CodeModeMcpProvider(settings, interpreterPath, () => mcp.loopback(), context.extensionPath);
   const status = new RunStatusItem(

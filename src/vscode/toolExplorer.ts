@@ -9,10 +9,11 @@ import type { EngineService } from './services/engineService';
 import { UNTRUSTED_JUPYTER_REASON, UNTRUSTED_REASON } from './services/trustService';
 import { errorText } from '../engine/errorText';
 import type { ToolName } from '../mcp/toolNames';
+import { VSCODE_PROVIDER } from './vscodeTools';
 
 export const EXPLORER_VIEW_ID = 'codeMode.explorer';
 
-type Section = 'backends' | 'tools' | 'servers' | 'files' | 'runs';
+type Section = 'backends' | 'tools' | 'vscodeTools' | 'servers' | 'files' | 'runs';
 
 export type ExplorerNode =
   | { kind: 'section'; section: Section }
@@ -28,9 +29,24 @@ export type ExplorerNode =
 const SECTION_LABELS: Record<Section, string> = {
   backends: 'Backends',
   tools: 'Tools',
+  vscodeTools: "VS Code's Tools",
   servers: 'External Servers',
-  files: 'Code Files',
+  files: 'Agent Scripts',
   runs: 'Recent Runs',
+};
+
+/** What a section holds, beside its name. */
+const SECTION_DESCRIPTIONS: Partial<Record<Section, string>> = {
+  tools: 'what agents call',
+  vscodeTools: 'tools.vscode in Python',
+  files: 'files agents write, then run',
+};
+
+const SECTION_TOOLTIPS: Partial<Record<Section, string>> = {
+  tools: 'The MCP tools of this extension, as Copilot agent mode and other MCP clients see them. Select one to call it from a form.',
+  vscodeTools: "VS Code's own language-model tools (and the MCP servers VS Code runs), which Python code can call as tools.vscode.<tool>() (setting codeMode.tools.vscodeTools). Nothing to configure.",
+  servers: 'MCP servers you configured (mcp_servers.json or .vscode/mcp.json at the workspace root, or the codeMode.mcpServers setting), which Python code can call as tools.<server>.<tool>().',
+  files: `Programs agents build over several calls with the ${'code_file' satisfies ToolName} tool and run with ${'run_python' satisfies ToolName}. Open one to read it, or run it yourself.`,
 };
 
 const BACKEND_LABELS: Record<BackendKind, string> = { pyodide: 'Pyodide (WebAssembly)', python: 'Workspace Python', jupyter: 'Jupyter kernel' };
@@ -75,6 +91,8 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
     private readonly codeFiles: CodeFiles,
     /** codeMode.jupyter.url ('' when no Jupyter Server is set). */
     private readonly jupyterServer: () => string,
+    /** codeMode.tools.vscodeTools: whether Python may call VS Code's tools. */
+    private readonly vscodeToolsOn: () => boolean,
   ) {}
 
   /** Coalesces bursts (a streaming run changes history many times a second). */
@@ -89,10 +107,12 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
   getTreeItem(node: ExplorerNode): vscode.TreeItem {
     switch (node.kind) {
       case 'section': {
-        // Our own MCP tools matter to agents more than to people: folded until someone looks.
-        const state = node.section === 'tools' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded;
-        const item = new vscode.TreeItem(SECTION_LABELS[node.section], state);
+        // Tools matter to agents more than to people: folded until someone looks.
+        const folded = node.section === 'tools' || node.section === 'vscodeTools';
+        const item = new vscode.TreeItem(SECTION_LABELS[node.section], folded ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
         item.id = `section:${node.section}`;
+        item.description = SECTION_DESCRIPTIONS[node.section];
+        item.tooltip = SECTION_TOOLTIPS[node.section];
         item.contextValue = `section-${node.section}`;
         return item;
       }
@@ -175,7 +195,10 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
   }
 
   async getChildren(node?: ExplorerNode): Promise<ExplorerNode[]> {
-    if (!node) return (['backends', 'tools', 'servers', 'files', 'runs'] as Section[]).map((section) => ({ kind: 'section', section }));
+    if (!node) {
+      // VS Code's tools have a section only while Python may call them (codeMode.tools.vscodeTools).
+      return (['backends', 'tools', ...(this.vscodeToolsOn() ? ['vscodeTools' as const] : []), 'servers', 'files', 'runs'] as Section[]).map((section) => ({ kind: 'section', section }));
+    }
     if (node.kind === 'server') return this.serverTools(node.status.name);
     if (node.kind === 'backend' && node.backend === 'jupyter') return this.kernelNodes();
     if (node.kind !== 'section') return [];
@@ -186,9 +209,15 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const tools = await (await this.tools()).listTools();
         return tools.map((tool) => ({ kind: 'tool', tool }));
       }
+      case 'vscodeTools':
+        return this.serverTools(VSCODE_PROVIDER);
       case 'servers': {
         const source = await this.servers();
-        const nodes: ExplorerNode[] = source.providers().map((p) => ({ kind: 'server', status: p.status(), description: p.description }));
+        // VS Code's own tools are no server of yours: they have their own section.
+        const nodes: ExplorerNode[] = source
+          .providers()
+          .filter((p) => p.name !== VSCODE_PROVIDER)
+          .map((p) => ({ kind: 'server', status: p.status(), description: p.description }));
         for (const problem of source.problems()) {
           nodes.push({ kind: 'message', text: `${problem.server ?? problem.source}: config problem`, tooltip: `${problem.source}: ${problem.message}` });
         }
@@ -200,7 +229,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const files = await this.codeFiles.list();
         return files.length
           ? files.map((file) => ({ kind: 'codeFile', file, path: this.codeFiles.path(file.name) }))
-          : [{ kind: 'message', text: 'No code files yet', tooltip: `Agents build programs over several calls with ${'code_file' satisfies ToolName}, then run them with ${'run_python' satisfies ToolName}.` }];
+          : [{ kind: 'message', text: 'No agent scripts yet', tooltip: `Agents build programs over several calls with ${'code_file' satisfies ToolName}, then run them with ${'run_python' satisfies ToolName}.` }];
       }
       case 'runs': {
         const runs = this.history.all().reverse().slice(0, 20);
