@@ -49,9 +49,15 @@ let saveTimer: number | undefined;
 let tickTimer: number | undefined;
 
 const runsList = el('main', { className: 'runs', attrs: { 'aria-label': 'Python runs' } });
+const onMac = /Mac/.test(navigator.userAgent);
 const emptyState = el('div', { className: 'empty-state' }, [
   el('p', { className: 'empty-title', text: 'No Python runs yet' }),
-  el('p', { text: 'Runs started from the editor, the tool explorer or Copilot agent mode appear here with their output, errors, figures and tables.' }),
+  el('p', { className: 'empty-how' }, [
+    'In a Python file, press ',
+    el('kbd', { text: onMac ? 'Cmd+Alt+Enter' : 'Ctrl+Alt+Enter' }),
+    ' to run the selection or the current line, or ▶ in the editor title to run the file.',
+  ]),
+  el('p', { text: "Copilot agent mode's runs appear here too, with their output, errors, figures and tables." }),
 ]);
 const countLabel = el('span', { className: 'run-count' });
 const clearButton = button('Clear', 'clear', 'toolbar-button', 'Clear all runs');

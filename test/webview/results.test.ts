@@ -387,6 +387,7 @@ describe('results page in Chromium', () => {
   test('a finished successful run shows status, backend, session, origin, duration and stdout', async () => {
     const { page, errors } = await openPage();
     assert.equal(await page.textContent('.empty-state .empty-title'), 'No Python runs yet');
+    assert.match((await page.textContent('.empty-state .empty-how')) ?? '', /press (Ctrl|Cmd)\+Alt\+Enter to run the selection or the current line, or ▶ in the editor title to run the file/);
     await post(
       page,
       { type: 'runStarted', run: runInfo('ok1', 'total = sum(range(10))\nprint(total)', { origin: 'mcp', session: 'analysis' }) },
