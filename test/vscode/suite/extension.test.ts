@@ -72,7 +72,16 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const { explorer } = await api();
     const sections = await explorer.getChildren();
     const labels = sections.map((s) => explorer.getTreeItem(s).label);
-    assert.deepEqual(labels, ['Backends', 'Tools', 'External Servers', 'Code Files', 'Recent Runs']);
+    assert.deepEqual(labels, ['Backends', 'Tools', "VS Code's Tools", 'External Servers', 'Agent Scripts', 'Recent Runs']);
+    const items = sections.map((s) => explorer.getTreeItem(s));
+    // Tools are folded; VS Code's own are a section of their own, not a server the person configured.
+    assert.deepEqual(
+      items.filter((i) => i.collapsibleState === vscode.TreeItemCollapsibleState.Collapsed).map((i) => i.label),
+      ['Tools', "VS Code's Tools"],
+    );
+    assert.match(String(items[4]!.description), /agents/);
+    const servers = (await explorer.getChildren(sections[3])) as ExplorerNode[];
+    assert.ok(!servers.some((n) => n.kind === 'server' && n.status.name === 'vscode'), `External Servers: ${servers.map((n) => explorer.getTreeItem(n).label).join(', ')}`);
     const backends = await explorer.getChildren(sections[0]);
     assert.deepEqual(
       backends.map((b) => explorer.getTreeItem(b).label),
@@ -148,7 +157,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     await codeMode.container.stores.codeFiles.write('explorer_demo.py', 'print("from a code file", 6 * 7)\n', 'create');
     const { explorer } = codeMode;
     const sections = await explorer.getChildren();
-    const files = (await explorer.getChildren(sections[3])) as ExplorerNode[];
+    const files = (await explorer.getChildren(sections.find((n) => n.kind === 'section' && n.section === 'files'))) as ExplorerNode[];
     const demo = files.find((n) => n.kind === 'codeFile' && n.file.name === 'explorer_demo.py');
     assert.ok(demo, 'the code file is listed');
     const item = explorer.getTreeItem(demo);
@@ -156,7 +165,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.match(vscode.window.activeTextEditor?.document.getText() ?? '', /from a code file/);
     const ran = (await vscode.commands.executeCommand('codeMode.explorer.runCodeFile', demo)) as RunResult;
     assert.equal(ran.stdout, 'from a code file 42\n');
-    const runNode = ((await explorer.getChildren(sections[4])) as ExplorerNode[]).find((n) => n.kind === 'run' && n.record.run.runId === ran.run_id);
+    const runNode = ((await explorer.getChildren(sections.find((n) => n.kind === 'section' && n.section === 'runs'))) as ExplorerNode[]).find((n) => n.kind === 'run' && n.record.run.runId === ran.run_id);
     assert.ok(runNode, 'the run is in Recent Runs');
     const again = (await vscode.commands.executeCommand('codeMode.explorer.rerun', runNode)) as RunResult;
     assert.equal(again.stdout, 'from a code file 42\n');
@@ -284,6 +293,15 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.equal(problem.range.start.line, 1);
     assert.equal(problem.code, 'ZeroDivisionError');
     assert.match(problem.message, /division by zero/);
+    // The runs channel says the error once: the traceback's last line, not again above it.
+    const codeMode = await api();
+    const channel = await until('the failed run in the runs channel', () => {
+      const text = codeMode.runsChannelText();
+      const run = text.slice(text.lastIndexOf(`── run ${failed.run_id}`));
+      return run.includes('── failed') ? run : undefined;
+    });
+    assert.equal(channel.split('ZeroDivisionError: division by zero').length - 1, 1, channel);
+    assert.match(channel, /Traceback \(most recent call last\)/);
     const editor = await vscode.window.showTextDocument(file);
     await editor.edit((edit) => edit.replace(new vscode.Range(1, 0, 1, 100), 'ratio = total / 2'));
     const good = (await vscode.commands.executeCommand('codeMode.runFile', file)) as RunResult;
@@ -487,7 +505,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
   it('the tool explorer lists the external server and invokes one of its tools', async () => {
     const { explorer, results } = await api();
     const sections = await explorer.getChildren();
-    const servers = (await explorer.getChildren(sections[2])) as ExplorerNode[];
+    const servers = (await explorer.getChildren(sections.find((n) => n.kind === 'section' && n.section === 'servers'))) as ExplorerNode[];
     const memory = servers.find((n) => n.kind === 'server' && n.status.name === 'memory');
     assert.ok(memory, `memory listed among ${servers.map((n) => explorer.getTreeItem(n).label).join(', ')}`);
     const tools = (await explorer.getChildren(memory)) as ExplorerNode[];
