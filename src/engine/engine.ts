@@ -141,6 +141,8 @@ class SessionLimitError extends Error {}
 
 /** How many dropped session names remember why, for their next run; beyond it the oldest are forgotten. */
 const REMEMBERED_LOSSES = 1000;
+/** Code of a refused run kept for its card and history (a refusal may be for code far past every limit). */
+const REFUSED_CODE_CHARS = 64 * 1024;
 
 /**
  * Runs Python for every front door: sessions, queueing, time limits, cancellation, policy, output caps, result
@@ -243,9 +245,20 @@ export class Engine {
     const timeoutSource = options.timeoutSource ?? (options.timeoutS === undefined ? this.config.timeoutSource : 'the timeout_s of this call');
     const emit = (event: RunEvent) => this.emitRun(event, options.onEvent);
     const refuse = (diagnostics: Diagnostics): RunResult => {
-      const result = this.withHints(
-        shapeResult({ runId, backend: isBackendKind(backend) ? backend : this.config.defaultBackend, session: sessionName, durationMs: 0, diagnostics }),
-      );
+      const shownBackend = isBackendKind(backend) ? backend : this.config.defaultBackend;
+      const result = this.withHints(shapeResult({ runId, backend: shownBackend, session: sessionName, durationMs: 0, diagnostics }));
+      // A refused run is still a run someone asked for: it starts and finishes at once, so the results view,
+      // the history and the runs channel show it with the reason (a run that never started showed nowhere).
+      emit({
+        type: 'started',
+        runId,
+        session: typeof sessionName === 'string' ? sessionName.slice(0, 256) : 'default',
+        backend: shownBackend,
+        code: typeof options.code === 'string' ? options.code.slice(0, REFUSED_CODE_CHARS) : '',
+        origin: options.origin ?? 'test',
+        startedAt: Date.now(),
+        ...(options.script ? { location: { file: options.script.path, line: options.script.firstLine } } : {}),
+      });
       emit({ type: 'finished', runId, result });
       return result;
     };

@@ -80,7 +80,7 @@ export class RunOutputWriter implements vscode.Disposable {
           const failing = d.traceback ? tracebackFrames(d.traceback).pop() : undefined;
           if (failing) this.channel.appendLine(`at ${failing.file}:${failing.line}`);
         }
-        const status = result.success ? 'ok' : `failed (${d?.exception ?? d?.error_type})`;
+        const status = result.success ? 'ok' : d?.error_type === 'INVALID_ARGUMENT' ? 'not run' : `failed (${d?.exception ?? d?.error_type})`;
         this.channel.appendLine(`── ${status} in ${result.duration_ms} ms${result.truncated ? ' · output truncated' : ''} ──\n`);
         break;
       }

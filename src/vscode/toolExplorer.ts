@@ -183,7 +183,8 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const where = run.location && `${run.location.file.split(/[\\/]/).pop()}:${run.location.line}`;
         const item = new vscode.TreeItem(where ?? (firstLine.trim().slice(0, 60) || '(empty)'));
         item.id = `run:${run.runId}`;
-        const status = result ? (result.success ? 'ok' : (result.diagnostics?.exception ?? result.diagnostics?.error_type)) : 'running';
+        const d = result?.diagnostics;
+        const status = !result ? 'running' : result.success ? 'ok' : (d?.exception ?? (d?.error_type === 'INVALID_ARGUMENT' ? 'not run' : d?.error_type));
         item.description = `${status} · ${run.backend}${result ? ` · ${formatDuration(result.duration_ms)}` : ''}`;
         item.tooltip = `${run.code.slice(0, 500)}\n\n${run.origin} · session "${run.session}" · ${new Date(run.startedAt).toLocaleString()}`;
         item.iconPath = new vscode.ThemeIcon(!result ? 'sync~spin' : result.success ? 'pass' : 'error');

@@ -229,7 +229,7 @@ export class RunCardView {
     const result = this.model.result;
     const status = !result ? 'running' : result.success ? 'ok' : 'error';
     this.root.dataset.status = status;
-    this.badgeLabel.textContent = !result ? 'running' : result.success ? 'ok' : (result.diagnostics?.exception ?? result.diagnostics?.error_type ?? 'error');
+    this.badgeLabel.textContent = !result ? 'running' : result.success ? 'ok' : failureLabel(result.diagnostics);
     if (result?.diagnostics) this.badge.dataset.errorType = result.diagnostics.error_type;
     this.duration.textContent = result ? formatDuration(result.duration_ms) : formatDuration(Date.now() - this.model.run.startedAt);
     this.interruptButton.hidden = !!result;
@@ -278,6 +278,13 @@ export class RunCardView {
     }
     window.setTimeout(() => setButtonLabel(this.copyButton, 'Copy'), 1500);
   }
+}
+
+/** The badge of a failed run: the Python exception, else what kind of failure; a refused run says it did not run. */
+function failureLabel(diagnostics: Diagnostics | null): string {
+  if (!diagnostics) return 'error';
+  if (diagnostics.exception) return diagnostics.exception;
+  return diagnostics.error_type === 'INVALID_ARGUMENT' ? 'not run' : diagnostics.error_type;
 }
 
 /** The traceback as text, its `File "...", line N` frames as links that open the file at that line. */

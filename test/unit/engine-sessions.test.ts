@@ -4,6 +4,8 @@ import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Engine } from '../../src/engine/engine';
 import { renderResultText } from '../../src/engine/result';
+import { RunHistory } from '../../src/engine/history';
+import type { RunEvent } from '../../src/engine/types';
 import { fakeBackend } from '../support/fakeBackend';
 
 function engineWith(maxSessions = 8) {
@@ -97,6 +99,27 @@ describe('engine sessions', () => {
     assert.equal(a.disposed, false);
     const packages = await engine.checkPackages({ packages: ['x'], session: 'c', backend: 'pyodide' });
     assert.equal(packages.success, false);
+  });
+
+  test('a refused run (a backend turned off) starts and finishes at once, so the history and the results show why', async () => {
+    const { engine } = engineWith();
+    await engine.setBackendEnabled('pyodide', false, 'off because this workspace is not trusted');
+    const events: RunEvent[] = [];
+    const history = new RunHistory(10);
+    engine.onRunEvent((event) => {
+      events.push(event);
+      history.handle(event);
+    });
+    const refused = await engine.run({ code: 'print(1)', backend: 'pyodide', session: 'mine', origin: 'command', script: { path: '/work/a.py', firstLine: 3 } });
+    assert.equal(refused.diagnostics?.error_type, 'INVALID_ARGUMENT');
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['started', 'finished'],
+    );
+    const [started] = events;
+    assert.ok(started?.type === 'started');
+    assert.deepEqual([started.runId, started.backend, started.session, started.code, started.origin, started.location], [refused.run_id, 'pyodide', 'mine', 'print(1)', 'command', { file: '/work/a.py', line: 3 }]);
+    assert.match(history.get(refused.run_id)?.result?.diagnostics?.message ?? '', /not trusted/);
   });
 
   test('the names of dropped sessions remembered for announcement are bounded', async () => {

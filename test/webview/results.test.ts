@@ -520,6 +520,20 @@ describe('results page in Chromium', () => {
     const [stdoutBg, stderrBg] = await page.$$eval(`${card('err1')} .stream`, (nodes) => nodes.map((n) => getComputedStyle(n).backgroundColor));
     assert.notEqual(stdoutBg, stderrBg, 'stderr is styled apart from stdout');
 
+    // A run refused before it started (Restricted Mode): the badge says it did not run, the title says why.
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('r1', 'print(1)', { backend: 'python' }) },
+      {
+        type: 'runFinished',
+        runId: 'r1',
+        result: result('r1', { success: false, duration_ms: 0, backend: 'python', diagnostics: { error_type: 'INVALID_ARGUMENT', message: 'Workspace Python is off because this workspace is not trusted (Restricted Mode).' } }),
+      },
+    );
+    await waitForText(page, `${card('r1')} .badge`, 'not run');
+    assert.equal(await page.textContent(`${card('r1')} .error-title`), 'Workspace Python is off because this workspace is not trusted (Restricted Mode).');
+    assert.doesNotMatch((await page.textContent(card('r1'))) ?? '', /INVALID_ARGUMENT/);
+
     assert.equal(await page.textContent(`${card('t1')} .badge`), 'TIMEOUT');
     assert.equal(await page.textContent(`${card('t1')} .duration`), '30.0 s');
     const notes = await page.$$eval(`${card('t1')} .error-note`, (nodes) => nodes.map((n) => n.textContent));

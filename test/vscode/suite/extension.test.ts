@@ -468,6 +468,11 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     await openPython('print("yours")\n');
     const yours = (await vscode.commands.executeCommand('codeMode.runSelection')) as RunResult;
     assert.deepEqual([yours.backend, yours.session, yours.stdout], ['pyodide', 'interactive', 'yours\n'], 'your runs fall back to Pyodide in Restricted Mode');
+    // The refused run has a card that says why, not a bare error code.
+    const refusedCard = await until('the refused run in the results view', async () => (await codeMode.results.probe()).find((c) => c.runId === refused.run_id));
+    assert.match(refusedCard.text, /not run/);
+    assert.match(refusedCard.text, /not trusted \(Restricted Mode\)/);
+    assert.doesNotMatch(refusedCard.text, /INVALID_ARGUMENT/);
     const { explorer } = codeMode;
     const [backendsSection] = await explorer.getChildren();
     const python = (await explorer.getChildren(backendsSection)).map((n) => explorer.getTreeItem(n)).find((i) => i.label === 'Workspace Python');
