@@ -21,6 +21,7 @@ import { displayOf, OUTCOME_MIME, outcomeOf, replyOutcome } from './kernelMessag
 import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../packages/pip';
 import type { JupyterEndpoint, KernelClient, KernelHandle, KernelStatus } from './kernelTypes';
 import { startLocalJupyterServer, type LocalJupyterServer } from './localServer';
+import { StartGate } from '../startGate';
 
 export interface JupyterBackendConfig {
   /** The Jupyter Server's URL (a JupyterHub user server, Enterprise Gateway, `jupyter server`). */
@@ -152,7 +153,7 @@ class JupyterSession implements BackendSession {
   private restarting?: Promise<void>;
   private needsSetup = true;
   private active?: ActiveRun;
-  private awaitingKernel?: { interrupted: boolean };
+  private readonly kernelStart = new StartGate();
   private stateLoss?: string;
   private pythonVersion?: string;
   /** The kernel's process as it reports itself (on the server's machine). */
@@ -242,17 +243,10 @@ class JupyterSession implements BackendSession {
   }
 
   async run(request: BackendRunRequest, sink: BackendSink): Promise<BackendOutcome> {
-    if (this.active || this.awaitingKernel) throw new Error(`the Jupyter session "${this.options.session}" is already running code`);
+    if (this.active || this.kernelStart.busy) throw new Error(`the Jupyter session "${this.options.session}" is already running code`);
     for (let attempt = 1; ; attempt++) {
-      const awaiting = { interrupted: false };
-      this.awaitingKernel = awaiting;
-      let kernel: KernelHandle;
-      try {
-        kernel = await this.ensureKernel();
-      } finally {
-        this.awaitingKernel = undefined;
-      }
-      if (awaiting.interrupted) return { status: 'interrupted' };
+      const kernel = await this.kernelStart.pass(() => this.ensureKernel());
+      if (!kernel) return { status: 'interrupted' };
       const { outcome, lostBeforeStart } = await this.execute(kernel, request, sink);
       // The kernel had died before the code reached it (the server notices a dead kernel only every few
       // seconds): nothing ran, so it runs on the restarted kernel, and the result says the state is gone.
@@ -284,7 +278,17 @@ class JupyterSession implements BackendSession {
           input: (prompt, password, reply) => this.onInput(run, prompt, password, reply),
         })
         .then(
-          (reply) => run.finish(run.outcome ?? replyOutcome(reply)),
+          (reply) => {
+            if (!run.outcome && reply.status === 'error' && reply.ename === 'ModuleNotFoundError' && /_code_mode_kernel/.test(reply.evalue ?? '')) {
+              // A kernel without kernel_support.py was restarted under this session (by the server as the run
+              // was sent, or from another client): the code never ran.
+              this.needsSetup = true;
+              run.started = false;
+              run.finish({ status: 'crashed', message: 'the kernel was restarted' }, 'the kernel was restarted and lost its state');
+              return;
+            }
+            run.finish(run.outcome ?? replyOutcome(reply));
+          },
           (error: unknown) => run.finish({ status: 'crashed', message: `the connection to the kernel failed: ${errorText(error)}` }),
         );
     });
@@ -348,8 +352,8 @@ class JupyterSession implements BackendSession {
   interrupt(): void {
     if (this.active && this.kernel) {
       this.kernel.interrupt().catch((error: unknown) => this.log.warn(`Jupyter session "${this.options.session}": interrupt failed: ${errorText(error)}`));
-    } else if (this.awaitingKernel) {
-      this.awaitingKernel.interrupted = true;
+    } else {
+      this.kernelStart.interrupt();
     }
   }
 

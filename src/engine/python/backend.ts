@@ -23,6 +23,7 @@ import { resolvePythonInterpreter } from './interpreter';
 import { localInterpreter, pipCheck, pipInstall } from '../packages/pip';
 import { killDescendants } from './processTree';
 import { RawOutputChannel } from './rawOutput';
+import { StartGate } from '../startGate';
 import { errorText } from '../errorText';
 import { PendingRequests } from '../requests';
 
@@ -349,7 +350,7 @@ class PythonSession implements BackendSession {
   /** The outcome of the active run, by its id: its result (once the raw pipes caught up), or the driver's crash. */
   private readonly outcomes = new PendingRequests<string, BackendOutcome>();
   /** A run waiting for its interpreter to start, which interrupt() can still call off. */
-  private awaitingDriver?: { interrupted: boolean };
+  private readonly driverStart = new StartGate();
   /** The last driver died on its own (rather than by restart()), until the next one starts. */
   private crashed = false;
   /** Why the interpreter's state was lost between runs, until the engine asks. */
@@ -376,17 +377,10 @@ class PythonSession implements BackendSession {
   }
 
   async run(request: BackendRunRequest, sink: BackendSink): Promise<BackendOutcome> {
-    if (this.active || this.awaitingDriver) throw new Error(`the Python session "${this.options.session}" is already running code`);
-    const awaiting = { interrupted: false };
-    this.awaitingDriver = awaiting;
-    let driver: DriverProcess;
-    try {
-      driver = await this.ensureDriver();
-    } finally {
-      this.awaitingDriver = undefined;
-    }
+    if (this.active || this.driverStart.busy) throw new Error(`the Python session "${this.options.session}" is already running code`);
+    const driver = await this.driverStart.pass(() => this.ensureDriver());
     // Stopped while the interpreter was still starting: the code never ran.
-    if (awaiting.interrupted) return { status: 'interrupted' };
+    if (!driver) return { status: 'interrupted' };
     const frame = encodeFrame({ type: 'run', id: request.runId, code: request.code, script: request.script, outputCapBytes: request.outputCapBytes });
     const outcome = this.outcomes.wait(request.runId);
     this.active = { id: request.runId, driver, sink, seenMarkers: [false, false] };
@@ -400,7 +394,7 @@ class PythonSession implements BackendSession {
 
   interrupt(): void {
     if (this.active) this.active.driver.interrupt();
-    else if (this.awaitingDriver) this.awaitingDriver.interrupted = true;
+    else this.driverStart.interrupt();
   }
 
   async restart(): Promise<void> {
