@@ -4,7 +4,7 @@
 // parsed by packages/spec.ts ever become arguments.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { checkedStatus, summarize } from './report';
+import { checkedStatus, summarize, WHEELHOUSE_FLAGS } from './report';
 import { distributionOf, type PackageSpec, type RequirementSpec } from './spec';
 import { checkSha256 } from './wheels';
 import type { PackageReport, PackageStatus } from '../types';
@@ -16,7 +16,8 @@ const PIP_TIME_LIMIT_MS = 10 * 60 * 1000;
 const PIP_NETWORK_TIMEOUT_S = '15';
 const PIP_RETRIES = '1';
 const VERSIONS_TIME_LIMIT_MS = 30 * 1000;
-const ERROR_CHARS = 1500;
+/** pip's error as reported; past it the middle goes (its first lines say what failed, its last ones why). */
+const ERROR_CHARS = 8000;
 
 const VERSIONS_SCRIPT = `
 import importlib.metadata as metadata, json, sys
@@ -88,8 +89,8 @@ function pipEnvironment(): Record<string, string> {
 
 const NETWORK_TROUBLE = /NewConnectionError|Name or service not known|Temporary failure in name resolution|nodename nor servname|Network is unreachable|ConnectTimeoutError|ProxyError|getaddrinfo failed/;
 
-/** pip's own ERROR lines when it printed any, else the end of its output. */
-function pipError(result: ProcessResult): string {
+/** pip's own ERROR lines when it printed any, else the end of its output; `wheelhouseSetting` names the wheelhouse in advice. */
+function pipError(result: ProcessResult, wheelhouseSetting: string): string {
   if (result.spawnError) return `could not run pip: ${result.spawnError}`;
   if (result.timedOut) return `pip did not finish within ${PIP_TIME_LIMIT_MS / 60000} minutes and was stopped`;
   const output = `${result.stderr}\n${result.stdout}`;
@@ -97,9 +98,11 @@ function pipError(result: ProcessResult): string {
   let text = (errors.length > 0 ? errors.join('\n') : output.trim().split('\n').slice(-10).join('\n')).trim();
   if (/No module named pip/.test(output)) text = 'pip is not installed in this interpreter (python -m ensurepip, or choose an environment with pip)';
   else if (/externally-managed-environment/.test(output)) text += '\nThis interpreter is managed by the operating system: select a virtual environment (python -m venv) for it.';
-  else if (NETWORK_TROUBLE.test(output)) text += '\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder (--wheelhouse / CODE_MODE_WHEELHOUSE).';
+  else if (NETWORK_TROUBLE.test(output)) text += `\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder (${wheelhouseSetting}).`;
   if (!text) text = `pip exited with code ${result.code}`;
-  return text.length > ERROR_CHARS ? `...${text.slice(-ERROR_CHARS)}` : text;
+  if (text.length <= ERROR_CHARS) return text;
+  const half = ERROR_CHARS / 2;
+  return `${text.slice(0, half)}\n… ${text.length - ERROR_CHARS} characters of pip's output left out …\n${text.slice(-half)}`;
 }
 
 /** What pip is given for a spec: the canonical requirement, the wheel's path, or its URL (pip checks #sha256 itself). */
@@ -121,7 +124,7 @@ async function installedVersions(python: PipProcess, names: string[]): Promise<M
  * Installs `specs` with one pip run; when that fails and there were several, each is retried alone so the
  * good ones still go in and every failure is pinned to its package.
  */
-export async function pipInstall(python: PipProcess, specs: PackageSpec[], wheelhouse?: string): Promise<PackageReport> {
+export async function pipInstall(python: PipProcess, specs: PackageSpec[], wheelhouse?: string, wheelhouseSetting = WHEELHOUSE_FLAGS): Promise<PackageReport> {
   const errors = new Map<PackageSpec, string>();
   for (const spec of specs) {
     // A file without a hash to check may be one on another machine (a remote kernel's): pip reads it there.
@@ -139,11 +142,11 @@ export async function pipInstall(python: PipProcess, specs: PackageSpec[], wheel
   if (pending.length > 0) {
     const all = await install(pending);
     if (all.code !== 0) {
-      if (pending.length === 1) errors.set(pending[0], pipError(all));
+      if (pending.length === 1) errors.set(pending[0], pipError(all, wheelhouseSetting));
       else {
         for (const spec of pending) {
           const alone = await install([spec]);
-          if (alone.code !== 0) errors.set(spec, pipError(alone));
+          if (alone.code !== 0) errors.set(spec, pipError(alone, wheelhouseSetting));
         }
       }
     }

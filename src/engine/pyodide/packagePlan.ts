@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assetsDir } from '../paths';
-import { summarize } from '../packages/report';
+import { summarize, WHEELHOUSE_FLAGS } from '../packages/report';
 import { distributionOf, meetsSpecifier, normalizeName, type PackageSpec, type WheelName } from '../packages/spec';
 import { checkSha256, download, findInWheelhouse, NetworkUnavailable, readWheel, sha256Hex } from '../packages/wheels';
 import type { InstallOptions, PackageReport, PackageStatus } from '../types';
@@ -53,8 +53,6 @@ export function distributionUrl(pyodideVersion: string): string {
   return `https://cdn.jsdelivr.net/pyodide/v${pyodideVersion}/full/`;
 }
 
-/** How the CLI sets a wheelhouse: the default way to name it in advice. */
-const WHEELHOUSE_FLAGS = '--wheelhouse / CODE_MODE_WHEELHOUSE';
 
 /** `wheelhouseSetting` says how a person names a wheelhouse where they are (a CLI flag, a VS Code setting). */
 function offlineAdvice(wheelhouseSetting: string): string {

@@ -430,7 +430,7 @@ class PythonSession implements BackendSession {
    * refreshes Python's import cache); a package it already imported keeps its old version until a reset.
    */
   async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
-    return pipInstall(localInterpreter(this.interpreter()), specs, options.wheelhouse);
+    return pipInstall(localInterpreter(this.interpreter()), specs, options.wheelhouse, options.wheelhouseSetting);
   }
 
   async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {

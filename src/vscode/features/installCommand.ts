@@ -2,11 +2,14 @@ import * as vscode from 'vscode';
 import type { Engine } from '../../engine/engine';
 import type { BackendKind, PackagesResult } from '../../engine/types';
 import { personBackend, personSession } from '../personRun';
+import type { RunOutputWriter } from '../runOutput';
 import type { ExtensionSettings } from '../settings';
 
 export interface InstallCommandDeps {
   settings: () => ExtensionSettings;
   engine: () => Promise<Engine>;
+  /** Where a failed install's whole error goes (a notification shows only its start). */
+  runsChannel: Pick<RunOutputWriter, 'report' | 'reveal'>;
 }
 
 export function registerInstallCommand(deps: InstallCommandDeps): vscode.Disposable {
@@ -40,7 +43,19 @@ async function installPackagesCommand(deps: InstallCommandDeps, packagesArg?: st
     () => engine.installPackages({ packages, backend, session }),
   );
   const summary = result.packages.map((p) => (p.installed ? `${p.name} ${p.version ?? ''}`.trim() : `${p.requested}: ${p.error ?? 'not installed'}`)).join('; ');
-  if (result.success) void vscode.window.showInformationMessage(`Code Mode: installed ${summary}`);
-  else void vscode.window.showWarningMessage(`Code Mode: ${result.message || summary}`);
+  if (result.success) {
+    void vscode.window.showInformationMessage(`Code Mode: installed ${summary}`);
+    return result;
+  }
+  // The whole error (pip's can run to pages) goes to the runs channel; the notification shows its first line.
+  const report = [result.message, ...result.packages.map((p) => (p.installed ? `${p.name} ${p.version ?? ''}: installed`.trim() : `${p.requested}: ${p.error ?? 'not installed'}`))]
+    .filter(Boolean)
+    .join('\n');
+  deps.runsChannel.report(`install ${packages.join(' ')} · ${backend} · session "${session}" · failed`, report);
+  const firstLine = (result.message || summary).split('\n')[0] ?? '';
+  const details = 'Show Details';
+  void vscode.window.showWarningMessage(`Code Mode: ${firstLine.length > 300 ? `${firstLine.slice(0, 300)}…` : firstLine}`, details).then((choice) => {
+    if (choice === details) deps.runsChannel.reveal();
+  });
   return result;
 }

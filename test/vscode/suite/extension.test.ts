@@ -188,6 +188,17 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     // Offline, the advice names the VS Code setting, not the CLI's flag.
     const offline = (await vscode.commands.executeCommand('codeMode.installPackages', ['six'], 'pyodide')) as PackagesResult;
     assert.match(offline.packages[0]?.error ?? '', /wheelhouse folder \(setting codeMode\.wheelhouse\)/);
+    // A failed install's whole error is in the runs channel (the notification shows its first line).
+    const channel = codeMode.runsChannelText();
+    const report = channel.slice(channel.lastIndexOf('── install six · pyodide'));
+    assert.ok(report.includes(offline.packages[0]!.error!), report.slice(0, 500));
+    // pip's error (workspace Python) is shown from its start: no leading cut.
+    const pip = (await vscode.commands.executeCommand('codeMode.installPackages', ['cm-no-such-package-anywhere'], 'python')) as PackagesResult;
+    assert.equal(pip.success, false);
+    const pipError = pip.packages[0]?.error ?? '';
+    assert.match(pipError, /^(ERROR|no network|pip)/, pipError.slice(0, 300));
+    if (/no network/.test(pipError)) assert.match(pipError, /wheelhouse folder \(setting codeMode\.wheelhouse\)/);
+    assert.ok(codeMode.runsChannelText().includes(pipError), 'the whole pip error is in the runs channel');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
