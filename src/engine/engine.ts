@@ -666,10 +666,11 @@ export class Engine {
     let since = performance.now();
     const startClock = () => (leftMs > 0 ? setTimeout(() => stop('timeout'), leftMs) : undefined);
     let timeoutTimer = timeoutS > 0 ? startClock() : undefined;
-    const stopped = new AbortController();
+    // Made by the run's first question only: aborting one builds a DOMException, a cost every run would pay.
+    let stopped: AbortController | undefined;
     const onAbort = () => stop('cancel');
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    active.ask = options.onInput && askPausingClock(options.onInput, stopped.signal, {
+    active.ask = options.onInput && askPausingClock(options.onInput, () => (stopped ??= new AbortController()).signal, {
       pause: () => {
         clearTimeout(timeoutTimer);
         leftMs -= performance.now() - since;
@@ -687,7 +688,7 @@ export class Engine {
     } finally {
       clearTimeout(timeoutTimer);
       clearTimeout(graceTimer);
-      stopped.abort();
+      stopped?.abort();
       options.signal?.removeEventListener('abort', onAbort);
       session.active = undefined;
     }
@@ -740,11 +741,11 @@ async function askFor(active: ActiveRun | undefined, params: unknown): Promise<s
 }
 
 /** Asks through `onInput` with the run's clock paused; a stopped run dismisses the question. */
-function askPausingClock(onInput: InputHandler, stopped: AbortSignal, clock: { pause(): void; resume(): void }) {
+function askPausingClock(onInput: InputHandler, stopped: () => AbortSignal, clock: { pause(): void; resume(): void }) {
   return async (request: InputRequest): Promise<string | undefined> => {
     clock.pause();
     try {
-      return await onInput(request, stopped);
+      return await onInput(request, stopped());
     } finally {
       clock.resume();
     }
