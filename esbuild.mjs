@@ -80,6 +80,8 @@ const contexts = [
       // The Jupyter client narrates its connection on console.log/debug (stdout in the CLI, whose stdout is MCP);
       // the backend logs what matters itself. Its warnings and errors still reach stderr.
       pure: out === 'jupyter-client.js' ? ['console.log', 'console.debug'] : [],
+      // `pure` calls are dropped only where syntax is minified.
+      minifySyntax: production || out === 'jupyter-client.js',
     }),
   ),
   // The results webview's script runs in the webview (a browser), loaded by a <script nonce> tag.

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startLocalJupyterServer, type LocalJupyterServer } from '../../src/engine/jupyter/localServer';
 import { silentLogger, type PackagesResult } from '../../src/engine/types';
-import { jupyterPython } from '../support/jupyter';
+import { jupyterCliArgs, jupyterPython } from '../support/jupyter';
 import { cliPath, connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
 import { checkPng, PYTHON_PNG_ENCODER } from '../support/pythonPng';
 import { buildWheel } from '../support/wheel';
@@ -163,6 +163,31 @@ describe('the jupyter flags of the CLI', () => {
       assert.equal(exited.status, 2, args.join(' '));
       assert.match(exited.stderr, why);
       assert.equal(exited.stdout, '', 'stdout stays MCP-only');
+    }
+  });
+});
+
+describe('a local Jupyter Server that dies', () => {
+  test('a run in flight crashes at once saying so, and the next run starts a new server and says the state is gone', async () => {
+    const conn = await connectStdio(jupyterCliArgs('jupyter'));
+    const run = (code: string) => runPython(conn.client, { code, backend: 'jupyter', timeout_s: 60 });
+    try {
+      // The kernel's parent is the server this CLI started.
+      const serverPid = Number((await run('kept = 1\nimport os\nprint(os.getppid())')).result.stdout.trim());
+      const sleeping = run('import time\ntime.sleep(30)');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      process.kill(serverPid, 'SIGKILL');
+      const crashed = (await sleeping).result;
+      // Not TIMEOUT at the 60 s limit: the death is noticed when it happens.
+      assert.equal(crashed.diagnostics?.error_type, 'BACKEND_CRASHED');
+      assert.match(crashed.diagnostics?.message ?? '', /local Jupyter Server \(pid \d+\) was killed by SIGKILL/);
+      const next = (await run('print("kept" in globals())')).result;
+      assert.equal(next.success, true, JSON.stringify(next.diagnostics));
+      assert.equal(next.stdout, 'False\n');
+      const newServer = Number((await run('import os\nprint(os.getppid())')).result.stdout.trim());
+      assert.notEqual(newServer, serverPid);
+    } finally {
+      await conn.close();
     }
   });
 });

@@ -71,19 +71,35 @@ export interface JupyterBackend extends BackendFactory {
 
 export function createJupyterBackend(config: JupyterBackendConfig = {}): JupyterBackend {
   const log = config.log;
+  const sessions = new Set<JupyterSession>();
   let local: Promise<LocalJupyterServer> | undefined;
   const endpoint = async (sessionLog: Logger): Promise<JupyterEndpoint> => {
     if (config.url) return { url: config.url, token: config.token };
     const python = config.localPython ?? process.env.CODE_MODE_PYTHON ?? 'python3';
-    local ??= startLocalJupyterServer({ python, rootDir: config.localRootDir, log: log ?? sessionLog });
-    // A server that failed to start is tried again next time (the person may install jupyter_server meanwhile).
-    local.catch(() => (local = undefined));
+    if (!local) {
+      const starting = startLocalJupyterServer({ python, rootDir: config.localRootDir, log: log ?? sessionLog });
+      local = starting;
+      // A server that failed to start is tried again next time (the person may install jupyter_server meanwhile).
+      starting.catch(() => local === starting && (local = undefined));
+      // One that dies takes its kernels along: their sessions are told, and the next run starts a new server.
+      void starting.then((server) =>
+        server.lost.then((why) => {
+          if (local === starting) local = undefined;
+          (log ?? sessionLog).warn(why);
+          for (const session of sessions) session.serverLost(why);
+        }),
+      );
+    }
     return (await local).endpoint;
   };
   const kernelName = config.kernelName;
   return {
     kind: 'jupyter',
-    create: (options) => new JupyterSession(options, config.log ?? options.log, () => endpoint(options.log), kernelName, !config.url),
+    create: (options) => {
+      const session = new JupyterSession(options, config.log ?? options.log, () => endpoint(options.log), kernelName, !config.url, () => sessions.delete(session));
+      sessions.add(session);
+      return session;
+    },
     async describe(): Promise<JupyterServerReport> {
       const localServer = config.url ? undefined : await local?.catch(() => undefined);
       const url = config.url ?? localServer?.endpoint.url ?? '(a local server, started on first use)';
@@ -170,6 +186,7 @@ class JupyterSession implements BackendSession {
     private readonly endpoint: () => Promise<JupyterEndpoint>,
     private readonly kernelName: string | undefined,
     private readonly local: boolean,
+    private readonly onDispose: () => void,
   ) {}
 
   get state(): BackendState {
@@ -230,15 +247,36 @@ class JupyterSession implements BackendSession {
 
   private onStatus(kernel: KernelHandle, status: KernelStatus): void {
     if (this.kernel !== kernel || this.restarting) return;
-    if (status !== 'autorestarting' && status !== 'dead') return;
-    const reason = status === 'dead' ? 'the kernel died and the Jupyter Server did not restart it' : 'the kernel died and the Jupyter Server restarted it';
-    this.needsSetup = true;
-    if (status === 'dead') {
-      this.kernel = undefined;
-      kernel.dispose();
+    if (status === 'disconnected') {
+      this.kernelLost('the connection to the Jupyter Server was lost');
+      return;
     }
+    if (status !== 'autorestarting' && status !== 'dead') return;
+    if (status === 'dead') {
+      this.kernelLost('the kernel died and the Jupyter Server did not restart it');
+      return;
+    }
+    const reason = 'the kernel died and the Jupyter Server restarted it';
+    this.needsSetup = true;
     this.log.warn(`Jupyter session "${this.options.session}": ${reason}`);
     if (this.active) this.active.finish({ status: 'crashed', message: reason }, reason);
+    else this.stateLoss ??= `${reason} between runs`;
+  }
+
+  /** The session's local server died: its kernel is gone with it. */
+  serverLost(why: string): void {
+    if (this.kernel) this.kernelLost(why);
+  }
+
+  /** The kernel cannot be reached any more: a run in flight crashes, and the next run starts a new kernel. */
+  private kernelLost(reason: string): void {
+    const kernel = this.kernel;
+    this.kernel = undefined;
+    this.needsSetup = true;
+    // Best effort: the server may still have the kernel, and should not keep it.
+    void kernel?.shutdown().catch(() => undefined);
+    this.log.warn(`Jupyter session "${this.options.session}": ${reason}`);
+    if (this.active) this.active.finish({ status: 'crashed', message: reason });
     else this.stateLoss ??= `${reason} between runs`;
   }
 
@@ -398,6 +436,7 @@ class JupyterSession implements BackendSession {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    this.onDispose();
     this.active?.finish({ status: 'crashed', message: 'the session was closed' });
     const kernel = this.kernel ?? (await this.starting?.catch(() => undefined));
     this.kernel = undefined;

@@ -42,6 +42,8 @@ class KernelConnectionHandle implements KernelHandle {
 
   constructor(private readonly connection: Kernel.IKernelConnection) {
     connection.statusChanged.connect((_, status) => this.statusListener?.(status));
+    // The client gave up reconnecting (7 tries with back-off, about two minutes): the server is gone for it.
+    connection.connectionStatusChanged.connect((_, status) => status === 'disconnected' && this.statusListener?.('disconnected'));
   }
 
   get id(): string {

@@ -7,8 +7,8 @@ export interface JupyterEndpoint {
   token?: string;
 }
 
-/** A kernel's execution state as the server reports it, plus the client's own connection states. */
-export type KernelStatus = 'unknown' | 'starting' | 'idle' | 'busy' | 'terminating' | 'restarting' | 'autorestarting' | 'dead';
+/** A kernel's execution state as the server reports it, and 'disconnected' when the server cannot be reached. */
+export type KernelStatus = 'unknown' | 'starting' | 'idle' | 'busy' | 'terminating' | 'restarting' | 'autorestarting' | 'dead' | 'disconnected';
 
 /** The content of an execute_reply. */
 export interface ExecuteReply {

@@ -13,6 +13,8 @@ import type { JupyterEndpoint } from './kernelTypes';
 export interface LocalJupyterServer {
   readonly endpoint: JupyterEndpoint;
   readonly python: string;
+  /** Resolves, with why, if the server ends without stop() (killed, crashed); never after stop(). */
+  readonly lost: Promise<string>;
   /** Shuts the server down (and with it its kernels). */
   stop(): Promise<void>;
 }
@@ -173,5 +175,6 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
     await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
   }
   options.log.info(`started a Jupyter Server at ${endpoint.url} (pid ${child.pid}, ${options.python})`);
-  return { endpoint, python: options.python, stop };
+  const lost = exited.then((why) => (stopped ? new Promise<string>(() => undefined) : `the local Jupyter Server (pid ${child.pid}) ${why}`));
+  return { endpoint, python: options.python, lost, stop };
 }
