@@ -274,7 +274,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
         assert.equal(result.backend, backend);
         assert.equal(result.stdout, 'data next to the script 55\nmain.py script __main__ True\n', JSON.stringify(result.diagnostics));
         const { explorer } = await api();
-        const runs = (await explorer.getChildren((await explorer.getChildren())[4])) as ExplorerNode[];
+        const runs = (await explorer.getChildren((await explorer.getChildren()).find((n) => n.kind === 'section' && n.section === 'runs'))) as ExplorerNode[];
         const listed = runs.find((n) => n.kind === 'run' && n.record.run.runId === result.run_id);
         assert.equal(listed && explorer.getTreeItem(listed).label, 'main.py:1', 'your run is listed by file and line');
         const failed = (await vscode.commands.executeCommand('codeMode.runFile', vscode.Uri.joinPath(folder, 'script', 'fails.py'))) as RunResult;
