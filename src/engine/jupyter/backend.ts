@@ -445,7 +445,7 @@ class JupyterSession implements BackendSession {
 
   /** pip runs where the kernel does, with the kernel's interpreter (as `%pip` would). */
   async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
-    return pipInstall(this.pipProcess, specs, options.wheelhouse);
+    return pipInstall(this.pipProcess, specs, options.wheelhouse, options.wheelhouseSetting);
   }
 
   async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
