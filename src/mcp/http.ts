@@ -10,8 +10,10 @@ import { HttpMcpSession, type HttpSessionOptions } from './httpSession';
 import type { McpServerOptions } from './server';
 
 export interface HttpMcpServer {
-  /** http://HOST:PORT/mcp */
+  /** http://HOST:PORT/mcp (http://localhost/mcp over a socket) */
   readonly url: string;
+  /** The Unix domain socket or Windows pipe it listens on instead of a port, if it was given one. */
+  readonly socketPath?: string;
   /** Send as `Authorization: Bearer <token>`. */
   readonly token: string;
   close(): Promise<void>;
@@ -23,6 +25,12 @@ export interface HttpMcpServerOptions extends McpServerOptions {
   host?: string;
   /** Default 0: a free port, which `url` names. */
   port?: number;
+  /**
+   * Listen on this Unix domain socket (or Windows named pipe) instead of a TCP port: nothing else on the machine
+   * sees a port (nor offers to forward one), and the file's permissions bound who may connect. Clients send
+   * `Host: localhost`.
+   */
+  socketPath?: string;
   /** The bearer token clients must send. Default: a random one, which `token` gives. */
   token?: string;
   /** Bytes; requests with a larger body are refused (413). Default: MAX_MESSAGE_BYTES, as on stdio. */
@@ -123,15 +131,24 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+    if (options.socketPath !== undefined) server.listen(options.socketPath, () => resolve());
+    else server.listen(options.port ?? 0, host, () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
-  allowedHosts = hostHeaders(host, port);
-  const url = `http://${hostInUrl(host)}:${port}${MCP_PATH}`;
-  log.info(`MCP over HTTP on ${url}`);
+  let url: string;
+  if (options.socketPath !== undefined) {
+    allowedHosts = ['localhost'];
+    url = `http://localhost${MCP_PATH}`;
+    log.info(`MCP over HTTP on the socket ${options.socketPath}`);
+  } else {
+    const port = (server.address() as AddressInfo).port;
+    allowedHosts = hostHeaders(host, port);
+    url = `http://${hostInUrl(host)}:${port}${MCP_PATH}`;
+    log.info(`MCP over HTTP on ${url}`);
+  }
 
   return {
     url,
+    ...(options.socketPath !== undefined ? { socketPath: options.socketPath } : {}),
     token,
     close: async () => {
       await Promise.all([...sessions.values()].map((s) => s.close().catch(() => undefined)));

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { PRODUCT_VERSION } from '../version';
 import type { HttpMcpServer } from '../mcp/http';
+import { loopbackUri } from './loopbackSocket';
 import type { ExtensionSettings } from './settings';
 
 export const MCP_PROVIDER_ID = 'codeMode.mcp';
@@ -9,8 +10,9 @@ const LABEL = 'Code Mode for Python';
 
 /**
  * Gives Copilot agent mode the Code Mode server with zero set-up. By default the server runs inside the
- * extension host over loopback HTTP (agent runs share the output channel, results and history); the
- * `codeMode.mcp.transport: stdio` setting launches the bundled CLI instead, on the extension host's own Node.
+ * extension host over local HTTP, on a Unix socket or named pipe where VS Code can use one (agent runs share the
+ * output channel, results and history); the `codeMode.mcp.transport: stdio` setting launches the bundled CLI
+ * instead, on the extension host's own Node.
  */
 export class CodeModeMcpProvider implements vscode.McpServerDefinitionProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -48,7 +50,7 @@ export class CodeModeMcpProvider implements vscode.McpServerDefinitionProvider, 
   async resolveMcpServerDefinition(server: vscode.McpServerDefinition): Promise<vscode.McpServerDefinition> {
     if (!(server instanceof vscode.McpHttpServerDefinition)) return server;
     const endpoint = await this.loopback();
-    server.uri = vscode.Uri.parse(endpoint.url);
+    server.uri = loopbackUri(endpoint);
     server.headers = { Authorization: `Bearer ${endpoint.token}` };
     return server;
   }

@@ -6,7 +6,10 @@ import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import type { RunResult } from '../../src/engine/types';
 import { startHttpMcpServer, type HttpMcpServer } from '../../src/mcp/http';
-import { connectHttp, post } from '../support/http';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { connectHttp, initializeBody, post } from '../support/http';
 import { testStorageDir } from '../support/mcp';
 
 describe('MCP over loopback HTTP', () => {
@@ -74,5 +77,30 @@ describe('MCP over loopback HTTP', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('MCP over a Unix domain socket (how VS Code reaches the extension: no TCP port at all)', { skip: process.platform === 'win32' && 'Unix domain sockets' }, () => {
+  test('it answers on the socket with the token, refuses without it or with a foreign Host, and removes the socket on close', async () => {
+    const engine = createEngine({ storageDir: testStorageDir });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-socket-test-'));
+    const socketPath = path.join(dir, 'mcp.sock');
+    const server = await startHttpMcpServer(engine, { socketPath });
+    try {
+      assert.equal(server.socketPath, socketPath);
+      assert.equal(server.url, 'http://localhost/mcp');
+      assert.ok(fs.statSync(socketPath).isSocket());
+      const answered = await post(server.url, { authorization: `Bearer ${server.token}` }, initializeBody, socketPath);
+      assert.equal(answered.status, 200);
+      assert.match(answered.body, /"protocolVersion"/);
+      assert.equal((await post(server.url, {}, initializeBody, socketPath)).status, 401);
+      const rebound = await post('http://attacker.example/mcp', { authorization: `Bearer ${server.token}` }, initializeBody, socketPath);
+      assert.equal(rebound.status, 403);
+    } finally {
+      await server.close();
+      await engine.dispose();
+    }
+    assert.equal(fs.existsSync(socketPath), false, 'closing removes the socket');
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -18,10 +18,11 @@ export interface RawReply {
   body: string;
 }
 
-/** A raw POST, so headers can be set the way an attacker (or a browser) would. */
-export function post(url: string, headers: Record<string, string>, body = initializeBody): Promise<RawReply> {
+/** A raw POST, so headers can be set the way an attacker (or a browser) would; over `socketPath` when given. */
+export function post(url: string, headers: Record<string, string>, body = initializeBody, socketPath?: string): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+    const options = { method: 'POST', socketPath, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } };
+    const req = http.request(url, options, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));

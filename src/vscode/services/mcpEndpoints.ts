@@ -9,13 +9,16 @@ import type { McpServerOptions } from '../../mcp/server';
 import type { BridgeService } from './bridgeService';
 import type { EngineService } from './engineService';
 import type { SettingsCache } from './settingsCache';
+import { loopbackSocket } from '../loopbackSocket';
 
 /**
- * Our MCP server inside the extension host, two ways: the loopback HTTP endpoint the MCP provider hands to
- * Copilot (started on first resolve), and the in-process client the Tool Explorer lists and invokes tools with.
+ * Our MCP server inside the extension host, two ways: the local HTTP endpoint the MCP provider hands to Copilot
+ * (started on first resolve; on a socket where VS Code can use one, see loopbackSocket.ts), and the in-process
+ * client the Tool Explorer lists and invokes tools with.
  */
 export class McpEndpoints implements vscode.Disposable {
   private loopbackServer: Promise<HttpMcpServer> | undefined;
+  private releaseSocket: (() => void) | undefined;
   private local: Promise<LocalMcpClient> | undefined;
 
   constructor(
@@ -33,17 +36,20 @@ export class McpEndpoints implements vscode.Disposable {
   }
 
   loopback(): Promise<HttpMcpServer> {
-    this.loopbackServer ??= Promise.all([this.engine.get(), this.bridge.get()]).then(([engine, codeMode]) =>
-      startHttpMcpServer(engine, {
+    this.loopbackServer ??= Promise.all([this.engine.get(), this.bridge.get()]).then(([engine, codeMode]) => {
+      const socket = loopbackSocket();
+      this.releaseSocket = socket?.release;
+      return startHttpMcpServer(engine, {
         origin: 'mcp',
+        ...(socket ? { socketPath: socket.path } : {}),
         log: this.logger,
         // Its one client is Copilot in this window, working in the sessions the person sees, restarts and shares
         // (codeMode.run.session "shared-with-agents"): its runs use the engine's shared sessions on purpose.
         shareSessions: true,
         sessionIdleMs: this.settings.current.mcpHttpSessionIdleMinutes * 60_000,
         ...this.serverOptions(codeMode),
-      }),
-    );
+      });
+    });
     return this.loopbackServer;
   }
 
@@ -57,6 +63,6 @@ export class McpEndpoints implements vscode.Disposable {
 
   dispose(): void {
     void this.local?.then((client) => client.close());
-    void this.loopbackServer?.then((server) => server.close());
+    void this.loopbackServer?.then((server) => server.close()).finally(() => this.releaseSocket?.());
   }
 }
