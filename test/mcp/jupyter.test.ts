@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startLocalJupyterServer, type LocalJupyterServer } from '../../src/engine/jupyter/localServer';
+import { socketFetch } from '../../src/engine/jupyter/socketFetch';
 import { silentLogger, type PackagesResult } from '../../src/engine/types';
 import { jupyterCliArgs, jupyterPython } from '../support/jupyter';
 import { cliPath, connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
@@ -28,7 +29,7 @@ describe('the jupyter backend over MCP', () => {
     // A venv over Debian's Python sees its jupyter_server and ipykernel, and lets pip install into itself.
     const venv = path.join(work, 'venv');
     execFileSync(jupyterPython, ['-m', 'venv', '--without-pip', '--system-site-packages', venv]);
-    server = await startLocalJupyterServer({ python: path.join(venv, 'bin', 'python'), rootDir: work, log: silentLogger });
+    server = await startLocalJupyterServer({ python: path.join(venv, 'bin', 'python'), rootDir: work, log: silentLogger, tcp: true });
     const memory = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
     const servers = path.join(work, 'servers.json');
     fs.writeFileSync(servers, JSON.stringify({ servers: { memory: { command: process.execPath, args: [memory], env: { MEMORY_FILE_PATH: path.join(work, 'memory.jsonl') } } } }));
@@ -134,7 +135,7 @@ describe('the jupyter backend over MCP', () => {
 
 describe('the jupyter backend with a wrong token', () => {
   test('the run fails with a clear error naming the server, and the MCP server keeps serving', async () => {
-    const server = await startLocalJupyterServer({ python: jupyterPython, log: silentLogger });
+    const server = await startLocalJupyterServer({ python: jupyterPython, log: silentLogger, tcp: true });
     const conn = await connectStdio(['--jupyter-url', server.endpoint.url, '--jupyter-token', 'not-the-token']);
     try {
       const { result } = await runPython(conn.client, { code: 'print(1)', backend: 'jupyter' });
@@ -188,6 +189,23 @@ describe('a local Jupyter Server that dies', () => {
       assert.notEqual(newServer, serverPid);
     } finally {
       await conn.close();
+    }
+  });
+});
+
+describe('the local Jupyter Server', () => {
+  test('listens on a socket in a folder only its user can enter, and refuses requests without its token', async () => {
+    const server = await startLocalJupyterServer({ python: jupyterPython, log: silentLogger });
+    try {
+      const socketPath = server.endpoint.socketPath;
+      assert.ok(socketPath, `a socket, not a port: ${server.endpoint.url}`);
+      assert.equal(fs.statSync(socketPath).isSocket(), true);
+      assert.equal(fs.statSync(path.dirname(socketPath)).mode & 0o077, 0, 'its folder is private');
+      const status = (headers: Record<string, string>) => socketFetch(socketPath)(`${server.endpoint.url}api/kernels`, { headers }).then((r) => r.status);
+      assert.equal(await status({ Authorization: `token ${server.endpoint.token}` }), 200);
+      assert.equal(await status({}), 403);
+    } finally {
+      await server.stop();
     }
   });
 });

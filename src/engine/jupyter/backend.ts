@@ -102,7 +102,8 @@ export function createJupyterBackend(config: JupyterBackendConfig = {}): Jupyter
     },
     async describe(): Promise<JupyterServerReport> {
       const localServer = config.url ? undefined : await local?.catch(() => undefined);
-      const url = config.url ?? localServer?.endpoint.url ?? '(a local server, started on first use)';
+      const where = localServer?.endpoint.socketPath ? `unix:${localServer.endpoint.socketPath}` : localServer?.endpoint.url;
+      const url = config.url ?? where ?? '(a local server, started on first use)';
       const report: JupyterServerReport = { url, local: !config.url, kernel_name: kernelName ?? '(the server default)', ...(localServer ? { python: localServer.python } : {}) };
       const target = config.url ? { url: config.url, token: config.token } : localServer?.endpoint;
       if (!target) return report;

@@ -4,7 +4,9 @@
 import { KernelAPI, KernelConnection, KernelMessage, type Kernel } from '@jupyterlab/services/lib/kernel';
 import { KernelSpecAPI } from '@jupyterlab/services/lib/kernelspec';
 import { ServerConnection } from '@jupyterlab/services/lib/serverconnection';
+import * as net from 'node:net';
 import WebSocket from 'ws';
+import { socketFetch } from './socketFetch';
 import type { ExecuteReply, JupyterEndpoint, KernelHandle, KernelMessages, KernelStatus, ServerSummary } from './kernelTypes';
 
 function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
@@ -12,9 +14,12 @@ function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
   const token = endpoint.token ?? '';
   // Node 20 has no global WebSocket. The token goes in the Authorization header, as on REST calls, rather than
   // in the WebSocket URL where proxies log it.
+  // A server on a socket: the WebSocket's connection goes there (ws ignores a socketPath option for ws:// URLs).
+  const socketPath = endpoint.socketPath;
+  const socket = socketPath ? { createConnection: () => net.connect(socketPath) } : {};
   class AuthorizedWebSocket extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
-      super(url, protocols, token ? { headers: { Authorization: `token ${token}` } } : {});
+      super(url, protocols, { ...socket, ...(token ? { headers: { Authorization: `token ${token}` } } : {}) });
     }
   }
   return ServerConnection.makeSettings({
@@ -23,6 +28,7 @@ function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
     token,
     WebSocket: AuthorizedWebSocket as unknown as typeof globalThis.WebSocket,
     appendToken: false,
+    ...(endpoint.socketPath ? { fetch: socketFetch(endpoint.socketPath) } : {}),
   });
 }
 

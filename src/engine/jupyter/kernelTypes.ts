@@ -5,6 +5,8 @@
 export interface JupyterEndpoint {
   url: string;
   token?: string;
+  /** The Unix domain socket it listens on instead of a port (the URL is then http://localhost/). */
+  socketPath?: string;
 }
 
 /** A kernel's execution state as the server reports it, and 'disconnected' when the server cannot be reached. */

@@ -1,6 +1,7 @@
-// A Jupyter Server of the person's own, started from an interpreter that has jupyter_server and ipykernel:
-// bound to 127.0.0.1 on a free port, with a random token that travels in the environment (never argv, which
-// other users of the machine can read), and kernels that run that same interpreter.
+// A Jupyter Server of the person's own, started from an interpreter that has jupyter_server and ipykernel: on a
+// Unix domain socket in a private folder (127.0.0.1 and a free port on Windows), with a random token that travels
+// in the environment (never argv, which other users of the machine can read), and kernels that run that same
+// interpreter.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -9,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Logger } from '../types';
 import type { JupyterEndpoint } from './kernelTypes';
+import { socketFetch } from './socketFetch';
 
 export interface LocalJupyterServer {
   readonly endpoint: JupyterEndpoint;
@@ -27,11 +29,15 @@ export interface LocalServerOptions {
   log: Logger;
   /** How long the server may take to answer its first request. */
   readyTimeoutMs?: number;
+  /** Listen on 127.0.0.1 and a free port even where a socket would do: a server other programs reach by its URL. */
+  tcp?: boolean;
 }
 
 const READY_POLL_MS = 150;
 const STOP_GRACE_MS = 5000;
 const STDERR_TAIL_CHARS = 3000;
+/** sun_path holds 108 bytes on Linux, 104 on macOS; a longer temporary folder gets a port instead. */
+const MAX_SOCKET_PATH = 100;
 
 const running = new Set<number>();
 let exitHookInstalled = false;
@@ -119,10 +125,20 @@ function serverHome(python: string): string {
 export async function startLocalJupyterServer(options: LocalServerOptions): Promise<LocalJupyterServer> {
   const missing = missingJupyterModules(options.python);
   if (missing) throw new Error(missing);
-  const port = await freeLoopbackPort();
   const token = randomBytes(24).toString('hex');
   const jupyterPath = serverHome(options.python);
-  const args = ['-m', 'jupyter_server', `--config=${path.join(jupyterPath, 'server_config.py')}`, '--no-browser', '--ServerApp.ip=127.0.0.1', `--ServerApp.port=${port}`, '--ServerApp.port_retries=0'];
+  const args = ['-m', 'jupyter_server', `--config=${path.join(jupyterPath, 'server_config.py')}`, '--no-browser'];
+  // A socket in a folder only this user can enter: no port for other users to try, none for an editor to forward.
+  const socketPath = options.tcp || process.platform === 'win32' ? undefined : path.join(jupyterPath, 'jupyter.sock');
+  let endpoint: JupyterEndpoint;
+  if (socketPath && socketPath.length <= MAX_SOCKET_PATH) {
+    args.push(`--ServerApp.sock=${socketPath}`, '--ServerApp.sock_mode=0600');
+    endpoint = { url: 'http://localhost/', token, socketPath };
+  } else {
+    const port = await freeLoopbackPort();
+    args.push('--ServerApp.ip=127.0.0.1', `--ServerApp.port=${port}`, '--ServerApp.port_retries=0');
+    endpoint = { url: `http://127.0.0.1:${port}/`, token };
+  }
   if (options.rootDir) args.push(`--ServerApp.root_dir=${options.rootDir}`);
   // Containers often run as root, where the server refuses to start unless told it is meant.
   if (typeof process.getuid === 'function' && process.getuid() === 0) args.push('--allow-root');
@@ -145,7 +161,6 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
   // An idle server never holds this process open; the exit hook ends it with the process.
   child.unref();
   (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
-  const endpoint: JupyterEndpoint = { url: `http://127.0.0.1:${port}/`, token };
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
@@ -169,7 +184,7 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
       throw new Error(`the Jupyter Server (${options.python} -m jupyter_server) ${gone}: ${stderrTail.trim().split('\n').slice(-5).join('\n')}`);
     }
     try {
-      const response = await fetch(`${endpoint.url}api/status`, { headers: { Authorization: `token ${token}` } });
+      const response = await (endpoint.socketPath ? socketFetch(endpoint.socketPath) : fetch)(`${endpoint.url}api/status`, { headers: { Authorization: `token ${token}` } });
       if (response.ok) break;
     } catch {
       // Not listening yet.
@@ -180,7 +195,12 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
     }
     await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
   }
-  options.log.info(`started a Jupyter Server at ${endpoint.url} (pid ${child.pid}, ${options.python})`);
-  const lost = exited.then((why) => (stopped ? new Promise<string>(() => undefined) : `the local Jupyter Server (pid ${child.pid}) ${why}`));
+  options.log.info(`started a Jupyter Server on ${endpoint.socketPath ? `the socket ${endpoint.socketPath}` : endpoint.url} (pid ${child.pid}, ${options.python})`);
+  const lost = exited.then((why) => {
+    if (stopped) return new Promise<string>(() => undefined);
+    // Its socket and kernel spec go with it.
+    fs.rmSync(jupyterPath, { recursive: true, force: true });
+    return `the local Jupyter Server (pid ${child.pid}) ${why}`;
+  });
   return { endpoint, python: options.python, lost, stop };
 }

@@ -5,6 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { buildWheel } from '../../support/wheel';
+import { post } from '../../support/http';
+import { loopbackUri } from '../../../src/vscode/loopbackSocket';
 import type { PackagesResult, RunResult } from '../../../src/engine/types';
 import type { CodeModeApi } from '../../../src/extension';
 import type { ExplorerNode } from '../../../src/vscode/toolExplorer';
@@ -225,7 +227,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
   it('a run on the Jupyter backend: a kernel on a real Jupyter Server, its card, and the kernel in the explorer', async () => {
     const codeMode = await api();
     // Debian's jupyter-server and ipykernel (scripts/system-deps.mjs), reached by URL and a token in secret storage.
-    const server = await startLocalJupyterServer({ python: '/usr/bin/python3', log: silentLogger });
+    const server = await startLocalJupyterServer({ python: '/usr/bin/python3', log: silentLogger, tcp: true });
     const config = vscode.workspace.getConfiguration('codeMode');
     try {
       await config.update('jupyter.url', server.endpoint.url, vscode.ConfigurationTarget.Global);
@@ -443,14 +445,17 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     }
   });
 
-  it('the loopback endpoint refuses requests without the token or with a browser Origin', async () => {
+  it('the MCP endpoint is a socket only this user can reach (no port to forward), and refuses requests without the token or with a browser Origin', async () => {
     const codeMode = await api();
     const endpoint = await codeMode.container.mcp.loopback();
+    const socketPath = endpoint.socketPath;
+    assert.ok(socketPath, `a socket, not a TCP port: ${endpoint.url}`);
+    assert.equal(fs.statSync(socketPath).isSocket(), true);
+    assert.equal(fs.statSync(path.dirname(socketPath)).mode & 0o077, 0, 'its folder is private to this user');
+    assert.equal(loopbackUri(endpoint).toString(true), `unix:${socketPath}#/mcp`, 'what VS Code is given');
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const noToken = await fetch(endpoint.url, { method: 'POST', headers, body });
-    assert.equal(noToken.status, 401);
-    const browser = await fetch(endpoint.url, { method: 'POST', headers: { ...headers, authorization: `Bearer ${endpoint.token}`, origin: 'https://example.com' }, body });
+    assert.equal((await post(endpoint.url, {}, body, socketPath)).status, 401);
+    const browser = await post(endpoint.url, { authorization: `Bearer ${endpoint.token}`, origin: 'https://example.com' }, body, socketPath);
     assert.equal(browser.status, 403);
   });
 });
