@@ -103,9 +103,11 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
     }),
     vscode.commands.registerCommand('codeMode.restartSession', async (target?: { session: string; backend: BackendKind }) => {
       const engine = await engines.ifCreated();
-      if (!engine) return false;
-      const live = engine.describeSessions();
-      if (live.length === 0) return false;
+      const live = engine?.describeSessions() ?? [];
+      if (!engine || live.length === 0) {
+        void vscode.window.showInformationMessage('Code Mode: no session is running yet, so there is nothing to restart; the next run starts a fresh one.');
+        return false;
+      }
       const reason = 'the session was restarted from VS Code';
       const chosen = target ? [target] : await pickSessions(live, personSession(currentSettings().personRun, vscode.window.activeTextEditor?.document));
       if (!chosen || chosen.length === 0) return false;
