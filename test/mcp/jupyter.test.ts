@@ -209,3 +209,38 @@ describe('the local Jupyter Server', () => {
     }
   });
 });
+
+describe('a kernel spec of another language', () => {
+  test('is refused with a message that says to choose a Python kernel, and the server keeps serving', async () => {
+    // A wrapper kernel (ipykernel's documented way to write one) that says it runs "echo".
+    const specs = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-echo-kernel-'));
+    const kernelDir = path.join(specs, 'kernels', 'echo');
+    fs.mkdirSync(kernelDir, { recursive: true });
+    fs.writeFileSync(
+      path.join(kernelDir, 'echo_kernel.py'),
+      [
+        'from ipykernel.kernelbase import Kernel',
+        'from ipykernel.kernelapp import IPKernelApp',
+        'class EchoKernel(Kernel):',
+        '    implementation = "echo"',
+        '    implementation_version = "1.0"',
+        '    language_info = {"name": "echo", "mimetype": "text/plain", "file_extension": ".txt"}',
+        '    banner = "echo"',
+        '    def do_execute(self, code, silent, store_history=True, user_expressions=None, allow_stdin=False):',
+        '        return {"status": "ok", "execution_count": self.execution_count, "payload": [], "user_expressions": {}}',
+        'IPKernelApp.launch_instance(kernel_class=EchoKernel)',
+      ].join('\n'),
+    );
+    fs.writeFileSync(path.join(kernelDir, 'kernel.json'), JSON.stringify({ argv: [jupyterPython, path.join(kernelDir, 'echo_kernel.py'), '-f', '{connection_file}'], display_name: 'Echo', language: 'echo' }));
+    const conn = await connectStdio([...jupyterCliArgs('jupyter'), '--jupyter-kernel', 'echo'], { JUPYTER_PATH: specs });
+    try {
+      const { result } = await runPython(conn.client, { code: 'print(1)', backend: 'jupyter', timeout_s: 60 });
+      assert.equal(result.success, false);
+      assert.match(result.diagnostics?.message ?? '', /echo on .* runs echo, and this backend runs Python: choose a Python kernel spec/);
+      assert.equal((await runPython(conn.client, { code: 'print(2)', backend: 'pyodide' })).result.stdout, '2\n');
+    } finally {
+      await conn.close();
+      fs.rmSync(specs, { recursive: true, force: true });
+    }
+  });
+});

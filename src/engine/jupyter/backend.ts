@@ -240,7 +240,14 @@ class JupyterSession implements BackendSession {
     this.server = endpoint.url;
     this.needsSetup = true;
     kernel.onStatus((status) => this.onStatus(kernel, status));
-    this.pythonVersion = await kernel.languageVersion().catch(() => undefined);
+    const language = await kernel.language().catch(() => undefined);
+    if (language && language.name.toLowerCase() !== 'python') {
+      await kernel.shutdown().catch(() => undefined);
+      this.broken = true;
+      const spec = this.kernelName ?? 'the default kernel spec';
+      throw new Error(`${spec} on ${endpoint.url} runs ${language.name}, and this backend runs Python: choose a Python kernel spec (codeMode.jupyter.kernel, --jupyter-kernel)`);
+    }
+    this.pythonVersion = language?.version;
     this.kernel = kernel;
     this.log.info(`Jupyter session "${this.options.session}": kernel ${kernel.name} ${kernel.id} on ${endpoint.url}`);
     return kernel;

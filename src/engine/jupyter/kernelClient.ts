@@ -64,9 +64,9 @@ class KernelConnectionHandle implements KernelHandle {
     this.statusListener = listener;
   }
 
-  async languageVersion(): Promise<string | undefined> {
+  async language(): Promise<{ name: string; version?: string }> {
     const info = await this.connection.info;
-    return info.language_info.version;
+    return { name: info.language_info.name, version: info.language_info.version };
   }
 
   async execute(code: string, handlers: KernelMessages): Promise<ExecuteReply> {

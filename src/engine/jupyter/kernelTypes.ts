@@ -34,7 +34,8 @@ export interface KernelHandle {
   readonly name: string;
   /** The listener is told each status change (one listener; a later one replaces it). */
   onStatus(listener: (status: KernelStatus) => void): void;
-  languageVersion(): Promise<string | undefined>;
+  /** The kernel's language_info: its name (python, R, julia) and version. */
+  language(): Promise<{ name: string; version?: string }>;
   /** Runs `code`; resolves with the reply once the kernel is idle again (every IOPub message delivered). */
   execute(code: string, handlers: KernelMessages): Promise<ExecuteReply>;
   interrupt(): Promise<void>;
