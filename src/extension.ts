@@ -116,7 +116,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
     ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, problems }),
     registerGenerateCommand({ engine: () => engine.get(), toolsSummary: async () => (await bridge.get()).bridge.search(''), log }, results),
-    registerInstallCommand({ settings, engine: () => engine.get(), runsChannel: output }),
+    registerInstallCommand({ settings, engine: () => engine.get(), results }),
     ...registerJupyterCommands({ settings, tokens: container.jupyterTokens, engine }),
     ...registerExplorerCommands({ explorer, results, engine, codeFiles: stores.codeFiles, settings, rerun: (runId) => rerun(actionDeps, runId) }),
   );

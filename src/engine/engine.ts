@@ -64,6 +64,8 @@ export interface PackagesOptions {
   session?: string;
   /** As RunOptions.scope. */
   scope?: string;
+  /** Who asked, for the run an install shows as (as RunOptions.origin). */
+  origin?: RunOrigin;
 }
 
 /** Per packages call (install or check). */
@@ -415,6 +417,7 @@ export class Engine {
     }
     return session.enqueue(async (): Promise<PackagesResult> => {
       const started = performance.now();
+      const shown = action === 'install' ? this.showInstall(session, specs, options.origin) : undefined;
       let report: PackageReport;
       try {
         report = action === 'install' ? await this.installInto(session, specs) : await this.checkIn(session, requirements);
@@ -424,8 +427,32 @@ export class Engine {
       }
       this.emitState();
       const duration_ms = roundMs(performance.now() - started);
-      return { success: report.packages.every((p) => p.installed), action, backend, session: session.name, ...report, duration_ms };
+      const result: PackagesResult = { success: report.packages.every((p) => p.installed), action, backend, session: session.name, ...report, duration_ms };
+      shown?.(result);
+      return result;
     });
+  }
+
+  /**
+   * An install shows as a run of `%pip install …`, as it is a cell in a notebook: the results view, the runs
+   * channel, the history and the status bar see it start and end, with every package's outcome and pip's
+   * whole error. Returns what ends it.
+   */
+  private showInstall(session: Session, specs: PackageSpec[], origin: RunOrigin = 'test'): (result: PackagesResult) => void {
+    const runId = `${this.runPrefix}-${++this.runCounter}`;
+    const { kind: backend } = session.backend;
+    const code = `%pip install ${specs.map((spec) => spec.requested).join(' ')}`;
+    this.emitRun({ type: 'started', runId, session: session.name, backend, code, origin, startedAt: Date.now() });
+    return (result) => {
+      const installed = result.packages.filter((p) => p.installed).map((p) => `${p.name} ${p.version ?? ''}`.trim());
+      const failed = result.packages.filter((p) => !p.installed).map((p) => `${p.requested}: ${p.error ?? 'not installed'}`);
+      const stdout = installed.length > 0 ? `installed ${installed.join(', ')}\n` : '';
+      const stderr = failed.length > 0 ? `${failed.join('\n')}\n` : '';
+      if (stdout) this.emitRun({ type: 'stdout', runId, text: stdout });
+      if (stderr) this.emitRun({ type: 'stderr', runId, text: stderr });
+      const diagnostics: Diagnostics | null = result.success ? null : { error_type: 'RuntimeError', message: result.message };
+      this.emitRun({ type: 'finished', runId, result: { success: result.success, stdout, stderr, duration_ms: result.duration_ms, diagnostics, backend, session: session.name, run_id: runId } });
+    };
   }
 
   private installInto(session: Session, specs: PackageSpec[]): Promise<PackageReport> {

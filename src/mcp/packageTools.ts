@@ -80,7 +80,7 @@ export function registerPackageTools(server: McpServer, ctx: PackageToolsContext
       annotations: packagesAnnotations(engine),
     },
     async (args, extra): Promise<CallToolResult> => {
-      const request = { packages: args.packages, backend: args.backend, session: args.session, scope: sessionScope };
+      const request = { packages: args.packages, backend: args.backend, session: args.session, scope: sessionScope, origin: 'mcp' as const };
       const result = args.action === 'install' ? await engine.installPackages(request) : await engine.checkPackages(request);
       await log.packagesFinished(result, extra);
       return packagesResult(result);

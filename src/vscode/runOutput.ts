@@ -87,13 +87,6 @@ export class RunOutputWriter implements vscode.Disposable {
     }
   }
 
-  /** A report that is no run (an install), whole, between the same rules as a run's. */
-  report(title: string, text: string): void {
-    this.channel.appendLine(`── ${title} · ${new Date().toLocaleTimeString()} ──`);
-    this.channel.append(text.endsWith('\n') ? text : `${text}\n`);
-    this.channel.appendLine('──\n');
-  }
-
   /**
    * Only the head of a capped stream was streamed live; the result holds its tail too, which is where the
    * answer usually is. It goes after the head, with a line saying how much is left out between them.

@@ -160,3 +160,26 @@ describe('engine sessions', () => {
     assert.match((await given).diagnostics?.message ?? '', /\(the timeout_s of this call\)/);
   });
 });
+
+describe('installs show as runs', () => {
+  test('an install starts and finishes as a run of %pip install, with every failure whole in its stderr; a check does not', async () => {
+    const { engine } = engineWith();
+    const events: RunEvent[] = [];
+    engine.onRunEvent((event) => events.push(event));
+    const result = await engine.installPackages({ packages: ['cmpkg==1.0', 'other'], backend: 'pyodide', session: 'i', origin: 'command' });
+    assert.equal(result.success, false);
+    const started = events.find((e) => e.type === 'started');
+    assert.ok(started && started.type === 'started');
+    assert.deepEqual([started.code, started.origin, started.session, started.backend], ['%pip install cmpkg==1.0 other', 'command', 'i', 'pyodide']);
+    const finished = events.find((e) => e.type === 'finished');
+    assert.ok(finished && finished.type === 'finished');
+    assert.equal(finished.runId, started.runId);
+    assert.equal(finished.result.success, false);
+    assert.equal(finished.result.diagnostics?.message, result.message);
+    assert.equal(finished.result.stderr, result.packages.map((p) => `${p.requested}: ${p.error}\n`).join(''));
+    assert.deepEqual(events.filter((e) => e.type === 'stderr').map((e) => e.type === 'stderr' && e.text), [finished.result.stderr], 'streamed as a run streams');
+    events.length = 0;
+    await engine.checkPackages({ packages: ['cmpkg'], backend: 'pyodide', session: 'i' });
+    assert.deepEqual(events, [], 'a check changes nothing, so it is no run');
+  });
+});

@@ -2,14 +2,13 @@ import * as vscode from 'vscode';
 import type { Engine } from '../../engine/engine';
 import type { BackendKind, PackagesResult } from '../../engine/types';
 import { personBackend, personSession } from '../personRun';
-import type { RunOutputWriter } from '../runOutput';
 import type { ExtensionSettings } from '../settings';
 
 export interface InstallCommandDeps {
   settings: () => ExtensionSettings;
   engine: () => Promise<Engine>;
-  /** Where a failed install's whole error goes (a notification shows only its start). */
-  runsChannel: Pick<RunOutputWriter, 'report' | 'reveal'>;
+  /** Where a failed install's card is (a notification shows only the start of its error). */
+  results: { reveal(runId?: string): Promise<void> };
 }
 
 export function registerInstallCommand(deps: InstallCommandDeps): vscode.Disposable {
@@ -40,22 +39,19 @@ async function installPackagesCommand(deps: InstallCommandDeps, packagesArg?: st
   const engine = await deps.engine();
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Code Mode: installing ${packages.join(', ')} on ${backend}…` },
-    () => engine.installPackages({ packages, backend, session }),
+    () => engine.installPackages({ packages, backend, session, origin: 'command' }),
   );
   const summary = result.packages.map((p) => (p.installed ? `${p.name} ${p.version ?? ''}`.trim() : `${p.requested}: ${p.error ?? 'not installed'}`)).join('; ');
   if (result.success) {
     void vscode.window.showInformationMessage(`Code Mode: installed ${summary}`);
     return result;
   }
-  // The whole error (pip's can run to pages) goes to the runs channel; the notification shows its first line.
-  const report = [result.message, ...result.packages.map((p) => (p.installed ? `${p.name} ${p.version ?? ''}: installed`.trim() : `${p.requested}: ${p.error ?? 'not installed'}`))]
-    .filter(Boolean)
-    .join('\n');
-  deps.runsChannel.report(`install ${packages.join(' ')} · ${backend} · session "${session}" · failed`, report);
+  // The install is a card in the results view and a run in the runs channel, with pip's whole error (it can run
+  // to pages); the notification shows its first line.
   const firstLine = (result.message || summary).split('\n')[0] ?? '';
   const details = 'Show Details';
   void vscode.window.showWarningMessage(`Code Mode: ${firstLine.length > 300 ? `${firstLine.slice(0, 300)}…` : firstLine}`, details).then((choice) => {
-    if (choice === details) deps.runsChannel.reveal();
+    if (choice === details) void deps.results.reveal();
   });
   return result;
 }

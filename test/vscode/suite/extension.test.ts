@@ -190,10 +190,16 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     // Offline, the advice names the VS Code setting, not the CLI's flag.
     const offline = (await vscode.commands.executeCommand('codeMode.installPackages', ['six'], 'pyodide')) as PackagesResult;
     assert.match(offline.packages[0]?.error ?? '', /wheelhouse folder \(setting codeMode\.wheelhouse\)/);
-    // A failed install's whole error is in the runs channel (the notification shows its first line).
+    // An install is a run of `%pip install …`: its card and the runs channel hold the whole error (the
+    // notification shows its first line).
+    const install = codeMode.history.all().reverse().find((record) => record.run.code === '%pip install six');
+    assert.ok(install?.result, 'the install is in the history as a run');
+    assert.equal(install.result.success, false);
+    assert.ok(install.result.stderr.includes(offline.packages[0]!.error!), install.result.stderr.slice(0, 500));
     const channel = codeMode.runsChannelText();
-    const report = channel.slice(channel.lastIndexOf('── install six · pyodide'));
-    assert.ok(report.includes(offline.packages[0]!.error!), report.slice(0, 500));
+    assert.ok(channel.slice(channel.lastIndexOf(`── run ${install.run.runId}`)).includes(offline.packages[0]!.error!), 'the runs channel has the whole error');
+    const card = await until('the install card in the results view', async () => (await codeMode.results.probe()).find((c) => c.runId === install.run.runId));
+    assert.ok(card.text.includes('wheelhouse folder (setting codeMode.wheelhouse)'), card.text.slice(0, 500));
     // pip's error (workspace Python) is shown from its start: no leading cut.
     const pip = (await vscode.commands.executeCommand('codeMode.installPackages', ['cm-no-such-package-anywhere'], 'python')) as PackagesResult;
     assert.equal(pip.success, false);
