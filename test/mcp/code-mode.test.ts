@@ -4,11 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { BackendKind } from '../../src/engine/types';
+import { freeLoopbackPort } from '../../src/engine/loopbackPort';
 import { connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
 
 const serverScript = (pkg: string) => path.join(repoRoot, 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');
@@ -196,7 +196,7 @@ describe('code mode — an external server over Streamable HTTP', () => {
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-http-server-'));
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     server = spawn(process.execPath, [serverScript('server-everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       let seen = '';
@@ -222,14 +222,3 @@ describe('code mode — an external server over Streamable HTTP', () => {
     assert.equal(result.stdout, 'Echo: over http\n');
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -5,11 +5,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Logger } from '../types';
 import type { JupyterEndpoint } from './kernelTypes';
+import { freeLoopbackPort } from '../loopbackPort';
 import { socketFetch } from './socketFetch';
 
 export interface LocalJupyterServer {
@@ -57,16 +57,6 @@ function killOnExit(pid: number): void {
   running.add(pid);
 }
 
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Why `python` cannot serve Jupyter, or undefined when it has what it needs. */
 export function missingJupyterModules(python: string): string | undefined {
