@@ -327,6 +327,12 @@ async function main() {
     backends.some((b) => b.label.startsWith('Pyodide')) && backends.some((b) => b.label.startsWith('Workspace Python')),
     backends.map((b) => `${b.label}: ${b.description}`).join('; '),
   );
+  // Our own tools matter to agents more than to people: the section starts folded, so it is opened first.
+  const toolsRow = explorerPane()
+    .locator('.monaco-list-row[aria-level="1"]')
+    .filter({ has: page.locator('.label-name', { hasText: /^Tools$/ }) })
+    .first();
+  if (await toolsRow.count()) await toolsRow.click();
   const tools = await poll(async () => {
     const t = sectionChildren(await treeRows(), 'Tools');
     return t.some((x) => x.label === 'run_python') ? t : undefined;
@@ -350,7 +356,7 @@ async function main() {
     }, 30_000);
     check('expanding "memory" connects to it and lists its tools', memoryTools?.includes('create_entities'), (memoryTools ?? []).join(', ') || 'nothing listed');
   }
-  check('Recent Runs says "No runs yet"', sectionChildren(await treeRows(), 'Recent Runs').some((r) => r.label === 'No runs yet'));
+  check('Recent Runs says "No runs yet" and how to start one', sectionChildren(await treeRows(), 'Recent Runs').some((r) => r.label.startsWith('No runs yet: Ctrl+Alt+Enter')));
 
   // 4. Open the Python file, select all, run it from the command palette.
   await page.keyboard.press('Control+P');
@@ -444,7 +450,7 @@ async function main() {
   // The tree gets the room again while it is read; the Results view opens again for the screenshots.
   await resultsPane().locator('.pane-header[aria-expanded="true"]').click().catch(() => {});
   const runs = await poll(async () => {
-    const r = sectionChildren(await treeRows(), 'Recent Runs').filter((x) => x.label !== 'No runs yet');
+    const r = sectionChildren(await treeRows(), 'Recent Runs').filter((x) => !x.label.startsWith('No runs yet'));
     return r.length >= 4 && !r.some((x) => x.description.startsWith('running')) ? r : undefined;
   }, 15_000);
   check('Recent Runs lists the four runs, finished', runs, (runs ?? sectionChildren(await treeRows(), 'Recent Runs')).map((r) => `${r.label} [${r.description}]`).join('; '));
