@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type { Logger } from '../types';
 import type { JupyterEndpoint } from './kernelTypes';
 import { freeLoopbackPort } from '../loopbackPort';
+import { endWithThisProcess, forgetProcess, killGroup } from '../processGroups';
 import { socketFetch } from './socketFetch';
 
 export interface LocalJupyterServer {
@@ -39,23 +40,6 @@ const STDERR_TAIL_CHARS = 3000;
 /** sun_path holds 108 bytes on Linux, 104 on macOS; a longer temporary folder gets a port instead. */
 const MAX_SOCKET_PATH = 100;
 
-const running = new Set<number>();
-let exitHookInstalled = false;
-
-function killOnExit(pid: number): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    // The server leads its own process group; its kernels notice their parent is gone and end themselves.
-    process.on('exit', () => running.forEach((p) => {
-      try {
-        process.kill(process.platform === 'win32' ? p : -p, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }));
-  }
-  running.add(pid);
-}
 
 
 /** Why `python` cannot serve Jupyter, or undefined when it has what it needs. */
@@ -143,11 +127,12 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
   const exited = new Promise<string>((resolve) => {
     child.once('error', (error) => resolve(`could not start: ${error.message}`));
     child.once('exit', (code, signal) => {
-      if (child.pid !== undefined) running.delete(child.pid);
+      if (child.pid !== undefined) forgetProcess(child.pid);
       resolve(signal ? `was killed by ${signal}` : `exited with code ${code}`);
     });
   });
-  if (child.pid !== undefined) killOnExit(child.pid);
+  // Its kernels notice their parent is gone and end themselves.
+  if (child.pid !== undefined) endWithThisProcess(child.pid);
   // An idle server never holds this process open; the exit hook ends it with the process.
   child.unref();
   (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
@@ -158,7 +143,7 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
     if (child.exitCode === null && child.signalCode === null) {
       // SIGTERM lets the server shut its kernels down; one that hangs is killed.
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'), STOP_GRACE_MS);
+      const timer = setTimeout(() => child.pid !== undefined && killGroup(child.pid), STOP_GRACE_MS);
       await exited;
       clearTimeout(timer);
     }

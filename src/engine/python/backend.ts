@@ -22,6 +22,7 @@ import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import { resolvePythonInterpreter } from './interpreter';
 import { localInterpreter, pipCheck, pipInstall } from '../packages/pip';
 import { killDescendants } from './processTree';
+import { endWithThisProcess, forgetProcess, killGroup } from '../processGroups';
 import { RawOutputChannel } from './rawOutput';
 import { StartGate } from '../startGate';
 import { errorText } from '../errorText';
@@ -57,35 +58,13 @@ export function createPythonBackend(config: PythonBackendConfig = {}): BackendFa
   };
 }
 
-// ---- process groups that must not outlive this process ----------------------------------------------------
-
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pid: number): void {
-  try {
-    // Windows has no process groups to signal; ending the driver itself at least never leaves restart() waiting.
-    process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
+// ---- a session's processes ---------------------------------------------------------------------------------
 
 /** Every process of a session: its spawned process's group and all below it, setsid children included. */
 function killSession(pid: number): void {
   // Rounds, since no reaper may be there to catch what forks between a scan and its kill.
   killDescendants(pid, 3);
   killGroup(pid);
-}
-
-function trackGroup(pid: number): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    // Drivers lead their own process groups (so restart can kill what user code started), which also means
-    // nothing else kills them when this process ends.
-    process.on('exit', () => liveGroups.forEach(killSession));
-  }
-  liveGroups.add(pid);
 }
 
 // ---- one driver process ------------------------------------------------------------------------------------
@@ -229,7 +208,7 @@ class DriverProcess {
       });
       this.child.once('exit', (code, signal) => {
         const pid = this.child.pid as number;
-        liveGroups.delete(pid);
+        forgetProcess(pid);
         // Whatever user code started dies with the driver.
         killGroup(pid);
         // Described once the pipes are drained, so the stderr tail holds the driver's last words.
@@ -243,7 +222,8 @@ class DriverProcess {
         });
       });
     });
-    if (this.child.pid !== undefined) trackGroup(this.child.pid);
+    // Drivers lead their own process groups (so restart can kill what user code started).
+    if (this.child.pid !== undefined) endWithThisProcess(this.child.pid, killSession);
   }
 
   get pid(): number | undefined {
