@@ -17,10 +17,11 @@ import type {
   Logger,
   PackageReport,
 } from '../types';
-import { displayOf, OUTCOME_MIME, outcomeOf, replyOutcome } from './kernelMessages';
+import { displayOf, outcomeOf, publishedOutcome, replyOutcome } from './kernelMessages';
 import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../packages/pip';
 import type { JupyterEndpoint, KernelClient, KernelHandle, KernelStatus } from './kernelTypes';
 import { startLocalJupyterServer, type LocalJupyterServer } from './localServer';
+import { resolvePythonInterpreter } from '../python/interpreter';
 import { StartGate } from '../startGate';
 
 export interface JupyterBackendConfig {
@@ -75,8 +76,8 @@ export function createJupyterBackend(config: JupyterBackendConfig = {}): Jupyter
   let local: Promise<LocalJupyterServer> | undefined;
   const endpoint = async (sessionLog: Logger): Promise<JupyterEndpoint> => {
     if (config.url) return { url: config.url, token: config.token };
-    const python = config.localPython ?? process.env.CODE_MODE_PYTHON ?? 'python3';
     if (!local) {
+      const python = resolvePythonInterpreter(config.localPython);
       const starting = startLocalJupyterServer({ python, rootDir: config.localRootDir, log: log ?? sessionLog });
       local = starting;
       // A server that failed to start is tried again next time (the person may install jupyter_server meanwhile).
@@ -135,10 +136,9 @@ interface ActiveRun {
   finish(outcome: BackendOutcome, lost?: string): void;
 }
 
-/** Builds the one-line cell that runs a request; the request travels as base64 JSON, never as code. */
-function runCell(request: BackendRunRequest): string {
-  const payload = Buffer.from(JSON.stringify({ code: request.code, script: request.script ?? null })).toString('base64');
-  return `__import__("_code_mode_kernel").run("${payload}")`;
+/** The one-line cell that calls kernel_support.py's `name` with `request`, which travels as base64 JSON, never as code. */
+function supportCell(name: 'run' | 'process', request: unknown): string {
+  return `__import__("_code_mode_kernel").${name}("${Buffer.from(JSON.stringify(request)).toString('base64')}")`;
 }
 
 /** The cell that loads kernel_support.py and the shared modules into a fresh kernel. */
@@ -212,10 +212,7 @@ class JupyterSession implements BackendSession {
     if (this.needsSetup) {
       let loaded: { pid?: number; executable?: string } | undefined;
       const reply = await kernel.execute(setupCell(this.marker, this.options.workspaceRoots?.[0]), {
-        iopub: (type, content) => {
-          const data = (content.data ?? {}) as Record<string, unknown>;
-          if (type === 'display_data' && OUTCOME_MIME in data) loaded = data[OUTCOME_MIME] as typeof loaded;
-        },
+        iopub: (type, content) => (loaded = (publishedOutcome(type, content) as typeof loaded) ?? loaded),
         input: (_prompt, _password, reply) => reply(''),
       });
       if (reply.status !== 'ok') throw new Error(`the kernel could not load the code-mode support: ${reply.ename}: ${reply.evalue}`);
@@ -319,7 +316,7 @@ class JupyterSession implements BackendSession {
       };
       this.active = run;
       kernel
-        .execute(runCell(request), {
+        .execute(supportCell('run', { code: request.code, script: request.script ?? null }), {
           iopub: (type, content) => this.onIOPub(run, type, content),
           input: (prompt, password, reply) => this.onInput(run, prompt, password, reply),
         })
@@ -350,12 +347,12 @@ class JupyterSession implements BackendSession {
       return;
     }
     if (type !== 'display_data' && type !== 'execute_result' && type !== 'update_display_data') return;
-    const data = (content.data ?? {}) as Record<string, unknown>;
-    if (OUTCOME_MIME in data) {
-      run.outcome = outcomeOf(data[OUTCOME_MIME]);
+    const published = publishedOutcome(type, content);
+    if (published !== undefined) {
+      run.outcome = outcomeOf(published);
       return;
     }
-    const shown = displayOf(data);
+    const shown = displayOf((content.data ?? {}) as Record<string, unknown>);
     if (shown?.kind === 'display') run.sink.display(shown.display);
     else if (shown?.kind === 'text') run.sink.stdout(shown.text.endsWith('\n') ? shown.text : `${shown.text}\n`);
   }
@@ -462,13 +459,9 @@ class JupyterSession implements BackendSession {
 
   private readonly pipProcess: PipProcess = async (args, env, timeoutMs) => {
     const kernel = await this.ensureKernel();
-    const payload = Buffer.from(JSON.stringify({ args, env, timeoutMs, keptChars: KEPT_OUTPUT_CHARS })).toString('base64');
     let result: ProcessResult | undefined;
-    const reply = await kernel.execute(`__import__("_code_mode_kernel").process("${payload}")`, {
-      iopub: (type, content) => {
-        const data = (content.data ?? {}) as Record<string, unknown>;
-        if (type === 'display_data' && OUTCOME_MIME in data) result = data[OUTCOME_MIME] as ProcessResult;
-      },
+    const reply = await kernel.execute(supportCell('process', { args, env, timeoutMs, keptChars: KEPT_OUTPUT_CHARS }), {
+      iopub: (type, content) => (result = (publishedOutcome(type, content) as ProcessResult | undefined) ?? result),
       input: (_prompt, _password, reply) => reply(''),
     });
     return result ?? { code: null, stdout: '', stderr: '', timedOut: false, spawnError: `the kernel could not run it (${reply.ename ?? reply.status}: ${reply.evalue ?? ''})` };

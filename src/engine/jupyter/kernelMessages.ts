@@ -4,7 +4,7 @@ import type { BackendOutcome, Display } from '../types';
 import type { ExecuteReply } from './kernelTypes';
 
 /** The mime type kernel_support.py publishes a run's outcome under (its OUTCOME_MIME). */
-export const OUTCOME_MIME = 'application/vnd.code-mode.outcome+json';
+const OUTCOME_MIME = 'application/vnd.code-mode.outcome+json';
 
 /** Mime types shown as displays, most preferred first; binary ones arrive base64 as Display wants them. */
 const SHOWN_MIMES = ['image/png', 'image/jpeg', 'image/svg+xml', 'text/html'];
@@ -14,6 +14,13 @@ const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 export function stripAnsi(text: string): string {
   return text.replace(ANSI, '');
+}
+
+/** What kernel_support.py published with OUTCOME_MIME, when `type`/`content` is that IOPub message. */
+export function publishedOutcome(type: string, content: Record<string, unknown>): unknown {
+  if (type !== 'display_data') return undefined;
+  const data = (content.data ?? {}) as Record<string, unknown>;
+  return data[OUTCOME_MIME];
 }
 
 /** A kernel's own word for an outcome is checked before it is believed: a remote server is not this process. */

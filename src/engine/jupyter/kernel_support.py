@@ -34,6 +34,13 @@ class HostCallError(Exception):
 HostCallError.__module__ = "_code_mode_host"
 
 
+def _publish(value):
+    """Sends `value` to the engine: a display_data message of OUTCOME_MIME on IOPub, after what came before it."""
+    from IPython.display import publish_display_data
+
+    publish_display_data({OUTCOME_MIME: value})
+
+
 def _load(name, source):
     module = types.ModuleType(name)
     module.__file__ = "<code-mode %s>" % name
@@ -46,7 +53,6 @@ def setup(marker, sources, cwd=None):
     """Called once per kernel: `sources` are the shared modules' texts by name; the session starts in `cwd` when
     the kernel's machine has that folder (a local server: the workspace). Publishes the kernel's pid."""
     import os
-    from IPython.display import publish_display_data
 
     global _marker, _cell, _user_input, _streams
     _marker = marker
@@ -60,7 +66,7 @@ def setup(marker, sources, cwd=None):
     _cell = _load("_code_mode_cell", sources["cell"])
     _user_input = _load("_code_mode_input", sources["user_input"])
     _load("code_mode", sources["code_mode"])
-    publish_display_data({OUTCOME_MIME: {"pid": os.getpid(), "executable": sys.executable}})
+    _publish({"pid": os.getpid(), "executable": sys.executable})
 
 
 def call(method, params):
@@ -87,7 +93,6 @@ def run(encoded):
     """Runs one request of the engine in the user's namespace and publishes its outcome."""
     global _cells
     from IPython import get_ipython
-    from IPython.display import publish_display_data
 
     request = json.loads(base64.b64decode(encoded).decode("utf-8"))
     _cells += 1
@@ -102,14 +107,13 @@ def run(encoded):
         # What the cell did to the streams (None, a closed file) must not reach ipykernel, which flushes them
         # after every request and hangs on one it cannot flush; nor the next cell, as on the other backends.
         sys.stdout, sys.stderr = _streams
-    publish_display_data({OUTCOME_MIME: outcome})
+    _publish(outcome)
 
 
 def process(encoded):
     """Runs this kernel's interpreter with the given arguments (pip, for installs) and publishes what it did."""
     import os
     import subprocess
-    from IPython.display import publish_display_data
 
     request = json.loads(base64.b64decode(encoded).decode("utf-8"))
     kept = request["keptChars"]
@@ -128,4 +132,4 @@ def process(encoded):
                   "stderr": (exc.stderr or b"").decode("utf-8", "replace")[-kept:], "timedOut": True}
     except OSError as exc:
         result = {"code": None, "stdout": "", "stderr": "", "timedOut": False, "spawnError": str(exc)}
-    publish_display_data({OUTCOME_MIME: result})
+    _publish(result)
