@@ -199,8 +199,13 @@ export class Engine {
   async setBackendFactory(factory: BackendFactory, reason = `the ${factory.kind} backend was reconfigured`): Promise<void> {
     const previous = this.factories.get(factory.kind);
     this.factories.set(factory.kind, factory);
-    await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === factory.kind).map((s) => this.dropSession(s, reason)));
-    if (previous !== factory) await previous?.dispose?.().catch((error: unknown) => this.log.warn(`the old ${factory.kind} backend did not close: ${String(error)}`));
+    await this.retire(factory.kind, previous === factory ? undefined : previous, reason);
+  }
+
+  /** Ends `kind`'s sessions (their next runs are told `reason`), then closes the factory they came from, if it went. */
+  private async retire(kind: BackendKind, gone: BackendFactory | undefined, reason: string): Promise<void> {
+    await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s, reason)));
+    await gone?.dispose?.().catch((error: unknown) => this.log.warn(`the replaced ${kind} backend did not close: ${String(error)}`));
     this.emitState();
   }
 
@@ -240,7 +245,7 @@ export class Engine {
   }
 
   async run(options: RunOptions): Promise<RunResult> {
-    const runId = `${this.runPrefix}-${++this.runCounter}`;
+    const runId = this.nextRunId();
     const backend = options.backend ?? this.config.defaultBackend;
     const sessionName = options.session ?? 'default';
     const timeoutS = options.timeoutS ?? this.config.timeoutS;
@@ -351,9 +356,11 @@ export class Engine {
     const factory = this.factories.get(kind);
     if (!factory) return;
     this.factories.delete(kind);
-    await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s, reason)));
-    await factory.dispose?.().catch((error: unknown) => this.log.warn(`the ${kind} backend did not close: ${String(error)}`));
-    this.emitState();
+    await this.retire(kind, factory, reason);
+  }
+
+  private nextRunId(): string {
+    return `${this.runPrefix}-${++this.runCounter}`;
   }
 
   /** What a backend says about where it runs (see BackendFactory.describe), or undefined. */
@@ -439,7 +446,7 @@ export class Engine {
    * whole error. Returns what ends it.
    */
   private showInstall(session: Session, specs: PackageSpec[], origin: RunOrigin = 'test'): (result: PackagesResult) => void {
-    const runId = `${this.runPrefix}-${++this.runCounter}`;
+    const runId = this.nextRunId();
     const { kind: backend } = session.backend;
     const code = `%pip install ${specs.map((spec) => spec.requested).join(' ')}`;
     this.emitRun({ type: 'started', runId, session: session.name, backend, code, origin, startedAt: Date.now() });
