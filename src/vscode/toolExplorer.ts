@@ -6,7 +6,7 @@ import type { ConfigProblem } from '../engine/codemode/serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from '../engine/codemode/toolProvider';
 import type { BackendInfo, BackendKind, BackendState } from '../engine/types';
 import type { EngineService } from './services/engineService';
-import { UNTRUSTED_JUPYTER_REASON, UNTRUSTED_REASON } from './services/trustService';
+import { UNTRUSTED_REASONS } from './services/trustService';
 import { errorText } from '../engine/errorText';
 import type { ToolName } from '../mcp/toolNames';
 import { VSCODE_PROVIDER } from './vscodeTools';
@@ -278,8 +278,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
       const info = live.sort((a, b) => STATE_RANK[b.state] - STATE_RANK[a.state])[0] ?? { kind: backend, state: 'not-loaded' };
       // Before its first start, the python backend still shows which interpreter it will use.
       if (backend === 'python' && !info.executable) info.executable = this.interpreterPath() ?? 'python3 on PATH';
-      const untrusted = vscode.workspace.isTrusted ? undefined : backend === 'python' ? UNTRUSTED_REASON : backend === 'jupyter' ? UNTRUSTED_JUPYTER_REASON : undefined;
-      const disabledReason = engine?.disabledReason(backend) ?? untrusted;
+      const disabledReason = engine?.disabledReason(backend) ?? (vscode.workspace.isTrusted ? undefined : UNTRUSTED_REASONS[backend]);
       return { kind: 'backend', backend, info, disabledReason };
     });
   }
