@@ -7,12 +7,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { socketPathIn } from '../engine/localAddresses';
 import type { HttpMcpServer } from '../mcp/http';
 
 /** The first VS Code that connects to MCP servers over Unix domain sockets and Windows named pipes. */
 const SOCKETS_SINCE: [number, number] = [1, 105];
-/** sun_path holds 108 bytes on Linux, 104 on macOS. */
-const MAX_SOCKET_PATH = 100;
 
 function atLeast(version: string, [major, minor]: [number, number]): boolean {
   const [m = 0, n = 0] = version.split('.').map((part) => parseInt(part, 10));
@@ -25,8 +24,8 @@ export function loopbackSocket(version = vscode.version): { path: string; releas
   if (process.platform === 'win32') return { path: `\\\\.\\pipe\\code-mode-mcp-${randomBytes(12).toString('hex')}`, release: () => undefined };
   // mkdtemp makes the folder 0700: only this user may reach the socket in it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-mcp-'));
-  const socket = path.join(dir, 'mcp.sock');
-  if (socket.length > MAX_SOCKET_PATH) {
+  const socket = socketPathIn(dir, 'mcp.sock');
+  if (!socket) {
     fs.rmSync(dir, { recursive: true, force: true });
     return undefined;
   }

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { BackendKind } from '../../src/engine/types';
-import { freeLoopbackPort } from '../../src/engine/loopbackPort';
+import { freeLoopbackPort } from '../../src/engine/localAddresses';
 import { connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
 
 const serverScript = (pkg: string) => path.join(repoRoot, 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Logger } from '../types';
 import type { JupyterEndpoint } from './kernelTypes';
-import { freeLoopbackPort } from '../loopbackPort';
+import { freeLoopbackPort, socketPathIn } from '../localAddresses';
 import { endWithThisProcess, forgetProcess, killGroup } from '../processGroups';
 import { socketFetch } from './socketFetch';
 
@@ -37,8 +37,6 @@ export interface LocalServerOptions {
 const READY_POLL_MS = 150;
 const STOP_GRACE_MS = 5000;
 const STDERR_TAIL_CHARS = 3000;
-/** sun_path holds 108 bytes on Linux, 104 on macOS; a longer temporary folder gets a port instead. */
-const MAX_SOCKET_PATH = 100;
 
 
 
@@ -103,9 +101,9 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
   const jupyterPath = serverHome(options.python);
   const args = ['-m', 'jupyter_server', `--config=${path.join(jupyterPath, 'server_config.py')}`, '--no-browser'];
   // A socket in a folder only this user can enter: no port for other users to try, none for an editor to forward.
-  const socketPath = options.tcp || process.platform === 'win32' ? undefined : path.join(jupyterPath, 'jupyter.sock');
+  const socketPath = options.tcp || process.platform === 'win32' ? undefined : socketPathIn(jupyterPath, 'jupyter.sock');
   let endpoint: JupyterEndpoint;
-  if (socketPath && socketPath.length <= MAX_SOCKET_PATH) {
+  if (socketPath) {
     args.push(`--ServerApp.sock=${socketPath}`, '--ServerApp.sock_mode=0600');
     endpoint = { url: 'http://localhost/', token, socketPath };
   } else {
