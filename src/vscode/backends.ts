@@ -54,7 +54,7 @@ function workspaceFolders(): string[] {
 function jupyterSettings(settings: BackendSettings, env: BackendEnvironment): JupyterSettings | undefined {
   const { url, kernelName } = settings.jupyter;
   if (!url) return undefined;
-  return { url, ...(url !== LOCAL_JUPYTER && env.jupyterToken ? { token: env.jupyterToken } : {}), ...(kernelName ? { kernelName } : {}) };
+  return { url, ...(jupyterTokenKey(settings) && env.jupyterToken ? { token: env.jupyterToken } : {}), ...(kernelName ? { kernelName } : {}) };
 }
 
 /** The jupyter backend for the configured server (a local one runs the workspace interpreter), if one is set. */
