@@ -57,10 +57,13 @@ export function bubblewrapArgs(access: FileAccess, network: NetworkAccess, cwd: 
     else if (stat?.isDirectory()) args.push('--ro-bind', dir, dir);
   }
   for (const file of [...SYSTEM_FILES, ...(network === 'on' ? NETWORK_FILES : [])]) args.push('--ro-bind-try', file, file);
-  // Node (or Electron) installed outside /usr: a version manager, code-server, a VS Code server folder.
+  // The kernel checks /proc/<pid>/mem writes against ptrace rules only: read-only, so nothing inside can
+  // write into bwrap's own process (pid 1 here), which holds the namespace's capabilities.
+  args.push('--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc', '--tmpfs', '/tmp');
+  // Node (or Electron) installed outside /usr: a version manager, code-server, a VS Code server folder, or a
+  // portable install under /tmp, so bound after the fresh /tmp rather than hidden by it.
   const runtimeDir = path.dirname(fs.realpathSync(process.execPath));
   if (!isInside(runtimeDir, '/usr')) args.push('--ro-bind', runtimeDir, runtimeDir);
-  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   // Read-only first: a writable folder inside a read-only one (the snapshot outbox in the cache) is bound on top.
   for (const dir of access.readOnly) args.push('--ro-bind', dir, dir);
   for (const dir of access.readWrite) args.push('--bind', dir, dir);
