@@ -36,6 +36,8 @@ export interface PyodideSettings {
   heapLimitMb?: number;
   network?: NetworkAccess;
   workspaceWritable?: boolean;
+  /** Files the host reads as configuration outside the protected names (a --servers file): never writable from Pyodide. */
+  protectedPaths?: string[];
 }
 
 /** Where the jupyter backend runs code (CLI flags, VS Code settings). */

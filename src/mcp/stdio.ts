@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     pythonPath: cli.python,
     pythonMemoryLimitMb: cli.pythonMemoryMb,
     storageDir,
-    pyodide: { heapLimitMb: cli.heapMb, network: cli.network, workspaceWritable: cli.workspaceWritable },
+    pyodide: { heapLimitMb: cli.heapMb, network: cli.network, workspaceWritable: cli.workspaceWritable, protectedPaths: cli.servers ? [path.resolve(cli.servers)] : [] },
     workspaceRoots: [cli.workspace],
     ...(cli.jupyter ? { jupyter: cli.jupyter } : {}),
     log: stderrLogger,

@@ -32,6 +32,8 @@ export function readBackendSettings(c: vscode.WorkspaceConfiguration): BackendSe
       heapLimitMb: c.get<number>('pyodide.heapLimitMB', 1024),
       network: c.get<string>('pyodide.network', 'off') === 'on' ? 'on' : 'off',
       workspaceWritable: c.get<boolean>('pyodide.workspaceWrite', false),
+      // The files the extension reads as configuration sit at the top of the workspace folders, protected by name.
+      protectedPaths: [],
     },
     jupyter: { url: c.get<string>('jupyter.url', '').trim(), kernelName: c.get<string>('jupyter.kernel', '').trim() },
   };

@@ -244,6 +244,23 @@ describe('Pyodide sandbox escape suite', () => {
         assert.match(outcome, /^ok:err:/, `${name} was not refused: ${outcome}`);
       });
     }
+    test("a worker cannot be given execArgv, which would start it without Node's permission model", async () => {
+      for (const execArgv of ['[]', "['--no-warnings']", "['--allow-fs-write=/']"]) {
+        const outcome = await nested(
+          `return await new Promise((resolve, reject) => { const w = new (require('node:worker_threads').Worker)("require('node:worker_threads').parentPort.postMessage(typeof process.permission)", { eval: true, execArgv: ${execArgv} }); w.on('message', resolve); w.on('error', reject); })`,
+        );
+        assert.match(outcome, /^ok:err:.*execArgv/, `a worker with execArgv ${execArgv} started: ${outcome}`);
+      }
+      const fromPython = await settleInWorker(attacker, `import('node:worker_threads').then((wt) => { new wt.Worker('1', { eval: true, execArgv: [] }); return 'started'; })`);
+      assert.match(fromPython, /^refused:.*execArgv/);
+    });
+
+    test("workers started from workers, however deep, keep Node's permission model", async () => {
+      const grandchild = `new Promise((resolve, reject) => { const w = new (require('node:worker_threads').Worker)("const { parentPort, Worker } = require('node:worker_threads'); try { new Worker('1', { eval: true, execArgv: [] }); parentPort.postMessage('great-grandchild started') } catch (e) { parentPort.postMessage(typeof process.permission + ' ' + e.code) }", { eval: true }); w.on('message', resolve); w.on('error', reject); })`;
+      const outcome = await nested(`return typeof process.permission + ' / ' + (await ${grandchild})`);
+      assert.equal(outcome, 'ok:ok:object / object ERR_ACCESS_DENIED');
+    });
+
     test('after all of that, the server and the other session are unharmed', assertUnharmed);
   });
 

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { encodeFrame, FrameDecoder } from '../framing';
 import { assetsDir } from '../paths';
+import { fileView } from '../sandbox/fileView';
 import { sandboxReport, spawnConfinedNode, type NetworkAccess } from '../sandbox/index';
 import { checkedStatus, summarize } from '../packages/report';
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
@@ -44,6 +45,11 @@ export interface PyodideBackendConfig {
   network?: NetworkAccess;
   /** Whether code in Pyodide may change files in the workspace folders (default: it sees them read-only). */
   workspaceWritable?: boolean;
+  /**
+   * Files the host reads as configuration (a --servers file), read-only to Pyodide wherever they are, on top
+   * of the protected names at the top of every workspace folder (sandbox/fileView.ts).
+   */
+  protectedPaths?: string[];
   /** Backend-level messages; each session also logs to its own BackendSessionOptions.log. */
   log?: Logger;
 }
@@ -71,7 +77,14 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
     const cacheDir = fs.realpathSync(config.cacheDir);
     const sandbox = sandboxReport(network);
     for (const gap of sandbox.gaps) backendLog.warn(`Pyodide sandbox (${sandbox.mechanism}): ${gap}`);
-    return (shared = { cacheDir, heapLimitMb, network, workspaceWritable: config.workspaceWritable ?? false, snapshots: new SnapshotCache(cacheDir, pyodideDir(), backendLog) });
+    return (shared = {
+      cacheDir,
+      heapLimitMb,
+      network,
+      workspaceWritable: config.workspaceWritable ?? false,
+      protectedPaths: (config.protectedPaths ?? []).map(realPathOfPossiblyMissing),
+      snapshots: new SnapshotCache(cacheDir, pyodideDir(), backendLog),
+    });
   };
   return {
     kind: 'pyodide',
@@ -86,6 +99,7 @@ interface SharedSetup {
   heapLimitMb: number;
   network: NetworkAccess;
   workspaceWritable: boolean;
+  protectedPaths: string[];
   snapshots: SnapshotCache;
 }
 
@@ -264,6 +278,15 @@ class PyodideSession implements BackendSession {
     const snapshot = shared.snapshots.verified();
     const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
     const workspace = existingFolders(this.options.workspaceRoots ?? []);
+    const assets = fs.realpathSync(assetsDir());
+    const view = fileView({
+      // The package cache and the snapshot: read-only, so no session can change what another one loads.
+      readOnly: [assets, shared.cacheDir, ...(shared.workspaceWritable ? [] : workspace)],
+      readWrite: [...(shared.workspaceWritable ? workspace : []), ...(this.options.scratchDir ? [this.options.scratchDir] : []), ...(outbox ? [outbox] : [])],
+      workspaceRoots: shared.workspaceWritable ? workspace : [],
+      protectedPaths: shared.protectedPaths,
+    });
+    if (view.skipped > 0) this.options.log.warn(`${view.skipped} entries at the top of the workspace stay read-only in Pyodide: too many to mount one by one`);
     const hostConfig: HostConfig = {
       cacheDir: shared.cacheDir,
       heapLimitMb: shared.heapLimitMb,
@@ -272,20 +295,9 @@ class PyodideSession implements BackendSession {
       snapshotOutbox: outbox,
       network: shared.network,
       workspaceRoots: workspace,
-      workspaceWritable: shared.workspaceWritable,
+      mounts: view.mounts,
     };
-    const assets = fs.realpathSync(assetsDir());
-    const { child, report } = spawnConfinedNode(
-      [path.join(assets, 'pyodide-host.js'), JSON.stringify(hostConfig)],
-      {
-        // The package cache and the snapshot: read-only, so no session can change what another one loads.
-        readOnly: [assets, shared.cacheDir, ...(shared.workspaceWritable ? [] : workspace)],
-        readWrite: [...(shared.workspaceWritable ? workspace : []), ...(this.options.scratchDir ? [this.options.scratchDir] : []), ...(outbox ? [outbox] : [])],
-        network: shared.network,
-        cwd: assets,
-      },
-      2,
-    );
+    const { child, report } = spawnConfinedNode([path.join(assets, 'pyodide-host.js'), JSON.stringify(hostConfig)], { mounts: view.mounts, network: shared.network, cwd: assets }, 2);
     this.loading = true;
     let resolveReady = (): void => undefined;
     let failStart = (_error: Error): void => undefined;
@@ -469,4 +481,20 @@ function existingFolders(folders: string[]): string[] {
       return [];
     }
   });
+}
+
+/** Mounts are compared by real path: a protected file's folder may be reached through a symlink. */
+function realPathOfPossiblyMissing(target: string): string {
+  const absolute = path.resolve(target);
+  let folder = absolute;
+  const rest: string[] = [];
+  while (!fs.existsSync(folder) && path.dirname(folder) !== folder) {
+    rest.unshift(path.basename(folder));
+    folder = path.dirname(folder);
+  }
+  try {
+    return path.join(fs.realpathSync(folder), ...rest);
+  } catch {
+    return absolute;
+  }
 }

@@ -37,3 +37,39 @@ export function withholdProcessPowers(): string[] {
   }
   return withheld;
 }
+
+/**
+ * A Worker started with any `execArgv` (even an empty list) runs without Node's permission model (measured on
+ * Node 20). From here on, asking for one throws, and every worker this realm starts installs the same guard
+ * before its own code, so no realm below gets the model switched off either.
+ */
+export function guardWorkerCreation(): void {
+  installWorkerGuard(installWorkerGuard.toString());
+}
+
+/** Runs here and, as source text, at the start of every nested worker: it may use nothing from outside itself. */
+function installWorkerGuard(source: string): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const threads = require('node:worker_threads') as typeof import('node:worker_threads');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { pathToFileURL } = require('node:url') as typeof import('node:url');
+  const Original = threads.Worker;
+  const prelude = `(${source})(${JSON.stringify(source)});\n`;
+  function Worker(this: unknown, script: string | URL, options: import('node:worker_threads').WorkerOptions = {}): import('node:worker_threads').Worker {
+    if (!new.target) throw new TypeError("Class constructor Worker cannot be invoked without 'new'");
+    if (options?.execArgv !== undefined) {
+      const refused = new Error("a worker cannot be given execArgv in the Pyodide sandbox: it would run without Node's permission model");
+      (refused as NodeJS.ErrnoException).code = 'ERR_ACCESS_DENIED';
+      throw refused;
+    }
+    const target = typeof script === 'string' ? pathToFileURL(script).href : script.href;
+    const code = options?.eval ? String(script) : `import(${JSON.stringify(target)});`;
+    return Reflect.construct(Original, [prelude + code, { ...options, eval: true }], new.target) as import('node:worker_threads').Worker;
+  }
+  Worker.prototype = Original.prototype;
+  // A started worker's constructor would otherwise hand the unguarded class back.
+  Object.defineProperty(Original.prototype, 'constructor', { value: Worker, writable: false, configurable: false });
+  Object.defineProperty(threads, 'Worker', { value: Worker, writable: false, configurable: false, enumerable: true });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('node:module') as typeof import('node:module')).syncBuiltinESMExports();
+}

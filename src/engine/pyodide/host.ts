@@ -81,7 +81,7 @@ function spawnWorker(): Instance {
     snapshotOutbox: config.snapshotOutbox,
     network: config.network,
     workspaceRoots: config.workspaceRoots,
-    workspaceWritable: config.workspaceWritable,
+    mounts: config.mounts,
     interruptBuffer: interrupt,
     callSignal,
     outputRing,

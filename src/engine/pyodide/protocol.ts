@@ -3,6 +3,7 @@
 // (framing.ts) over two pipes; the backend validates every one it receives (hostMessages.ts), because the
 // host process is within reach of the code it runs. Host <-> worker messages are structured clones.
 import type { MessagePort } from 'node:worker_threads';
+import type { Mount } from '../sandbox/fileView';
 import type { NetworkAccess } from '../sandbox/index';
 import type { BackendOutcome, Display, ScriptRun } from '../types';
 
@@ -32,8 +33,8 @@ export interface HostConfig {
   network: NetworkAccess;
   /** Host folders mounted at their own paths in Pyodide's file system; the first is where sessions start. */
   workspaceRoots: string[];
-  /** Whether they are bound writable (else read-only). */
-  workspaceWritable: boolean;
+  /** What the sandbox lets the process read and write (sandbox/fileView.ts), so Python hears of a refused write at once. */
+  mounts: Mount[];
 }
 
 /** What the worker reports once Pyodide can run code. */
@@ -112,7 +113,7 @@ export interface WorkerInit {
   snapshotOutbox?: string;
   network: NetworkAccess;
   workspaceRoots: string[];
-  workspaceWritable: boolean;
+  mounts: Mount[];
   /** Int32Array[1] handed to pyodide.setInterruptBuffer; the host writes 2 to raise KeyboardInterrupt. */
   interruptBuffer: SharedArrayBuffer;
   /** Int32Array[1] counter the host bumps (and notifies) after posting a host-call reply or an interrupt. */

@@ -14,9 +14,10 @@ import userInputSource from '../python/user_input.py';
 import bootstrapSource from './bootstrap.py';
 import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type ToWorker, type WorkerInit } from './protocol';
 import { DROPPED, RingWriter, STDERR, STDOUT, type StreamId } from './ring';
-import { shimConstantsBinding, withholdProcessPowers } from './harden';
+import { guardWorkerCreation, shimConstantsBinding, withholdProcessPowers } from './harden';
 import { distributionUrl, packageCacheDir } from './packagePlan';
 import { WorkerPackages } from './workerPackages';
+import { isInside, writableIn, type Mount } from '../sandbox/fileView';
 
 type LoadPyodide = (typeof import('pyodide'))['loadPyodide'];
 type PyodideOptions = NonNullable<Parameters<LoadPyodide>[0]>;
@@ -319,7 +320,7 @@ function mountHostFolders(py: PyodideInterface): void {
       log('warn', `the folder ${folder} could not be mounted in Pyodide: ${String(error)}`);
     }
   }
-  if (!init.workspaceWritable) refuseWritesUnder(py, init.workspaceRoots);
+  refuseWritesWhereReadOnly(py, init.mounts);
   const start = init.workspaceRoots[0];
   try {
     if (start) py.FS.chdir(start);
@@ -352,17 +353,18 @@ const EROFS = 69;
 const WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000; // O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
 
 /**
- * The sandbox binds the workspace read-only, so a write could never reach it; but through Pyodide's file
- * system layer it would fail late and obscurely (open succeeds, close says "Bad file descriptor"). Refusing
- * up front gives Python the plain error.
+ * The sandbox mounts what Python may not change read-only (the workspace when it is not writable, the top
+ * level of a writable one and its protected names), so a write could never reach it; but through Pyodide's
+ * file system layer it would fail late and obscurely (open succeeds, close says "Bad file descriptor").
+ * Refusing up front gives Python the plain error. Paths outside every mount are Pyodide's own memory.
  */
-function refuseWritesUnder(py: PyodideInterface, roots: string[]): void {
-  if (roots.length === 0) return;
+function refuseWritesWhereReadOnly(py: PyodideInterface, mounts: Mount[]): void {
+  if (!mounts.some((mount) => !mount.writable)) return;
   const fsApi = py.FS as unknown as Record<string, (...args: unknown[]) => unknown> & { cwd(): string; ErrnoError: new (errno: number) => Error; modeStringToFlags(mode: string): number };
-  const underRoot = (target: unknown): boolean => {
+  const readOnly = (target: unknown): boolean => {
     if (typeof target !== 'string') return false;
     const absolute = path.posix.resolve(fsApi.cwd(), target);
-    return roots.some((root) => absolute === root || absolute.startsWith(`${root}/`));
+    return mounts.some((mount) => isInside(absolute, mount.path)) && !writableIn(absolute, mounts);
   };
   const guard = (name: string, writes: (args: unknown[]) => boolean) => {
     const original = fsApi[name]!.bind(py.FS);
@@ -373,10 +375,10 @@ function refuseWritesUnder(py: PyodideInterface, roots: string[]): void {
   };
   guard('open', ([target, flags]) => {
     const bits = typeof flags === 'string' ? fsApi.modeStringToFlags(flags) : Number(flags ?? 0);
-    return (bits & WRITE_FLAGS) !== 0 && underRoot(target);
+    return (bits & WRITE_FLAGS) !== 0 && readOnly(target);
   });
-  for (const name of ['mkdir', 'unlink', 'rmdir', 'symlink', 'truncate', 'chmod', 'utime']) guard(name, ([target]) => underRoot(target));
-  guard('rename', ([from, to]) => underRoot(from) || underRoot(to));
+  for (const name of ['mkdir', 'unlink', 'rmdir', 'symlink', 'truncate', 'chmod', 'utime']) guard(name, ([target]) => readOnly(target));
+  guard('rename', ([from, to]) => readOnly(from) || readOnly(to));
 }
 
 /** Said by every refused network call; the sandbox has no network in any case (see sandbox/bubblewrap.ts). */
@@ -399,6 +401,7 @@ async function main(): Promise<void> {
   const PythonError = py.ffi.PythonError;
   const pythonVersion = String(py.runPython('import sys; sys.version.split()[0]'));
   withholdProcessPowers();
+  guardWorkerCreation();
   if (init.network === 'off') refuseFetch();
   let cells = 0;
 

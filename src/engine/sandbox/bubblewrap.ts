@@ -6,8 +6,9 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { minimalEnvironment, type FileAccess } from './nodePermission';
-import { noProcessesFilter } from './seccomp';
+import { isInside, type Mount } from './fileView';
+import { minimalEnvironment } from './nodePermission';
+import { seccompFilter } from './seccomp';
 
 export type NetworkAccess = 'off' | 'on';
 
@@ -25,10 +26,9 @@ export function bubblewrap(): { binary: string } | { unavailable: string } {
   if (process.platform !== 'linux') return (probed = { unavailable: `bubblewrap exists only on Linux, not on ${process.platform}` });
   const binary = onPath('bwrap');
   if (!binary) return (probed = { unavailable: 'bubblewrap is not installed (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)' });
-  const access: FileAccess = { readOnly: [], readWrite: [] };
-  const filter = noProcessesFilter();
+  const filter = seccompFilter();
   // The filter arrives on stdin here; the real sandbox reads it from a pipe of its own (seccompFd).
-  const result = spawnSync(binary, [...bubblewrapArgs(access, 'off', '/', filter ? 0 : undefined), '--', process.execPath, '-e', ''], {
+  const result = spawnSync(binary, [...bubblewrapArgs([], 'off', '/', filter ? 0 : undefined), '--', process.execPath, '-e', ''], {
     env: minimalEnvironment(),
     encoding: 'utf8',
     input: filter,
@@ -41,10 +41,11 @@ export function bubblewrap(): { binary: string } | { unavailable: string } {
 }
 
 /**
- * bwrap's arguments up to (not including) the `--` before the command. Every path is bound at its own path.
- * With `seccompFd`, bwrap reads the filter of seccomp.ts from that descriptor.
+ * bwrap's arguments up to (not including) the `--` before the command. Every path is bound at its own path,
+ * in the order given (fileView.ts puts parents first). With `seccompFd`, bwrap reads the filter of
+ * seccomp.ts from that descriptor.
  */
-export function bubblewrapArgs(access: FileAccess, network: NetworkAccess, cwd: string, seccompFd?: number): string[] {
+export function bubblewrapArgs(mounts: readonly Mount[], network: NetworkAccess, cwd: string, seccompFd?: number): string[] {
   // A user namespace even when the server runs as root (bwrap would skip it), so no capability held inside
   // means anything outside; and none may be created inside, which closes a common kernel attack surface.
   const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--clearenv'];
@@ -64,16 +65,9 @@ export function bubblewrapArgs(access: FileAccess, network: NetworkAccess, cwd: 
   // portable install under /tmp, so bound after the fresh /tmp rather than hidden by it.
   const runtimeDir = path.dirname(fs.realpathSync(process.execPath));
   if (!isInside(runtimeDir, '/usr')) args.push('--ro-bind', runtimeDir, runtimeDir);
-  // Read-only first: a writable folder inside a read-only one (the snapshot outbox in the cache) is bound on top.
-  for (const dir of access.readOnly) args.push('--ro-bind', dir, dir);
-  for (const dir of access.readWrite) args.push('--bind', dir, dir);
+  for (const mount of mounts) args.push(mount.writable ? '--bind' : '--ro-bind', mount.path, mount.path);
   args.push('--chdir', cwd);
   return args;
-}
-
-function isInside(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 function onPath(command: string): string | undefined {

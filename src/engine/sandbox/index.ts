@@ -5,8 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { bubblewrap, bubblewrapArgs, type NetworkAccess } from './bubblewrap';
-import { minimalEnvironment, permissionFlags, permissionModelFlag, type FileAccess } from './nodePermission';
-import { noProcessesFilter } from './seccomp';
+import type { Mount } from './fileView';
+import { minimalEnvironment, permissionFlags, permissionModelFlag } from './nodePermission';
+import { seccompFilter } from './seccomp';
 
 export type { NetworkAccess } from './bubblewrap';
 
@@ -24,7 +25,9 @@ export interface SandboxReport {
   gaps: string[];
 }
 
-export interface Confinement extends FileAccess {
+export interface Confinement {
+  /** Parents before children (see fileView.ts). */
+  mounts: Mount[];
   network: NetworkAccess;
   cwd: string;
 }
@@ -34,7 +37,7 @@ export interface Confinement extends FileAccess {
  * piped, and `extraPipes` more pipes from fd 3 on.
  */
 export function spawnConfinedNode(nodeArgs: string[], confinement: Confinement, extraPipes: number): { child: ChildProcess; report: SandboxReport } {
-  const node = [...permissionFlags(confinement), ...nodeArgs];
+  const node = [...permissionFlags(confinement.mounts), ...nodeArgs];
   const report = sandboxReport(confinement.network);
   const pipes = Array.from({ length: extraPipes }, () => 'pipe' as const);
   const bwrap = bubblewrap();
@@ -42,9 +45,9 @@ export function spawnConfinedNode(nodeArgs: string[], confinement: Confinement, 
     const child = spawn(process.execPath, node, { env: minimalEnvironment(), cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes] });
     return { child, report };
   }
-  const filter = noProcessesFilter();
+  const filter = seccompFilter();
   const seccompFd = filter ? 3 + extraPipes : undefined;
-  const args = [...bubblewrapArgs(confinement, confinement.network, confinement.cwd, seccompFd), '--', process.execPath, ...node];
+  const args = [...bubblewrapArgs(confinement.mounts, confinement.network, confinement.cwd, seccompFd), '--', process.execPath, ...node];
   const child = spawn(bwrap.binary, args, { env: {}, cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes, ...(filter ? (['pipe'] as const) : [])] });
   if (filter && seccompFd !== undefined) {
     const stream = child.stdio[seccompFd] as Writable;
@@ -59,7 +62,7 @@ export function sandboxReport(network: NetworkAccess): SandboxReport {
   const bwrap = bubblewrap();
   const permissionModel = permissionModelFlag() !== undefined;
   if ('binary' in bwrap) {
-    const gaps = noProcessesFilter() ? [] : [`no seccomp filter for ${process.arch}: code could start processes inside the sandbox (still without network, other processes or other files)`];
+    const gaps = seccompFilter() ? [] : [`no seccomp filter for ${process.arch}: code could start processes inside the sandbox (still without network, other processes or other files)`];
     if (!permissionModel) gaps.push("Node's permission model is unavailable in this runtime (a second layer only: bubblewrap holds the boundary)");
     return { mechanism: 'bubblewrap', complete: gaps.length === 0, network, gaps };
   }

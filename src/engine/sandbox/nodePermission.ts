@@ -2,11 +2,7 @@
 // processes, workers, native addons and the inspector for every realm of the process, but not signals or
 // sockets (Node 20), so on its own it is not the whole boundary (see bubblewrap.ts).
 import { spawnSync } from 'node:child_process';
-
-export interface FileAccess {
-  readOnly: string[];
-  readWrite: string[];
-}
+import { isInside, type Mount } from './fileView';
 
 let checkedFlag: string | null | undefined;
 
@@ -26,16 +22,17 @@ export function permissionModelFlag(): string | undefined {
 }
 
 /**
- * Node flags for a process that may read `readOnly` and `readWrite`, write only `readWrite`, start worker
- * threads (Pyodide runs on one) and nothing else: no child processes, no native addons, no inspector.
+ * Node flags for a process that may read every mount, write the writable ones, start worker threads (Pyodide
+ * runs on one) and nothing else: no child processes, no native addons, no inspector. The model cannot take
+ * back part of a writable folder, so read-only mounts inside writable ones hold only by the OS sandbox.
  */
-export function permissionFlags(access: FileAccess): string[] {
+export function permissionFlags(mounts: readonly Mount[]): string[] {
   const enable = permissionModelFlag();
   if (!enable) return [];
   return [
     enable,
-    ...[...access.readOnly, ...access.readWrite].map((dir) => `--allow-fs-read=${dir}`),
-    ...access.readWrite.map((dir) => `--allow-fs-write=${dir}`),
+    ...outermost(mounts.map((mount) => mount.path)).map((dir) => `--allow-fs-read=${dir}`),
+    ...outermost(mounts.filter((mount) => mount.writable).map((mount) => mount.path)).map((dir) => `--allow-fs-write=${dir}`),
     '--allow-worker',
     '--no-warnings',
   ];
@@ -49,4 +46,12 @@ export function minimalEnvironment(): NodeJS.ProcessEnv {
   // Windows system libraries (crypto, sockets) locate themselves through it.
   if (process.platform === 'win32' && process.env.SystemRoot) env.SystemRoot = process.env.SystemRoot;
   return env;
+}
+
+/**
+ * The paths not inside another one: Node 20 refuses a folder outright when a path inside it is granted as
+ * well (measured: `--allow-fs-read=/a --allow-fs-read=/a/b` denies reading /a), and the outer grant covers it.
+ */
+function outermost(paths: string[]): string[] {
+  return paths.filter((candidate, index) => !paths.some((other, otherIndex) => otherIndex !== index && other !== candidate && isInside(candidate, other)));
 }

@@ -1,0 +1,143 @@
+// What a confined process may read and write, as an ordered list of mounts. Writable folders come with a
+// mandatory deny list: files the host later reads as configuration or runs (this extension's MCP server
+// list, VS Code's settings and tasks, git's hooks and config, the virtual environment the Python extension
+// picks) are never writable from the sandbox, whether they exist yet or not and whatever the workspace-write
+// setting says. A name that does not exist cannot be covered by a mount (the mount point would have to be
+// created on the host), so a workspace folder's top level is mounted read-only and its existing entries
+// writable one by one: new entries can only appear inside existing folders.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export interface Mount {
+  path: string;
+  writable: boolean;
+}
+
+/**
+ * Names at the top of a workspace folder that stay read-only to sandboxed code. Anything else that does not
+ * exist yet cannot be created at the top level either (see above).
+ */
+export const PROTECTED_WORKSPACE_NAMES: readonly string[] = [
+  // This extension and other MCP hosts: servers listed there are started on the host.
+  'mcp_servers.json',
+  '.mcp.json',
+  // VS Code (settings, tasks, launch configurations, mcp.json), dev containers and JetBrains IDEs.
+  '.vscode',
+  '.devcontainer',
+  '.idea',
+  // git: hooks and config (core.fsmonitor, core.hooksPath) run commands.
+  '.git',
+  '.gitmodules',
+  // What the Python extension and direnv load into terminals and interpreters.
+  '.env',
+  '.envrc',
+  '.venv',
+  'venv',
+];
+
+/** More entries at the top level than this are left read-only: a mount each costs start time. */
+const MAX_TOP_LEVEL_MOUNTS = 1000;
+
+export interface FileViewRequest {
+  readOnly: string[];
+  /** Folders the process may change, minus the protected paths. */
+  readWrite: string[];
+  /** Writable folders that are workspace folders: their top level gets the protected names above. */
+  workspaceRoots: string[];
+  /** Absolute files or folders the host reads as configuration wherever they are (a --servers file). */
+  protectedPaths: string[];
+}
+
+export interface FileView {
+  /** Parents before children: a later mount covers part of an earlier one. */
+  mounts: Mount[];
+  /** Top-level entries left read-only because there were too many to mount one by one. */
+  skipped: number;
+}
+
+/** The mounts for `request`; every path must be a real path (no symlinks), as they are bound at their own paths. */
+export function fileView(request: FileViewRequest): FileView {
+  const mounts = new Map<string, boolean>();
+  for (const dir of request.readOnly) mounts.set(dir, false);
+  let skipped = 0;
+  const workspaceRoots = new Set(request.workspaceRoots);
+  for (const root of request.readWrite) {
+    if (!workspaceRoots.has(root)) {
+      mounts.set(root, true);
+      continue;
+    }
+    mounts.set(root, false);
+    const entries = topLevelEntries(root).filter((entry) => !PROTECTED_WORKSPACE_NAMES.includes(entry.name));
+    // Folders first: losing a file's writability beyond the cap costs less than a folder's.
+    entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()));
+    skipped += Math.max(0, entries.length - MAX_TOP_LEVEL_MOUNTS);
+    for (const entry of entries.slice(0, MAX_TOP_LEVEL_MOUNTS)) {
+      const child = path.join(root, entry.name);
+      mounts.set(child, true);
+      if (!entry.isDirectory()) continue;
+      // A nested repository (VS Code's git opens those one level down) and a virtual environment of any name
+      // (its interpreter and site-packages run on the host when the workspace-Python backend uses it).
+      if (exists(path.join(child, '.git'))) mounts.set(path.join(child, '.git'), false);
+      if (exists(path.join(child, 'pyvenv.cfg'))) mounts.set(child, false);
+    }
+  }
+  for (const target of request.protectedPaths) protect(target, mounts);
+  const ordered = [...mounts].map(([dir, writable]) => ({ path: dir, writable }));
+  ordered.sort((a, b) => depth(a.path) - depth(b.path));
+  return { mounts: ordered, skipped };
+}
+
+/**
+ * Makes `target` read-only where a writable mount holds it: the file itself when it exists, else the nearest
+ * folder above it that exists (so it cannot be created), with that folder's other entries kept writable.
+ */
+function protect(target: string, mounts: Map<string, boolean>): void {
+  const holder = deepestMount(target, mounts);
+  if (!holder || !mounts.get(holder)) return;
+  if (exists(target)) {
+    mounts.set(target, false);
+    return;
+  }
+  let folder = path.dirname(target);
+  while (!exists(folder) && folder !== holder) folder = path.dirname(folder);
+  mounts.set(folder, false);
+  for (const entry of topLevelEntries(folder)) {
+    const child = path.join(folder, entry.name);
+    if (!mounts.has(child)) mounts.set(child, true);
+  }
+}
+
+function deepestMount(target: string, mounts: Map<string, boolean>): string | undefined {
+  let found: string | undefined;
+  for (const dir of mounts.keys()) if (isInside(target, dir) && (!found || dir.length > found.length)) found = dir;
+  return found;
+}
+
+/** Real folders and files only: a symlink stays a link inside the read-only folder, resolved in the sandbox's own view. */
+function topLevelEntries(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory() || entry.isFile());
+  } catch {
+    return [];
+  }
+}
+
+function exists(target: string): boolean {
+  return fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined;
+}
+
+function depth(dir: string): number {
+  return dir.split(path.sep).filter(Boolean).length;
+}
+
+export function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** Whether `target` is writable in `mounts`: the deepest mount holding it decides. */
+export function writableIn(target: string, mounts: readonly Mount[]): boolean {
+  let best: Mount | undefined;
+  for (const mount of mounts) if (isInside(target, mount.path) && (!best || mount.path.length > best.path.length)) best = mount;
+  return best?.writable ?? false;
+}

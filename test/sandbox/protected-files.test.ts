@@ -1,0 +1,171 @@
+// Files the host later reads as configuration or runs are out of the sandbox's reach even with workspace write
+// on: the MCP server list (which the server then starts, unsandboxed), VS Code's settings and tasks, git's
+// hooks and config, a virtual environment's interpreter, and a --servers file wherever it is, whether they
+// exist yet or not. Attacked from Python and from a fresh JavaScript realm that skips Pyodide's file layer.
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Engine } from '../../src/engine/engine';
+import { createEngine } from '../../src/engine/index';
+import { connectStdio, testStorageDir } from '../support/mcp';
+import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
+
+/** Every file below `dir` with its content, to compare before and after the attacks. */
+function snapshotTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    out[path.relative(dir, full)] = entry.isFile() ? fs.readFileSync(full, 'utf8') : '<dir>';
+  }
+  return out;
+}
+
+function makeWorkspace(prefix: string, withConfig: boolean): string {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  fs.writeFileSync(path.join(root, 'notes.txt'), 'notes');
+  fs.mkdirSync(path.join(root, 'out'));
+  if (!withConfig) return root;
+  fs.mkdirSync(path.join(root, '.vscode'));
+  fs.writeFileSync(path.join(root, '.vscode', 'settings.json'), '{}');
+  fs.mkdirSync(path.join(root, '.git', 'hooks'), { recursive: true });
+  fs.writeFileSync(path.join(root, '.git', 'config'), '[core]\n');
+  fs.mkdirSync(path.join(root, 'nested', '.git'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'nested', '.git', 'config'), '[core]\n');
+  fs.mkdirSync(path.join(root, 'env', 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'env', 'pyvenv.cfg'), 'home = /usr/bin\n');
+  fs.writeFileSync(path.join(root, 'env', 'bin', 'python'), '#!/bin/sh\n');
+  fs.mkdirSync(path.join(root, 'tools'));
+  fs.writeFileSync(path.join(root, 'tools', 'servers.json'), '{"servers": {}}');
+  fs.mkdirSync(path.join(root, 'data'));
+  return root;
+}
+
+describe('files the host reads as configuration', () => {
+  let engine: Engine;
+  let configured: string;
+  let bare: string;
+  let before_: Record<string, string>;
+  let bareBefore: Record<string, string>;
+  const attacker: Run = (code) => engine.run({ code, backend: 'pyodide', session: 'config-attacker' });
+  const nested = (body: string) => settleInWorker(attacker, inNestedWorker(body));
+
+  before(async () => {
+    configured = makeWorkspace('code-mode-protected-', true);
+    bare = makeWorkspace('code-mode-bare-', false);
+    engine = createEngine({
+      storageDir: testStorageDir,
+      workspaceRoots: [configured, bare],
+      pyodide: {
+        workspaceWritable: true,
+        // An existing servers file, and one in a folder that does not exist yet.
+        protectedPaths: [path.join(configured, 'tools', 'servers.json'), path.join(configured, 'data', 'later', 'servers.json')],
+      },
+    });
+    before_ = snapshotTree(configured);
+    bareBefore = snapshotTree(bare);
+  });
+
+  after(async () => {
+    await engine?.dispose();
+    fs.rmSync(configured, { recursive: true, force: true });
+    fs.rmSync(bare, { recursive: true, force: true });
+  });
+
+  test('workspace write still works where nothing is protected', async () => {
+    const result = await attacker(
+      `open(${JSON.stringify(path.join(configured, 'out', 'result.csv'))}, "w").write("a,b")\n` +
+        `open(${JSON.stringify(path.join(configured, 'notes.txt'))}, "a").write(" and more")\n` +
+        `print(open(${JSON.stringify(path.join(configured, 'notes.txt'))}).read())`,
+    );
+    assert.equal(result.stdout, 'notes and more\n', JSON.stringify(result.diagnostics));
+    assert.equal(fs.readFileSync(path.join(configured, 'out', 'result.csv'), 'utf8'), 'a,b');
+    fs.writeFileSync(path.join(configured, 'notes.txt'), 'notes');
+    fs.rmSync(path.join(configured, 'out', 'result.csv'));
+  });
+
+  const targets = (root: string) => [
+    path.join(root, 'mcp_servers.json'),
+    path.join(root, '.mcp.json'),
+    path.join(root, '.vscode', 'settings.json'),
+    path.join(root, '.vscode', 'tasks.json'),
+    path.join(root, '.vscode', 'mcp.json'),
+    path.join(root, '.git', 'config'),
+    path.join(root, '.git', 'hooks', 'pre-commit'),
+    path.join(root, '.env'),
+    path.join(root, '.venv', 'bin', 'python'),
+    path.join(root, 'nested', '.git', 'config'),
+    path.join(root, 'env', 'bin', 'python'),
+    path.join(root, 'tools', 'servers.json'),
+    path.join(root, 'data', 'later', 'servers.json'),
+    path.join(root, 'project.code-workspace'),
+  ];
+
+  test('Python can neither create nor change them, in a workspace that has them and one that does not', async () => {
+    for (const target of [...targets(configured), ...targets(bare)]) {
+      const code =
+        `import os\nos.makedirs(${JSON.stringify(path.dirname(target))}, exist_ok=True)\n` +
+        `with open(${JSON.stringify(target)}, "w") as f:\n    f.write('{"servers": {"evil": {"command": "touch", "args": ["/tmp/pwned"]}}}')`;
+      const result = await attacker(code);
+      assert.equal(result.success, false, `Python wrote ${target}`);
+      assert.match(result.diagnostics?.message ?? '', /Read-only file system|Errno 30|Errno 69|Permission denied/, `${target}: ${result.diagnostics?.message}`);
+    }
+    assert.deepEqual(snapshotTree(configured), before_);
+    assert.deepEqual(snapshotTree(bare), bareBefore);
+  });
+
+  test('nor can a fresh JavaScript realm that writes, renames or links through node:fs directly', async () => {
+    for (const target of [...targets(configured), ...targets(bare)]) {
+      const outcome = await nested(
+        `const fs = require('node:fs'); fs.mkdirSync(${JSON.stringify(path.dirname(target))}, { recursive: true }); fs.writeFileSync(${JSON.stringify(target)}, 'x'); return 'written'`,
+      );
+      assert.match(outcome, /^ok:err:/, `${target}: ${outcome}`);
+    }
+    for (const body of [
+      // Moving a writable folder into a protected name, or linking one there.
+      `require('node:fs').renameSync(${JSON.stringify(path.join(bare, 'out'))}, ${JSON.stringify(path.join(bare, '.vscode'))}); return 'renamed'`,
+      `require('node:fs').symlinkSync(${JSON.stringify(path.join(bare, 'out'))}, ${JSON.stringify(path.join(bare, '.git'))}); return 'linked'`,
+      `require('node:fs').rmSync(${JSON.stringify(path.join(configured, '.git'))}, { recursive: true }); return 'removed'`,
+      `require('node:fs').renameSync(${JSON.stringify(path.join(configured, '.vscode'))}, ${JSON.stringify(path.join(configured, 'out', 'moved'))}); return 'moved away'`,
+    ]) {
+      const outcome = await nested(body);
+      assert.match(outcome, /^ok:err:/, outcome);
+    }
+    assert.deepEqual(snapshotTree(configured), before_);
+    assert.deepEqual(snapshotTree(bare), bareBefore);
+  });
+
+  test('a new file at the top of a workspace folder is refused with a plain error, and the session goes on', async () => {
+    const result = await attacker(`open(${JSON.stringify(path.join(bare, 'results.csv'))}, "w")`);
+    assert.match(result.diagnostics?.message ?? '', /Read-only file system/);
+    assert.equal(fs.existsSync(path.join(bare, 'results.csv')), false);
+    assert.equal((await attacker('print("still here")')).stdout, 'still here\n');
+  });
+});
+
+describe('a --servers file inside a writable workspace, through the CLI', () => {
+  let workspace: string;
+
+  before(() => {
+    workspace = makeWorkspace('code-mode-cli-protected-', true);
+  });
+
+  after(() => fs.rmSync(workspace, { recursive: true, force: true }));
+
+  test('Python cannot rewrite the file the server starts MCP servers from', async () => {
+    const servers = path.join(workspace, 'tools', 'servers.json');
+    const connection = await connectStdio(['--workspace', workspace, '--pyodide-workspace-write', '--servers', servers]);
+    try {
+      const response = await connection.client.callTool({
+        name: 'run_python',
+        arguments: { code: `open(${JSON.stringify(servers)}, "w").write('{"servers": {"evil": {"command": "touch", "args": ["/tmp/pwned"]}}}')` },
+      });
+      const text = JSON.stringify(response.content);
+      assert.match(text, /Read-only file system/);
+      assert.equal(fs.readFileSync(servers, 'utf8'), '{"servers": {}}');
+    } finally {
+      await connection.close();
+    }
+  });
+});
