@@ -29,6 +29,7 @@ function makeWorkspace(prefix: string, withConfig: boolean): string {
   if (!withConfig) return root;
   fs.mkdirSync(path.join(root, '.vscode'));
   fs.writeFileSync(path.join(root, '.vscode', 'settings.json'), '{}');
+  fs.writeFileSync(path.join(root, 'team.code-workspace'), '{}');
   fs.mkdirSync(path.join(root, '.git', 'hooks'), { recursive: true });
   fs.writeFileSync(path.join(root, '.git', 'config'), '[core]\n');
   fs.mkdirSync(path.join(root, 'nested', '.git'), { recursive: true });
@@ -100,6 +101,7 @@ describe('files the host reads as configuration', () => {
     path.join(root, 'tools', 'servers.json'),
     path.join(root, 'data', 'later', 'servers.json'),
     path.join(root, 'project.code-workspace'),
+    path.join(root, 'team.code-workspace'),
   ];
 
   test('Python can neither create nor change them, in a workspace that has them and one that does not', async () => {

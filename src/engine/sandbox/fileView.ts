@@ -35,6 +35,11 @@ export const PROTECTED_WORKSPACE_NAMES: readonly string[] = [
   'venv',
 ];
 
+/** A protected name, or a VS Code workspace file (its settings and tasks apply when it is opened). */
+export function isProtectedName(name: string): boolean {
+  return PROTECTED_WORKSPACE_NAMES.includes(name) || name.endsWith('.code-workspace');
+}
+
 /** More entries at the top level than this are left read-only: a mount each costs start time. */
 const MAX_TOP_LEVEL_MOUNTS = 1000;
 
@@ -67,7 +72,7 @@ export function fileView(request: FileViewRequest): FileView {
       continue;
     }
     mounts.set(root, false);
-    const entries = topLevelEntries(root).filter((entry) => !PROTECTED_WORKSPACE_NAMES.includes(entry.name));
+    const entries = topLevelEntries(root).filter((entry) => !isProtectedName(entry.name));
     // Folders first: losing a file's writability beyond the cap costs less than a folder's.
     entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()));
     skipped += Math.max(0, entries.length - MAX_TOP_LEVEL_MOUNTS);
