@@ -63,7 +63,6 @@ export interface FileView {
 /** The mounts for `request`; every path must be a real path (no symlinks), as they are bound at their own paths. */
 export function fileView(request: FileViewRequest): FileView {
   const mounts = new Map<string, boolean>();
-  for (const dir of request.readOnly) mounts.set(dir, false);
   let skipped = 0;
   const workspaceRoots = new Set(request.workspaceRoots);
   for (const root of request.readWrite) {
@@ -87,6 +86,9 @@ export function fileView(request: FileViewRequest): FileView {
     }
   }
   for (const target of request.protectedPaths) protect(target, mounts);
+  // Asked for read-only stays read-only, also where it is an entry of a writable workspace folder (the
+  // extension's own bundle when the workspace is its source tree).
+  for (const dir of request.readOnly) mounts.set(dir, false);
   const ordered = [...mounts].map(([dir, writable]) => ({ path: dir, writable }));
   ordered.sort((a, b) => depth(a.path) - depth(b.path));
   return { mounts: ordered, skipped };

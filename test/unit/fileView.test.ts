@@ -1,0 +1,52 @@
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileView, writableIn } from '../../src/engine/sandbox/fileView';
+
+describe('the sandbox file view', () => {
+  let root: string;
+
+  before(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-file-view-')));
+    for (const dir of ['.git', 'src/lib', 'dist', 'cache/outbox']) fs.mkdirSync(path.join(root, dir), { recursive: true });
+    fs.writeFileSync(path.join(root, 'notes.txt'), '');
+    fs.symlinkSync('/etc', path.join(root, 'etc-link'));
+  });
+
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  test('a writable workspace folder: top level read-only, its entries writable but the protected ones, parents first', () => {
+    const { mounts } = fileView({ readOnly: [], readWrite: [root], workspaceRoots: [root], protectedPaths: [] });
+    assert.equal(mounts[0].path, root);
+    assert.equal(writableIn(root, mounts), false);
+    assert.equal(writableIn(path.join(root, 'new.txt'), mounts), false);
+    assert.equal(writableIn(path.join(root, 'src', 'new.py'), mounts), true);
+    assert.equal(writableIn(path.join(root, 'notes.txt'), mounts), true);
+    assert.equal(writableIn(path.join(root, '.git', 'config'), mounts), false);
+    // A symlink is never mounted: it would make its target writable at the link's path.
+    assert.equal(mounts.some((mount) => mount.path.endsWith('etc-link')), false);
+    const depths = mounts.map((mount) => mount.path.split(path.sep).length);
+    assert.deepEqual(depths, [...depths].sort((a, b) => a - b));
+  });
+
+  test('what is asked for read-only stays read-only inside a writable workspace, and a writable folder inside it stays writable', () => {
+    const { mounts } = fileView({
+      readOnly: [path.join(root, 'dist'), path.join(root, 'cache')],
+      readWrite: [root, path.join(root, 'cache', 'outbox')],
+      workspaceRoots: [root],
+      protectedPaths: [],
+    });
+    assert.equal(writableIn(path.join(root, 'dist', 'pyodide-host.js'), mounts), false);
+    assert.equal(writableIn(path.join(root, 'cache', 'snapshot'), mounts), false);
+    assert.equal(writableIn(path.join(root, 'cache', 'outbox', 'snapshot'), mounts), true);
+  });
+
+  test('a protected file that does not exist yet freezes the nearest existing folder above it, keeping its entries writable', () => {
+    const { mounts } = fileView({ readOnly: [], readWrite: [path.join(root, 'src')], workspaceRoots: [], protectedPaths: [path.join(root, 'src', 'conf', 'servers.json')] });
+    assert.equal(writableIn(path.join(root, 'src', 'conf'), mounts), false);
+    assert.equal(writableIn(path.join(root, 'src', 'other.py'), mounts), false);
+    assert.equal(writableIn(path.join(root, 'src', 'lib', 'module.py'), mounts), true);
+  });
+});
