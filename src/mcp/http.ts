@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine';
 import { silentLogger, type Logger } from '../engine/types';
 import { errorReply, MAX_MESSAGE_BYTES } from './jsonRpcInput';
+import { DEFAULT_MAX_PREAUTH_CONNECTIONS, DEFAULT_PREAUTH_TIMEOUT_MS, guardConnections, serverTimeouts } from './httpConnections';
 import { hostHeaders, hostInUrl } from './httpHosts';
 import { HttpMcpSession, type HttpSessionOptions } from './httpSession';
 import type { McpServerOptions } from './server';
@@ -41,6 +42,13 @@ export interface HttpMcpServerOptions extends McpServerOptions {
   sessionIdleMs?: number;
   /** A run whose response stream the client dropped is cancelled after this long unless it resumes. Default 30 s. */
   resumeGraceMs?: number;
+  /**
+   * Connections open at once that have not yet sent a request with the token; past it the oldest is closed.
+   * Default DEFAULT_MAX_PREAUTH_CONNECTIONS.
+   */
+  maxPreAuthConnections?: number;
+  /** A connection without a request with the token this long after it opened is closed. Default DEFAULT_PREAUTH_TIMEOUT_MS. */
+  preAuthTimeoutMs?: number;
 }
 
 const MCP_PATH = '/mcp';
@@ -49,8 +57,10 @@ const DEFAULT_RESUME_GRACE_MS = 30_000;
 
 /**
  * Streamable HTTP with a bearer token, never for a browser: a request with a foreign Host (DNS rebinding) or any
- * Origin is refused. Each MCP session is an HttpMcpSession: its own Python sessions unless shared, replayable
- * events, dropped streams cancelled after a grace period, and an end when idle.
+ * Origin is refused. Connections that have not presented the token are few and short-lived (httpConnections.ts),
+ * so a flood of them cannot use up the descriptors the clients with the token need. Each MCP session is an
+ * HttpMcpSession: its own Python sessions unless shared, replayable events, dropped streams cancelled after a
+ * grace period, and an end when idle.
  */
 export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerOptions = {}): Promise<HttpMcpServer> {
   const log = options.log ?? silentLogger;
@@ -58,6 +68,10 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(32).toString('base64url');
   const expectedAuth = Buffer.from(`Bearer ${token}`);
+  const maxPreAuthConnections = options.maxPreAuthConnections ?? DEFAULT_MAX_PREAUTH_CONNECTIONS;
+  const preAuthTimeoutMs = options.preAuthTimeoutMs ?? DEFAULT_PREAUTH_TIMEOUT_MS;
+  if (!(Number.isInteger(maxPreAuthConnections) && maxPreAuthConnections >= 1)) throw new Error('maxPreAuthConnections must be a whole number of at least 1');
+  if (!(preAuthTimeoutMs > 0)) throw new Error('preAuthTimeoutMs must be a positive number of milliseconds');
   const sessions = new Map<string, HttpMcpSession>();
   const sessionOptions: HttpSessionOptions = {
     ...options,
@@ -89,6 +103,7 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     if (auth.length !== expectedAuth.length || !timingSafeEqual(auth, expectedAuth)) {
       return refuse(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
     }
+    guard.authenticated(req.socket);
     if (new URL(req.url ?? '/', `http://${req.headers.host}`).pathname !== MCP_PATH) return refuse(res, 404, 'Not found');
 
     const sessionId = req.headers['mcp-session-id'];
@@ -122,13 +137,14 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     await session.handle(req, res, body);
   };
 
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(serverTimeouts, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       log.error(`MCP HTTP request failed: ${String(error)}`);
       if (!res.headersSent) refuse(res, 500, 'Internal error');
       else res.end();
     });
   });
+  const guard = guardConnections(server, { maxConnections: maxPreAuthConnections, timeoutMs: preAuthTimeoutMs }, log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (options.socketPath !== undefined) server.listen(options.socketPath, () => resolve());

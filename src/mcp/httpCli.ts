@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import type { Engine } from '../engine/engine';
 import type { Logger } from '../engine/types';
+import { raiseFdSoftLimit } from './fdLimit';
 import { DEFAULT_SESSION_IDLE_MINUTES, startHttpMcpServer, type HttpMcpServer } from './http';
 import { isLoopbackHost } from './httpHosts';
 import type { McpServerOptions } from './server';
@@ -75,8 +76,12 @@ function readToken(file: string): string {
   return token;
 }
 
-/** Serves (the server logs its URL); a generated token is printed once on stderr, one from a file never. */
+/**
+ * Serves (the server logs its URL) with the soft limit on open files raised to the hard one first; a generated
+ * token is printed once on stderr, one from a file never.
+ */
 export async function serveHttp(engine: Engine, http: HttpCliOptions, serverOptions: McpServerOptions, log: Logger): Promise<HttpMcpServer> {
+  await raiseFdSoftLimit(log);
   const server = await startHttpMcpServer(engine, { ...serverOptions, ...http, log });
   log.info(http.token === undefined ? `bearer token (send "Authorization: Bearer <token>"): ${server.token}` : 'bearer token: the one in --token-file');
   return server;

@@ -3,6 +3,7 @@ import type { CodeMode } from '../../engine/codemode/index';
 import type { Stores } from '../../engine/stores/index';
 import type { Logger } from '../../engine/types';
 import type { SettingsPort } from '../../engine/userSettings';
+import { raiseFdSoftLimit } from '../../mcp/fdLimit';
 import { startHttpMcpServer, type HttpMcpServer } from '../../mcp/http';
 import { LocalMcpClient } from '../../mcp/localClient';
 import type { McpServerOptions } from '../../mcp/server';
@@ -36,7 +37,9 @@ export class McpEndpoints implements vscode.Disposable {
   }
 
   loopback(): Promise<HttpMcpServer> {
-    this.loopbackServer ??= Promise.all([this.engine.get(), this.bridge.get()]).then(([engine, codeMode]) => {
+    // The extension host shares its descriptors with every extension, and Electron may not have raised its soft
+    // limit as Node does at start: raised before the endpoint listens (fdLimit.ts), as the CLI's --http does.
+    this.loopbackServer ??= Promise.all([this.engine.get(), this.bridge.get(), raiseFdSoftLimit(this.logger)]).then(([engine, codeMode]) => {
       const socket = loopbackSocket();
       this.releaseSocket = socket?.release;
       return startHttpMcpServer(engine, {
