@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { testStorageDir } from '../support/mcp';
-import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
+import { inNestedWorker, settleInWorker, SPAWN_LOAD_OPEN_ATTEMPTS, type Run } from '../support/pyodideProbe';
 
 const linux = process.platform === 'linux';
 
@@ -224,21 +224,7 @@ describe('Pyodide sandbox escape suite', () => {
   });
 
   describe('Node built-ins that spawn, load or open', () => {
-    const attempts: Record<string, string> = {
-      'child_process.execSync': `return require('node:child_process').execSync('id').toString()`,
-      'child_process.spawnSync': `return String(require('node:child_process').spawnSync('id').stdout)`,
-      'child_process.fork': `require('node:child_process').fork('/bin/true'); return 'forked'`,
-      'child_process.execFile': `return await new Promise((res, rej) => require('node:child_process').execFile('id', (e, out) => (e ? rej(e) : res(out))))`,
-      'cluster.fork': `require('node:cluster').fork(); return 'forked'`,
-      'process.binding(spawn_sync)': `return typeof process.binding('spawn_sync').spawn`,
-      'process.dlopen': `process.dlopen({ exports: {} }, '/usr/lib/x86_64-linux-gnu/libc.so.6'); return 'loaded'`,
-      'inspector.open': `require('node:inspector').open(0); return require('node:inspector').url()`,
-      'a worker asking for --allow-child-process': `return await new Promise((resolve, reject) => { const w = new (require('node:worker_threads').Worker)("require('node:worker_threads').parentPort.postMessage(String(require('node:child_process').execSync('id')))", { eval: true, execArgv: ['--allow-child-process'] }); w.on('message', resolve); w.on('error', reject); })`,
-      'module.createRequire outside': `return require('node:module').createRequire('/etc/')('./passwd')`,
-      'fs.openSync outside': `return require('node:fs').openSync('/proc/1/environ', 'r')`,
-      'wasi on the host file system': `const { WASI } = require('node:wasi'); new WASI({ version: 'preview1', preopens: { '/': '/' } }); return 'preopened /'`,
-    };
-    for (const [name, body] of Object.entries(attempts)) {
+    for (const [name, body] of Object.entries(SPAWN_LOAD_OPEN_ATTEMPTS)) {
       test(`${name} is refused in a nested worker`, async () => {
         const outcome = await nested(body);
         assert.match(outcome, /^ok:err:/, `${name} was not refused: ${outcome}`);
