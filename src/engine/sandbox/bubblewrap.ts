@@ -28,7 +28,7 @@ export function bubblewrap(): { binary: string } | { unavailable: string } {
   if (!binary) return (probed = { unavailable: 'bubblewrap is not installed (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)' });
   const filter = seccompFilter();
   // The filter arrives on stdin here; the real sandbox reads it from a pipe of its own (seccompFd).
-  const result = spawnSync(binary, [...bubblewrapArgs([], 'off', '/', filter ? 0 : undefined), '--', process.execPath, '-e', ''], {
+  const result = spawnSync(binary, [...bubblewrapArgs([], 'off', '/', filter ? 0 : undefined), '--', runtimeExecutable(), '-e', ''], {
     env: minimalEnvironment(),
     encoding: 'utf8',
     input: filter,
@@ -61,12 +61,33 @@ export function bubblewrapArgs(mounts: readonly Mount[], network: NetworkAccess,
   // The kernel checks /proc/<pid>/mem writes against ptrace rules only: read-only, so nothing inside can
   // write into bwrap's own process (pid 1 here), which holds the namespace's capabilities.
   args.push('--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc', '--tmpfs', '/tmp');
-  // Node (or Electron) installed outside /usr: a version manager, code-server, a VS Code server folder, or a
-  // portable install under /tmp, so bound after the fresh /tmp rather than hidden by it.
-  const runtimeDir = path.dirname(fs.realpathSync(process.execPath));
-  if (!isInside(runtimeDir, '/usr')) args.push('--ro-bind', runtimeDir, runtimeDir);
+  // After the fresh /tmp, so a runtime living there (a portable install, a test host) is not hidden by it.
+  args.push(...runtimeBinds());
   for (const mount of mounts) args.push(mount.writable ? '--bind' : '--ro-bind', mount.path, mount.path);
   args.push('--chdir', cwd);
+  return args;
+}
+
+/** The runtime a confined process runs: this process's own executable (Node, or Electron as Node), by its real path. */
+export function runtimeExecutable(): string {
+  return fs.realpathSync(process.execPath);
+}
+
+/**
+ * bwrap's arguments that show the runtime inside the sandbox, read-only at its own path, when it lives outside
+ * /usr (a version manager, code-server, a VS Code server folder, a portable install, anything under /tmp or
+ * the home folder). Node is one file, and only that file is bound: its folder may be /tmp, the home folder or
+ * a folder of other things, whose files (and Unix sockets, which a read-only mount does not keep anyone from
+ * connecting to) must stay out. Electron needs the files beside it (ICU data, V8 snapshots, its libraries), so
+ * its folder is bound, less the user data a portable VS Code keeps in `data/` there.
+ */
+export function runtimeBinds(executable = runtimeExecutable(), electron = process.versions.electron !== undefined): string[] {
+  if (isInside(executable, '/usr')) return [];
+  if (!electron) return ['--ro-bind', executable, executable];
+  const dir = path.dirname(executable);
+  const args = ['--ro-bind', dir, dir];
+  const portableData = path.join(dir, 'data');
+  if (fs.statSync(portableData, { throwIfNoEntry: false })?.isDirectory()) args.push('--tmpfs', portableData);
   return args;
 }
 

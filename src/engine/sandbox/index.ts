@@ -4,7 +4,7 @@
 // permission model beneath it everywhere.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
-import { bubblewrap, bubblewrapArgs, type NetworkAccess } from './bubblewrap';
+import { bubblewrap, bubblewrapArgs, runtimeExecutable, type NetworkAccess } from './bubblewrap';
 import type { Mount } from './fileView';
 import { minimalEnvironment, permissionFlags, permissionModelFlag } from './nodePermission';
 import { seccompFilter } from './seccomp';
@@ -47,7 +47,7 @@ export function spawnConfinedNode(nodeArgs: string[], confinement: Confinement, 
   }
   const filter = seccompFilter();
   const seccompFd = filter ? 3 + extraPipes : undefined;
-  const args = [...bubblewrapArgs(confinement.mounts, confinement.network, confinement.cwd, seccompFd), '--', process.execPath, ...node];
+  const args = [...bubblewrapArgs(confinement.mounts, confinement.network, confinement.cwd, seccompFd), '--', runtimeExecutable(), ...node];
   const child = spawn(bwrap.binary, args, { env: {}, cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes, ...(filter ? (['pipe'] as const) : [])] });
   if (filter && seccompFd !== undefined) {
     const stream = child.stdio[seccompFd] as Writable;
