@@ -10,6 +10,8 @@
 //   --env KEY=VALUE    (repeatable)               extra environment for the extension host; the
 //                                                 runner's own environment reaches it too.
 //                                                 CODE_MODE_TEST=1 is always set.
+// code-server (and its extension host) runs on setup's Node placed in the run's temporary folder
+// (CODE_MODE_TEST_NODE tells the tests where), as a portable install under /tmp would.
 //   --screenshot FILE  CODE_MODE_TEST_SCREENSHOT  save a PNG of the workbench when a test logs the cue
 //   --no-trust         CODE_MODE_TEST_NO_TRUST=1  open the workspace untrusted (Restricted Mode)
 //   --grep REGEX       CODE_MODE_TEST_GREP        only tests whose full title matches
@@ -82,6 +84,18 @@ if (!fs.existsSync(testsEntry)) fail(`no test entry ${testsEntry}; build with: n
 
 const playwright = await loadPlaywright(fail);
 
+/** `node` at `target`: a hard link where the file system allows one, else a copy. Returns `target`. */
+function placeNode(node, target) {
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  try {
+    fs.linkSync(node, target);
+  } catch {
+    fs.copyFileSync(node, target);
+    fs.chmodSync(target, 0o755);
+  }
+  return target;
+}
+
 /** vscode-remote URI for an absolute path on the code-server machine (segments percent-encoded). */
 const remoteUri = (authority, p) => `vscode-remote://${authority}${p.split(path.sep).map(encodeURIComponent).join('/')}`;
 
@@ -114,9 +128,15 @@ async function main() {
     else fs.mkdirSync(workspace);
   }
 
+  // code-server, and so the extension host, run on setup's Node placed in this run's temporary folder, as a
+  // portable install under /tmp would be: the Pyodide sandbox must hold wherever the runtime lives (bubblewrap's
+  // fresh /tmp once hid such a Node, and Pyodide silently ran without the OS sandbox). test/vscode/suite/sandbox.test.ts
+  // checks the extension host runs on it (CODE_MODE_TEST_NODE) and that the sandbox is complete.
+  const nodeBin = placeNode(host.nodeBin, path.join(tmp, 'node', 'bin', 'node'));
   const env = {
     ...isolatedEnv(tmp),
     CODE_MODE_TEST: '1',
+    CODE_MODE_TEST_NODE: nodeBin,
     CODE_MODE_TEST_WORKSPACE: workspace,
     // The fixture's .vscode/mcp.json starts MCP servers from this checkout's node_modules.
     CODE_MODE_REPO_ROOT: repoRoot,
@@ -128,7 +148,7 @@ async function main() {
   // Installed as a plain extension folder: code-server loads only one extension under development.
   fs.cpSync(path.join(repoRoot, 'test', 'vscode', 'fixtures', 'scripted-model'), path.join(tmp, 'extensions', 'code-mode-tests.scripted-model-0.0.1'), { recursive: true });
   server = await startCodeServer({
-    host,
+    host: { ...host, nodeBin },
     cwd: tmp,
     env,
     workspace,

@@ -70,6 +70,9 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
   });
 
   it('is complete: bubblewrap, no gaps, in the engine and in what the environment tool tells agents', async () => {
+    // run.mjs puts the runtime in its temporary folder, under /tmp, where bubblewrap's fresh /tmp once hid it.
+    const placed = process.env.CODE_MODE_TEST_NODE;
+    if (placed) assert.equal(fs.realpathSync(process.execPath), fs.realpathSync(placed), 'the extension host runs on the Node run.mjs placed');
     const expected = { mechanism: 'bubblewrap', complete: true, network: 'off', gaps: [] };
     assert.deepEqual(engine.sandbox('pyodide'), expected);
     const client = await codeMode.container.mcp.localClient();
