@@ -22,7 +22,7 @@ import {
   type ToHost,
   type WorkerInit,
 } from './protocol';
-import { createRing, DROPPED, RingReader, STDERR, STDOUT, type StreamId } from './ring';
+import { createRing, DROPPED, RingCorruption, RingReader, STDERR, STDOUT, type StreamId } from './ring';
 
 /** How often output is forwarded while a run is going: the coalescing window. */
 const OUTPUT_INTERVAL_MS = 16;
@@ -135,12 +135,16 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
       for (const request of waitingPackages.splice(0)) dispatchPackages(request);
       return;
     }
-    case 'result':
-      if (active?.runId === message.runId) {
-        finishRun(message.outcome);
-        if (message.recycle) recycle();
-      }
+    case 'result': {
+      if (active?.runId !== message.runId) return;
+      // The worker wrote all of its output before posting the result, so this drain gets the rest of it.
+      const output = collectOutput(from, active, true);
+      // Undefined: the ring was corrupt, and the run already failed with the instance.
+      if (!output) return;
+      finishRun(message.outcome, output);
+      if (message.recycle) recycle();
       return;
+    }
     case 'display':
       if (active) send({ type: 'display', runId: active.runId, display: message.display });
       return;
@@ -166,12 +170,24 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
     case 'log':
       send(message);
       return;
+    case 'ringCorrupt':
+      loseInstance(from, ringLoss(message.message), false);
+      return;
     case 'fatal':
       fail(message.message);
   }
 }
 
 function onWorkerLost(from: Instance, reason: string): void {
+  loseInstance(from, reason, true);
+}
+
+/**
+ * The instance is gone or cannot be trusted: it is replaced, and nobody may be left believing their state is
+ * still there. A run under way fails with `reason`; between runs, the backend is told (and tells the next run).
+ * `drain`: what the run wrote before the loss is still worth sending (not when the ring itself is the problem).
+ */
+function loseInstance(from: Instance, reason: string, drain: boolean): void {
   if (from.lost || from !== instance) return;
   from.lost = true;
   if (!from.ready) {
@@ -179,10 +195,33 @@ function onWorkerLost(from: Instance, reason: string): void {
     return;
   }
   if (active) {
-    finishRun({ status: 'crashed', message: reason });
+    let output: OutputChunk[] = [];
+    if (drain) {
+      try {
+        output = takeOutput(active, true);
+      } catch (error) {
+        if (!(error instanceof RingCorruption)) throw error;
+      }
+    }
+    finishRun({ status: 'crashed', message: reason }, output);
     recycle();
   } else {
     recycle(reason);
+  }
+}
+
+function ringLoss(detail: string): string {
+  return `the output ring between the Pyodide worker and its host was found corrupted (${detail}), which only code run in the instance can do; the instance was replaced`;
+}
+
+/** What the worker wrote since the last call; undefined when the ring is corrupt, and the instance was lost for it. */
+function collectOutput(from: Instance, run: ActiveRun, final: boolean): OutputChunk[] | undefined {
+  try {
+    return takeOutput(run, final);
+  } catch (error) {
+    if (!(error instanceof RingCorruption)) throw error;
+    loseInstance(from, ringLoss(error.message), false);
+    return undefined;
   }
 }
 
@@ -193,6 +232,16 @@ function fail(message: string): void {
 }
 
 function dispatch(run: RunMessage): void {
+  // A ring changed between runs (by something the last run left behind) is caught before this run relies on it;
+  // the run waits for the fresh instance, and its result says the state is gone.
+  try {
+    instance.output.check();
+  } catch (error) {
+    if (!(error instanceof RingCorruption)) throw error;
+    loseInstance(instance, ringLoss(error.message), false);
+    queued = run;
+    return;
+  }
   const decoders = { [STDOUT]: new TextDecoder(), [STDERR]: new TextDecoder() };
   active = { runId: run.runId, decoders, timer: setInterval(forwardOutput, OUTPUT_INTERVAL_MS) };
   Atomics.store(instance.interrupt, 0, 0);
@@ -204,18 +253,17 @@ function dispatchPackages(request: PackagesMessage): void {
   instance.worker.postMessage(request);
 }
 
-function finishRun(outcome: BackendOutcome): void {
+function finishRun(outcome: BackendOutcome, output: OutputChunk[]): void {
   const run = active!;
   clearInterval(run.timer);
   active = undefined;
-  // The worker wrote all of its output before posting the result, so this drain gets the rest of it.
-  send({ type: 'result', runId: run.runId, outcome, output: takeOutput(run, true) });
+  send({ type: 'result', runId: run.runId, outcome, output });
 }
 
 function forwardOutput(): void {
   const run = active;
   if (!run) return;
-  for (const chunk of takeOutput(run, false)) send({ type: 'output', runId: run.runId, ...chunk });
+  for (const chunk of collectOutput(instance, run, false) ?? []) send({ type: 'output', runId: run.runId, ...chunk });
 }
 
 /** What the worker has written since the last call, consecutive text of one stream merged. */

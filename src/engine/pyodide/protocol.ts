@@ -136,4 +136,6 @@ export type FromWorker =
   | { type: 'hostCall'; id: number; method: string; params: unknown }
   | PackagesReply
   | { type: 'log'; level: LogLevel; message: string }
+  /** The writer found the output ring changed behind its back (ring.ts): the instance cannot be trusted. */
+  | { type: 'ringCorrupt'; message: string }
   | { type: 'fatal'; message: string };

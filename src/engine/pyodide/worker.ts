@@ -13,7 +13,7 @@ import displaysSource from '../python/displays.py';
 import userInputSource from '../python/user_input.py';
 import bootstrapSource from './bootstrap.py';
 import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type ToWorker, type WorkerInit } from './protocol';
-import { DROPPED, RingWriter, STDERR, STDOUT, type StreamId } from './ring';
+import { DROPPED, RingCorruption, RingWriter, STDERR, STDOUT, type RecordTag, type StreamId } from './ring';
 import { guardWorkerCreation, shimConstantsBinding, withholdProcessPowers } from './harden';
 import { distributionUrl, packageCacheDir } from './packagePlan';
 import { WorkerPackages } from './workerPackages';
@@ -123,6 +123,20 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
  */
 const BETWEEN_RUNS_BYTES = 16 * 1024;
 
+/** The ring was found changed behind the writer's back: the host is told once, and output goes nowhere after. */
+let ringBroken = false;
+
+function toRing(tag: RecordTag, bytes: Uint8Array): void {
+  if (ringBroken) return;
+  try {
+    ring.write(tag, bytes);
+  } catch (error) {
+    if (!(error instanceof RingCorruption)) throw error;
+    ringBroken = true;
+    post({ type: 'ringCorrupt', message: error.message });
+  }
+}
+
 /**
  * One stream of one run, capped at the source so a flood never crosses IPC: the first `budget` bytes go out
  * live, later bytes only update a tail of `budget` bytes that is sent, after a marker, when the run ends.
@@ -154,13 +168,13 @@ class CappedStream {
   write(bytes: Uint8Array): void {
     if (bytes.length <= this.liveLeft) {
       this.liveLeft -= bytes.length;
-      ring.write(this.stream, bytes);
+      toRing(this.stream, bytes);
       return;
     }
     let cut = this.liveLeft;
     while (cut > 0 && isContinuationByte(bytes[cut])) cut--;
     this.liveLeft = 0;
-    if (cut > 0) ring.write(this.stream, bytes.subarray(0, cut));
+    if (cut > 0) toRing(this.stream, bytes.subarray(0, cut));
     this.keep(bytes.subarray(cut));
   }
 
@@ -171,8 +185,8 @@ class CappedStream {
     kept = kept.subarray(start);
     const dropped = new Uint8Array(8);
     new DataView(dropped.buffer).setFloat64(0, this.overflow - kept.length, true);
-    ring.write(this.stream | DROPPED, dropped);
-    ring.write(this.stream, kept);
+    toRing(this.stream | DROPPED, dropped);
+    toRing(this.stream, kept);
   }
 
   private keep(bytes: Uint8Array): void {
