@@ -2,17 +2,89 @@
 
 JavaScript objects cannot be part of a snapshot, so everything that reaches back into the worker (host calls,
 the interruptible sleep) is wired up here, on every fresh instance.
+
+User code shares this interpreter and may replace what the harness would otherwise look up when a run ends:
+`json.dumps`, `os.fstat`, `builtins.isinstance`. So everything called after install is taken here, before any
+user code has run, and the harness's lookups of builtins go to a private copy of them (as in cell.py).
 """
+import builtins
 import errno
 import importlib.util
+import io
 import json
 import os
 import sys
 import time
 import types
 
+__builtins__ = dict(builtins.__dict__)
+
 # Off sys.path: user code reaches these modules only by the names the finder below serves.
 _SHIPPED_DIR = "/lib/code-mode"
+_spec_from_file_location = importlib.util.spec_from_file_location
+_join = os.path.join
+_fstat = os.fstat
+_os_open = os.open
+_dup2 = os.dup2
+_close = os.close
+_O_WRONLY = os.O_WRONLY
+_open = io.open
+
+
+def _unserializable(value):
+    raise TypeError("Object of type %s is not JSON serializable" % type(value).__name__)
+
+
+def _json_codec():
+    """(encode, encode_strict, decode), made from the JSON accelerator's C functions: they look nothing up in
+    the json module, nor in builtins, when called. Pure-Python json objects are the fallback where the C
+    functions take other arguments."""
+    fallback = (
+        json.JSONEncoder(separators=(",", ":")).encode,
+        json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode,
+        json.JSONDecoder().decode,
+    )
+    try:
+        from _json import encode_basestring_ascii, make_encoder, make_scanner
+
+        scan = make_scanner(json.JSONDecoder())
+
+        def encoder(allow_nan):
+            def encode(value):
+                # A new encoder each time: its record of the objects being encoded (for cycles) starts empty.
+                return "".join(make_encoder({}, _unserializable, encode_basestring_ascii, None, ":", ",", False, False, allow_nan)(value, 0))
+
+            return encode
+
+        def decode(text):
+            try:
+                value, end = scan(text, 0)
+            except StopIteration:
+                raise ValueError("not JSON: %r" % text[:100]) from None
+            if end != len(text):
+                raise ValueError("extra data after the JSON value at %d" % end)
+            return value
+
+        encode, encode_strict = encoder(True), encoder(False)
+        sample = {"a": [1, 2.5, None, True, "\u00e9"]}
+        if decode(encode(sample)) != sample:
+            return fallback
+        return encode, encode_strict, decode
+    except Exception:  # noqa: BLE001 - another Python's accelerator
+        return fallback
+
+
+_encode_json, _encode_json_strict, _decode_json = _json_codec()
+
+
+def _quietly(function):
+    """Harness work around a run that must not fail it: user code may have broken what it relies on."""
+    try:
+        function()
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # noqa: BLE001 - see above
+        pass
 
 
 def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_source, js_display, scratch_dir, network_off_message, user_input_source):
@@ -25,7 +97,7 @@ def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_sourc
     displays = types.ModuleType("_code_mode_displays")
     exec(compile(displays_source, "<code-mode displays>", "exec"), displays.__dict__)
     sys.modules[displays.__name__] = displays
-    displays.install(lambda display: js_display(json.dumps(display)))
+    displays.install(lambda display: js_display(_encode_json(display)))
     # Pyodide's own matplotlib backend draws into a browser page; there is none, figures come back as PNGs.
     os.environ.setdefault("MPLBACKEND", "Agg")
     if scratch_dir is not None:
@@ -42,7 +114,7 @@ def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_sourc
 
     # Real files (in Pyodide's in-memory file system), so tracebacks, inspect and help() show their source.
     os.makedirs(_SHIPPED_DIR, exist_ok=True)
-    shipped = json.loads(shipped_json)
+    shipped = _decode_json(shipped_json)
     for name, source in shipped.items():
         with open(os.path.join(_SHIPPED_DIR, name + ".py"), "w", encoding="utf-8") as file:
             file.write(source)
@@ -52,16 +124,20 @@ def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_sourc
     main = types.ModuleType("__main__")
     sys.modules["__main__"] = main
     namespace = main.__dict__
+    # The interpreter's builtins, which user code may change, as in any __main__ (not the harness's copy).
+    namespace["__builtins__"] = builtins
     run_cell = cell.run_cell
+    begin_run, end_run = displays.begin_run, displays.end_run
     streams = _StandardStreams(host_stdin)
 
     def run(source, filename, script_json):
-        streams.restore()
-        displays.begin_run()
+        _quietly(streams.restore)
+        _quietly(begin_run)
         try:
-            return json.dumps(run_cell(source, namespace, filename, None if script_json is None else json.loads(script_json)))
+            outcome = run_cell(source, namespace, filename, None if script_json is None else _decode_json(script_json))
         finally:
-            displays.end_run()
+            _quietly(end_run)
+        return _encode_json(outcome)
 
     return run
 
@@ -78,7 +154,7 @@ class _ShippedModules:
     def find_spec(self, name, path=None, target=None):
         if name not in self._names:
             return None
-        return importlib.util.spec_from_file_location(name, os.path.join(_SHIPPED_DIR, name + ".py"))
+        return _spec_from_file_location(name, _join(_SHIPPED_DIR, name + ".py"))
 
 
 def _host_module(js_host_call):
@@ -94,7 +170,7 @@ def _host_module(js_host_call):
         if not isinstance(method, str):
             raise TypeError(f"method must be a str, not {type(method).__name__}")
         # JSON both ways keeps the contract exact: None/null, no NaN, and a clear error for anything else.
-        ok, value = json.loads(js_host_call(method, json.dumps(params, allow_nan=False)))
+        ok, value = _decode_json(js_host_call(method, _encode_json_strict(params)))
         if not ok:
             raise HostCallError(value)
         return value
@@ -153,16 +229,16 @@ class _StandardStreams:
         sys.stdin = sys.__stdin__ = self._stdin
         for fd, device in self._DEVICES.items():
             try:
-                os.fstat(fd)
+                _fstat(fd)
             except OSError:
-                reopened = os.open(device, os.O_WRONLY)
+                reopened = _os_open(device, _O_WRONLY)
                 if reopened != fd:
-                    os.dup2(reopened, fd)
-                    os.close(reopened)
+                    _dup2(reopened, fd)
+                    _close(reopened)
         for name, fd in (("stdout", 1), ("stderr", 2)):
             original = self._originals[name]
             if original.closed:
-                original = open(fd, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+                original = _open(fd, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
                 self._originals[name] = original
             setattr(sys, name, original)
             setattr(sys, "__%s__" % name, original)

@@ -1,30 +1,34 @@
 """Package helpers for the Pyodide worker: where wheels go, which versions are installed, removing a
 distribution before a wheel replaces it, and micropip installs bounded in time.
 
-Loaded into a namespace of its own, never imported by user code.
+Loaded into a namespace of its own, never imported by user code, when the instance starts: the builtins its
+functions use are a private copy taken then, before user code could replace any (as in cell.py). The modules
+they need are imported when first used, so an instance that installs nothing does not pay for them.
 """
-import asyncio
-import importlib
-import importlib.metadata
-import json
-import os
-import sysconfig
+import builtins
+
+__builtins__ = dict(builtins.__dict__)
 
 
 def site_packages():
+    import sysconfig
+
     return sysconfig.get_paths()["purelib"]
 
 
-def versions(names_json):
-    """JSON {name: version or None} for the distributions named in the JSON list."""
+def versions(*names):
+    """The installed version of each named distribution, in order; "" for one that is not installed."""
+    import importlib
+    import importlib.metadata
+
     importlib.invalidate_caches()
-    found = {}
-    for name in json.loads(names_json):
+    found = []
+    for name in names:
         try:
-            found[name] = importlib.metadata.version(name)
+            found.append(importlib.metadata.version(name))
         except importlib.metadata.PackageNotFoundError:
-            found[name] = None
-    return json.dumps(found)
+            found.append("")
+    return found
 
 
 def remove_distribution(name):
@@ -33,6 +37,9 @@ def remove_distribution(name):
     Unpacking a wheel over an older install would leave the old .dist-info beside the new one (and
     importlib.metadata could report either) plus modules the new version no longer has.
     """
+    import importlib.metadata
+    import os
+
     try:
         dist = importlib.metadata.distribution(name)
     except importlib.metadata.PackageNotFoundError:
@@ -61,6 +68,8 @@ def remove_distribution(name):
 
 
 async def micropip_install(requirement, timeout_s):
+    import asyncio
+
     import micropip
 
     await asyncio.wait_for(micropip.install(requirement), timeout_s)

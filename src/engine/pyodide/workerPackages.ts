@@ -38,7 +38,10 @@ export class WorkerPackages {
   constructor(
     private readonly py: PyodideInterface,
     private readonly log: (level: LogLevel, message: string) => void,
-  ) {}
+  ) {
+    // Now, before any user code runs: packages.py takes what it calls at load (user code may replace builtins).
+    this.scope();
+  }
 
   /** Never rejects: the backend is waiting for exactly one reply. */
   async handle(request: PackagesMessage): Promise<PackagesReply> {
@@ -52,7 +55,7 @@ export class WorkerPackages {
           errors.push(errorText(error));
         }
       }
-      const versions = JSON.parse(this.call('versions', JSON.stringify(request.versionsOf)) as string) as Record<string, string | null>;
+      const versions = this.versions(request.versionsOf);
       return { type: 'packagesDone', id: request.id, errors, versions };
     } catch (error) {
       return { type: 'packagesDone', id: request.id, errors, versions: {}, failed: `the package request failed in Pyodide: ${lastLine(error)}` };
@@ -106,9 +109,20 @@ export class WorkerPackages {
     if (!present) throw new Error(`Pyodide could not load ${name}: ${problems.join('; ') || 'it was not loaded'}`);
   }
 
+  /** Installed version of each distribution, or null; no JSON on the way (user code may have replaced json's). */
+  private versions(names: string[]): Record<string, string | null> {
+    const found = this.call('versions', ...names) as PyDict;
+    try {
+      const versions = found.toJs() as string[];
+      return Object.fromEntries(names.map((name, i) => [name, versions[i] || null]));
+    } finally {
+      found.destroy();
+    }
+  }
+
   private scope(): PyDict {
     if (!this.helpers) {
-      const scope = this.py.globals.get('dict')() as PyDict;
+      const scope = this.py.toPy({}) as PyDict;
       this.py.runPython(packagesSource, { globals: scope, filename: '<code-mode packages>' });
       this.helpers = scope;
     }

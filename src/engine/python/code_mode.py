@@ -8,9 +8,16 @@
 Every call is synchronous: the interpreter waits while the host performs it. A tool's error raises
 ToolError with the server's message.
 """
+import builtins
+
 import _code_mode_host
 
 __all__ = ["tools", "ToolError"]
+
+# Taken at import, so user code that later replaces a builtin or the host module's functions cannot break calls.
+__builtins__ = dict(builtins.__dict__)
+_host_call = _code_mode_host.call
+_HostCallError = _code_mode_host.HostCallError
 
 
 class ToolError(Exception):
@@ -19,8 +26,8 @@ class ToolError(Exception):
 
 def _host(method, params):
     try:
-        return _code_mode_host.call(method, params)
-    except _code_mode_host.HostCallError as exc:
+        return _host_call(method, params)
+    except _HostCallError as exc:
         raise ToolError(str(exc)) from None
 
 

@@ -6,18 +6,29 @@ end_run() around every cell. `emit` receives {"mime", "data", "title"?}, with `d
 sends it to the engine (BackendSink.display).
 
 matplotlib is never imported here: figures are looked for only once user code has imported pyplot.
+
+As in cell.py, what this module calls is taken when it is loaded and its builtins are a private copy, so user
+code that replaces `base64.b64encode`, `io.BytesIO` or `builtins.isinstance` cannot break the end of a run.
 """
-import base64
+import binascii
 import builtins
 import io
 import pprint
 import sys
 import warnings
 
+__builtins__ = dict(builtins.__dict__)
+_b2a_base64 = binascii.b2a_base64
+_BytesIO = io.BytesIO
+_pformat = pprint.pformat
+_modules = sys.modules
+
 # Every display of a run is held in memory by the MCP client and the results view, and images travel as
 # base64: one display carries at most this many characters of data, and a run shows at most this many.
 MAX_DATA_CHARS = 5 * 1024 * 1024
 MAX_PER_RUN = 20
+# The protocols carry a title in a bounded field (the Pyodide host's is 1000 characters).
+MAX_TITLE_CHARS = 1000
 FIGURE_DPI = 100
 
 _IMAGE_MAGIC = (
@@ -66,7 +77,7 @@ def display(*objs, title=None):
     a matplotlib figure, `_repr_png_`/`_repr_jpeg_`/`_repr_svg_`), HTML (`_repr_html_`, e.g. a pandas
     DataFrame), Markdown (`_repr_markdown_`) or text. `title` captions the display."""
     if title is not None:
-        title = str(title)
+        title = str(title)[:MAX_TITLE_CHARS]
     for obj in objs:
         _send(_represent(obj), title)
 
@@ -111,7 +122,7 @@ def _represent(obj):
             shown = _call_repr(obj, method, mime)
             if shown is not None:
                 return shown
-    return "text/plain", pprint.pformat(obj, width=100)
+    return "text/plain", _pformat(obj, width=100)
 
 
 def _call_repr(obj, method, mime):
@@ -133,24 +144,24 @@ def _call_repr(obj, method, mime):
 
 
 def _pil_png(image):
-    buffer = io.BytesIO()
+    buffer = _BytesIO()
     try:
         image.save(buffer, format="PNG")
     except (OSError, ValueError):
         # Modes PNG cannot hold (CMYK, some float modes).
-        buffer = io.BytesIO()
+        buffer = _BytesIO()
         image.convert("RGBA").save(buffer, format="PNG")
     return buffer.getvalue()
 
 
 def _figure_png(figure):
-    buffer = io.BytesIO()
+    buffer = _BytesIO()
     figure.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight")
     return buffer.getvalue()
 
 
 def _show_open_figures():
-    pyplot = sys.modules.get("matplotlib.pyplot")
+    pyplot = _modules.get("matplotlib.pyplot")
     if pyplot is None:
         return
     try:
@@ -175,4 +186,4 @@ def _show_open_figures():
 
 
 def _b64(raw):
-    return base64.b64encode(raw).decode("ascii")
+    return _b2a_base64(raw, newline=False).decode("ascii")

@@ -9,6 +9,11 @@ import getpass
 import io
 import sys
 
+# As in cell.py: the builtins the functions below use are a private copy, taken before user code ran.
+__builtins__ = dict(builtins.__dict__)
+_INPUT_DOC = builtins.input.__doc__
+_GETPASS_DOC = getpass.getpass.__doc__
+
 
 def install(host_call, host_error):
     """Replace input() and getpass.getpass(); return the object to use as sys.stdin before every run."""
@@ -35,8 +40,8 @@ def install(host_call, host_error):
     def read_password(prompt="Password: ", stream=None):
         return ask(str(prompt), True)
 
-    read_input.__doc__ = builtins.input.__doc__
-    read_password.__doc__ = getpass.getpass.__doc__
+    read_input.__doc__ = _INPUT_DOC
+    read_password.__doc__ = _GETPASS_DOC
     builtins.input = read_input
     getpass.getpass = read_password
     return _HostStdin(ask)
