@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { defaultEngineConfig, isBackendKind, SESSION_NAME, timeoutProblem, type EngineConfig } from './config';
@@ -10,6 +9,7 @@ import { findLocalModule } from './packages/localModules';
 import { distributionOf, parsePackageList, parseRequirement, type PackageSpec, type RequirementSpec } from './packages/spec';
 import { checkPolicy } from './policy';
 import { roundMs, shapeResult } from './result';
+import { ScratchFolders } from './scratch';
 import {
   silentLogger,
   type BackendFactory,
@@ -77,6 +77,8 @@ export interface SessionDescription {
   backend: BackendKind;
   info: BackendInfo;
   runningRunId?: string;
+  /** The session's own scratch folder (CODE_MODE_SCRATCH in its Python). */
+  scratchDir?: string;
 }
 
 export interface EngineOptions {
@@ -85,7 +87,10 @@ export interface EngineOptions {
   log?: Logger;
   /** Folders whose files a run may show by printing their paths (displayFiles.ts). */
   workspaceRoots?: string[];
-  /** A writable folder for runs' files (CODE_MODE_SCRATCH in Python), created as needed; shown like the workspace. */
+  /**
+   * Where each session gets a writable folder of its own for its runs' files (CODE_MODE_SCRATCH in Python), made when
+   * the session starts and removed when it ends (scratch.ts); a run shows the files of its own, like the workspace's.
+   */
   scratchDir?: string;
 }
 
@@ -122,6 +127,8 @@ class Session {
     readonly name: string,
     readonly backend: BackendSession,
     readonly scope: string | undefined,
+    /** This session's own scratch folder; no other session sees it. */
+    readonly scratchDir: string | undefined,
   ) {}
 
   get idle(): boolean {
@@ -137,6 +144,9 @@ class Session {
     return turn;
   }
 }
+
+/** A session that `end`s is gone for good; one that `restart`s goes on under its name with a fresh interpreter. */
+type DropKind = 'end' | 'restart';
 
 /** Raised when a new session is wanted and every live one is busy. */
 class SessionLimitError extends Error {}
@@ -166,18 +176,15 @@ export class Engine {
   private readonly runPrefix = randomBytes(3).toString('hex');
   readonly log: Logger;
   config: EngineConfig;
-  private readonly scratchDir: string | undefined;
+  private readonly scratch: ScratchFolders | undefined;
   private readonly workspaceRoots: string[];
-  /** The workspace folders and the scratch folder. */
-  private readonly fileRoots: string[];
 
   constructor(options: EngineOptions) {
     for (const factory of options.backends) this.factories.set(factory.kind, factory);
     this.config = { ...defaultEngineConfig, ...options.config };
     this.log = options.log ?? silentLogger;
-    this.scratchDir = options.scratchDir && path.resolve(options.scratchDir);
+    this.scratch = options.scratchDir ? new ScratchFolders(path.resolve(options.scratchDir), this.log) : undefined;
     this.workspaceRoots = (options.workspaceRoots ?? []).map((root) => path.resolve(root));
-    this.fileRoots = [...this.workspaceRoots, ...(this.scratchDir ? [this.scratchDir] : [])];
   }
 
   get backendKinds(): BackendKind[] {
@@ -199,12 +206,13 @@ export class Engine {
   async setBackendFactory(factory: BackendFactory, reason = `the ${factory.kind} backend was reconfigured`): Promise<void> {
     const previous = this.factories.get(factory.kind);
     this.factories.set(factory.kind, factory);
-    await this.retire(factory.kind, previous === factory ? undefined : previous, reason);
+    // The sessions go on, on the new backend: they keep their scratch folders.
+    await this.retire(factory.kind, previous === factory ? undefined : previous, reason, 'restart');
   }
 
   /** Ends `kind`'s sessions (their next runs are told `reason`), then closes the factory they came from, if it went. */
-  private async retire(kind: BackendKind, gone: BackendFactory | undefined, reason: string): Promise<void> {
-    await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s, reason)));
+  private async retire(kind: BackendKind, gone: BackendFactory | undefined, reason: string, how: DropKind): Promise<void> {
+    await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s, reason, how)));
     await gone?.dispose?.().catch((error: unknown) => this.log.warn(`the replaced ${kind} backend did not close: ${String(error)}`));
     this.emitState();
   }
@@ -225,7 +233,7 @@ export class Engine {
       this.disabled.delete(kind);
     } else {
       this.disabled.set(kind, reason || `the ${kind} backend is disabled`);
-      await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s, this.disabled.get(kind)!)));
+      await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s, this.disabled.get(kind)!, 'end')));
     }
     this.emitState();
   }
@@ -241,6 +249,7 @@ export class Engine {
       backend: s.backend.kind,
       info: s.backend.info(),
       runningRunId: s.active?.runId,
+      scratchDir: s.scratchDir,
     }));
   }
 
@@ -314,10 +323,10 @@ export class Engine {
     return interrupted;
   }
 
-  /** Fresh interpreter for the session; its globals are gone, and its next run says `reason`. */
+  /** Fresh interpreter for the session; its globals are gone (its scratch folder is kept), and its next run says `reason`. */
   async resetSession(sessionName = 'default', backend?: BackendKind, reason = 'the session was reset on request'): Promise<void> {
     const matching = [...this.sessions.values()].filter((s) => s.name === sessionName && (!backend || s.backend.kind === backend));
-    await Promise.all(matching.map((s) => this.dropSession(s, reason)));
+    await Promise.all(matching.map((s) => this.dropSession(s, reason, 'restart')));
     this.emitState();
   }
 
@@ -327,7 +336,7 @@ export class Engine {
    */
   async endScope(scope: string): Promise<void> {
     const matching = [...this.sessions.values()].filter((s) => s.scope === scope);
-    await Promise.all(matching.map((s) => this.dropSession(s, 'its client is gone')));
+    await Promise.all([...matching.map((s) => this.dropSession(s, 'its client is gone', 'end')), this.scratch?.removeScope(scope)]);
     for (const s of matching) this.losses.delete(sessionKey(s.backend.kind, s.name, scope));
     this.emitState();
   }
@@ -356,7 +365,7 @@ export class Engine {
     const factory = this.factories.get(kind);
     if (!factory) return;
     this.factories.delete(kind);
-    await this.retire(kind, factory, reason);
+    await this.retire(kind, factory, reason, 'end');
   }
 
   private nextRunId(): string {
@@ -372,6 +381,8 @@ export class Engine {
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((s) => s.backend.dispose().catch(() => undefined)));
+    // Once no interpreter is left to write in them.
+    await this.scratch?.removeAll();
     await Promise.all([...this.factories.values()].map((f) => f.dispose?.().catch(() => undefined)));
     this.runListeners.clear();
     this.stateListeners.clear();
@@ -508,24 +519,17 @@ export class Engine {
       const factory = this.factories.get(backend);
       if (!factory) throw new Error(`no ${backend} backend`);
       this.makeRoomFor(backend, name);
-      if (this.scratchDir) {
-        try {
-          // Again for each new session: someone may have deleted it, and the Pyodide backend mounts it.
-          fs.mkdirSync(this.scratchDir, { recursive: true });
-        } catch (error) {
-          this.log.warn(`the scratch folder ${this.scratchDir} could not be created: ${String(error)}`);
-        }
-      }
+      const scratchDir = this.scratch?.take(key, `${backend}-${name}`);
       // The session answers its own runs' questions; everything else goes to the bridge.
       let created: Session | undefined;
       const instance = factory.create({
         session: name,
         log: this.log,
         hostCall: (method, params) => (method === INPUT_METHOD ? askFor(created?.active, params) : this.hostCall(method, params)),
-        scratchDir: this.scratchDir,
+        scratchDir,
         workspaceRoots: this.workspaceRoots,
       });
-      session = created = new Session(name, instance, scope);
+      session = created = new Session(name, instance, scope, scratchDir);
       session.inheritedLoss = this.losses.get(key);
       this.losses.delete(key);
       this.sessions.set(key, session);
@@ -549,13 +553,18 @@ export class Engine {
     const evicted = idle[0]!;
     const reason = `the session was ended to make room for session "${name}" (at most ${this.config.maxSessions} ${backend} sessions live at once; it was the least recently used)`;
     this.log.info(`evicting the ${backend} session "${evicted.name}": ${reason}`);
-    void this.dropSession(evicted, reason);
+    void this.dropSession(evicted, reason, 'end');
   }
 
-  /** Ends a session's interpreter; a later run under its name starts afresh and is told `reason`. */
-  private async dropSession(session: Session, reason: string): Promise<void> {
+  /**
+   * Ends a session's interpreter; a later run under its name starts afresh and is told `reason`. A session that
+   * `end`s takes its scratch folder along; one that only `restart`s leaves it to the next session of its name.
+   */
+  private async dropSession(session: Session, reason: string, how: DropKind): Promise<void> {
     const key = sessionKey(session.backend.kind, session.name, session.scope);
     if (this.sessions.get(key) === session) this.sessions.delete(key);
+    // Parked at once, so a run right after the reset finds it.
+    if (session.scratchDir && how === 'restart') this.scratch?.park(key, session.scratchDir, session.scope);
     if (session.active) {
       session.active.interruptedBy ??= 'user';
       session.active.restarted = true;
@@ -565,6 +574,7 @@ export class Engine {
       if (this.losses.size > REMEMBERED_LOSSES) this.losses.delete(this.losses.keys().next().value!);
     }
     await session.backend.dispose().catch((error: unknown) => this.log.warn(`dispose failed: ${String(error)}`));
+    if (session.scratchDir && how === 'end') await this.scratch?.remove(session.scratchDir);
   }
 
   private async execute(
@@ -661,15 +671,17 @@ export class Engine {
         outcome = await this.attempt(session, active, options, timeoutS, sink);
       }
     }
-    await this.showPrintedFiles(runId, stdout.text(), displays, emit);
+    await this.showPrintedFiles(session, runId, stdout.text(), displays, emit);
     return finish(outcome, undefined, autoInstalled);
   }
 
   /** Images and text files whose paths the run printed, after what the code displayed itself. */
-  private async showPrintedFiles(runId: string, text: string, displays: Display[], emit: (event: RunEvent) => void): Promise<void> {
-    if (this.fileRoots.length === 0) return;
+  private async showPrintedFiles(session: Session, runId: string, text: string, displays: Display[], emit: (event: RunEvent) => void): Promise<void> {
+    // The workspace and this session's own scratch folder: never another session's.
+    const roots = [...this.workspaceRoots, ...(session.scratchDir ? [session.scratchDir] : [])];
+    if (roots.length === 0) return;
     try {
-      for (const display of await displaysForPrintedFiles(text, this.fileRoots)) {
+      for (const display of await displaysForPrintedFiles(text, roots)) {
         displays.push(display);
         emit({ type: 'display', runId, display });
       }

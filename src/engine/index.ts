@@ -20,7 +20,7 @@ export interface EngineSetup {
   pyodide?: PyodideSettings;
   /** The Jupyter backend's server; without it there is no jupyter backend. */
   jupyter?: JupyterSettings;
-  /** Folders whose files a run may show by printing their paths; `<storageDir>/scratch` is always one. */
+  /** Folders whose files a run may show by printing their paths; so may its session's folder under `<storageDir>/scratch`. */
   workspaceRoots?: string[];
   log?: Logger;
 }
@@ -75,6 +75,7 @@ export function createEngine(setup: EngineSetup = {}): Engine {
     config: setup.config,
     log: setup.log,
     workspaceRoots: setup.workspaceRoots,
+    // Each session gets a folder of its own in it (scratch.ts).
     scratchDir: path.join(storageDir, 'scratch'),
     backends: [
       pyodideBackendFor(storageDir, setup.pyodide ?? {}, setup.log),

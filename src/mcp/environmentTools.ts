@@ -78,7 +78,7 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
   const sessions = engine
     .describeSessions()
     .filter((s) => s.scope === ctx.sessionScope)
-    .map((s) => ({ name: s.name, backend: s.backend, state: s.info.state, running: Boolean(s.runningRunId) }));
+    .map((s) => ({ name: s.name, backend: s.backend, state: s.info.state, running: Boolean(s.runningRunId), scratch_dir: s.scratchDir ?? null }));
   const servers = ctx.bridge?.providers().map((p) => {
     const status = p.status();
     return { name: status.name, state: status.state, tools: status.toolCount ?? null, error: status.error ?? null };

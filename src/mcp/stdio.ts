@@ -41,7 +41,8 @@ Usage: code-mode-mcp [options]
   --servers <file>            MCP servers Python may call, as {"servers": {name: {command, args, env}}}
                               (watched; reloaded on change)
   --workspace <dir>           the workspace folder (default: the current folder); runs may show
-                              images and text files in it, or in <storage>/scratch, by printing their paths
+                              images and text files in it, or in the session's own scratch folder
+                              under <storage>/scratch ($CODE_MODE_SCRATCH), by printing their paths
   --wheelhouse <dir>          a folder of .whl files that packages installs and auto-install look in
                               first, e.g. filled by "pip download" (default: $CODE_MODE_WHEELHOUSE)
   --warm                      start the default backend before the first call

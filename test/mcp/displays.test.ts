@@ -112,7 +112,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       ].join('\n');
       const { result, raw } = await run({ code });
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
-      const chart = path.join(scratch, png);
+      // The session's own scratch folder, inside <storage>/scratch.
+      const own = (await run({ code: 'import os\nprint(os.environ["CODE_MODE_SCRATCH"])' })).result.stdout.trim();
+      assert.equal(path.dirname(own), fs.realpathSync(scratch));
+      const chart = path.join(own, png);
       const written = fs.readFileSync(chart);
       assert.deepEqual(checkPng(written), { width: 10, height: 6 });
       assert.deepEqual(result.displays, [

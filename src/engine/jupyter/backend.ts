@@ -142,11 +142,12 @@ function supportCell(name: 'run' | 'process', request: unknown): string {
 }
 
 /** The cell that loads kernel_support.py and the shared modules into a fresh kernel. */
-function setupCell(marker: string, cwd: string | undefined): string {
+function setupCell(marker: string, cwd: string | undefined, scratch: string | undefined): string {
   const encode = (text: string) => Buffer.from(text).toString('base64');
   const args = encode(JSON.stringify({
     marker,
     cwd: cwd ?? null,
+    scratch: scratch ?? null,
     sources: { cell: readAsset('cell.py'), user_input: readAsset('user_input.py'), code_mode: readAsset('code_mode.py') },
   }));
   return [
@@ -211,7 +212,7 @@ class JupyterSession implements BackendSession {
     }
     if (this.needsSetup) {
       let loaded: { pid?: number; executable?: string } | undefined;
-      const reply = await kernel.execute(setupCell(this.marker, this.options.workspaceRoots?.[0]), {
+      const reply = await kernel.execute(setupCell(this.marker, this.options.workspaceRoots?.[0], this.options.scratchDir), {
         iopub: (type, content) => (loaded = (publishedOutcome(type, content) as typeof loaded) ?? loaded),
         input: (_prompt, _password, reply) => reply(''),
       });

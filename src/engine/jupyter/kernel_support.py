@@ -17,6 +17,10 @@ import threading
 import types
 
 OUTCOME_MIME = "application/vnd.code-mode.outcome+json"
+# Taken now: user code that replaces json.loads or base64.b64decode must not break the runs after it.
+_dumps = json.dumps
+_loads = json.loads
+_b64decode = base64.b64decode
 
 _marker = None
 # The kernel's own sys.stdout and sys.stderr (ipykernel's streams to IOPub), put back before every run.
@@ -49,9 +53,10 @@ def _load(name, source):
     return module
 
 
-def setup(marker, sources, cwd=None):
+def setup(marker, sources, cwd=None, scratch=None):
     """Called once per kernel: `sources` are the shared modules' texts by name; the session starts in `cwd` when
-    the kernel's machine has that folder (a local server: the workspace). Publishes the kernel's pid."""
+    the kernel's machine has that folder (a local server: the workspace), and CODE_MODE_SCRATCH names the
+    session's scratch folder when the machine has it. Publishes the kernel's pid."""
     import os
 
     global _marker, _cell, _user_input, _streams
@@ -59,6 +64,8 @@ def setup(marker, sources, cwd=None):
     _streams = (sys.stdout, sys.stderr)
     if cwd and os.path.isdir(cwd):
         os.chdir(cwd)
+    if scratch and os.path.isdir(scratch):
+        os.environ["CODE_MODE_SCRATCH"] = scratch
     host = types.ModuleType("_code_mode_host", "Calls from Python into the code-mode host (the tool bridge).")
     host.call = call
     host.HostCallError = HostCallError
@@ -80,10 +87,10 @@ def call(method, params):
     if kernel is None:
         raise HostCallError("host calls need an ipykernel kernel")
     try:
-        answer = kernel.raw_input(_marker + json.dumps({"method": method, "params": params}))
+        answer = kernel.raw_input(_marker + _dumps({"method": method, "params": params}))
     except Exception as exc:  # StdinNotImplementedError: not inside a run of the engine's
         raise HostCallError("host calls can only be made while a cell runs (%s)" % exc) from None
-    reply = json.loads(answer)
+    reply = _loads(answer)
     if reply.get("ok"):
         return reply.get("result")
     raise HostCallError(reply.get("error") or "the host call failed")
@@ -94,7 +101,7 @@ def run(encoded):
     global _cells
     from IPython import get_ipython
 
-    request = json.loads(base64.b64decode(encoded).decode("utf-8"))
+    request = _loads(_b64decode(encoded).decode("utf-8"))
     _cells += 1
     shell = get_ipython()
     # ipykernel puts its own input() in place for every request; the engine's asks the same way on every backend.
@@ -115,7 +122,7 @@ def process(encoded):
     import os
     import subprocess
 
-    request = json.loads(base64.b64decode(encoded).decode("utf-8"))
+    request = _loads(_b64decode(encoded).decode("utf-8"))
     kept = request["keptChars"]
     try:
         done = subprocess.run(

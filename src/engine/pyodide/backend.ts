@@ -278,11 +278,13 @@ class PyodideSession implements BackendSession {
     const snapshot = shared.snapshots.verified();
     const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
     const workspace = existingFolders(this.options.workspaceRoots ?? []);
+    // The session's own folder (scratch.ts), bound read-write: no other session's is in this sandbox.
+    const scratchDir = this.options.scratchDir && ensureFolder(this.options.scratchDir, this.options.log);
     const assets = fs.realpathSync(assetsDir());
     const view = fileView({
       // The package cache and the snapshot: read-only, so no session can change what another one loads.
       readOnly: [assets, shared.cacheDir, ...(shared.workspaceWritable ? [] : workspace)],
-      readWrite: [...(shared.workspaceWritable ? workspace : []), ...(this.options.scratchDir ? [this.options.scratchDir] : []), ...(outbox ? [outbox] : [])],
+      readWrite: [...(shared.workspaceWritable ? workspace : []), ...(scratchDir ? [scratchDir] : []), ...(outbox ? [outbox] : [])],
       workspaceRoots: shared.workspaceWritable ? workspace : [],
       protectedPaths: shared.protectedPaths,
     });
@@ -290,7 +292,7 @@ class PyodideSession implements BackendSession {
     const hostConfig: HostConfig = {
       cacheDir: shared.cacheDir,
       heapLimitMb: shared.heapLimitMb,
-      scratchDir: this.options.scratchDir,
+      scratchDir,
       snapshot,
       snapshotOutbox: outbox,
       network: shared.network,
@@ -469,6 +471,17 @@ class PyodideSession implements BackendSession {
     if (this.pending !== pending) return;
     this.pending = undefined;
     pending.resolve(outcome);
+  }
+}
+
+/** `folder`, made again if someone removed it (the sandbox cannot bind a missing folder); undefined if it cannot be. */
+function ensureFolder(folder: string, log: Logger): string | undefined {
+  try {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    return folder;
+  } catch (error) {
+    log.warn(`the scratch folder ${folder} could not be made, so this session has none: ${errorText(error)}`);
+    return undefined;
   }
 }
 
