@@ -1,0 +1,325 @@
+// No silent state loss, and no state shared between sessions (the security issue behind these cases):
+// - every Pyodide instance replaced or host restarted is announced, including when code scribbles over the output
+//   ring the worker shares with its host, and a corrupt ring is a lost instance, never a hang;
+// - user code that replaces what the harness uses (json, traceback, linecache, os, sys.path, builtins, io, base64)
+//   or raises from __str__ cannot break the session's later runs, which keep its state;
+// - each session has its own scratch folder: another session (another client of one HTTP server) cannot read it,
+//   and it is removed when the session ends.
+// On Linux every case runs (the sandbox is bubblewrap there); nothing is skipped.
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Engine } from '../../src/engine/engine';
+import { createEngine } from '../../src/engine/index';
+import type { RunResult } from '../../src/engine/types';
+import { connectHttp, until } from '../support/http';
+import { cliPath, runPython, testStorageDir } from '../support/mcp';
+import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
+
+const scratchParent = path.join(testStorageDir, 'scratch');
+/** The smallest thing displays.py takes for a PNG: its signature. */
+const PNG_BYTES = 'b"\\x89PNG\\r\\n\\x1a\\n" + bytes(16)';
+
+function explain(result: RunResult): string {
+  return JSON.stringify({ stdout: result.stdout, stderr: result.stderr, diagnostics: result.diagnostics, reset: result.reset_reason });
+}
+
+async function pause(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Puts the worker's output ring in a JS global of Python's realm, so a cell can change it synchronously. */
+async function reachRing(run: Run): Promise<void> {
+  await run(`import js\njs.eval("import('node:worker_threads').then((wt) => { globalThis.ringBuffer = wt.workerData.outputRing; })")`);
+  for (let attempt = 0; attempt < 400; attempt++) {
+    if ((await run('import js\nprint(hasattr(js.globalThis, "ringBuffer"))')).stdout === 'True\n') return;
+    await pause(25);
+  }
+  assert.fail("the output ring never reached Python's realm");
+}
+
+describe('Pyodide: no silent state loss', () => {
+  let engine: Engine;
+
+  before(() => {
+    engine = createEngine({ storageDir: testStorageDir });
+  });
+  after(async () => {
+    await engine?.dispose();
+  });
+
+  describe('a desynchronised output ring loses the instance, announced, never a hang', () => {
+    // Each is done by the cell itself, so the result of that very cell must say what happened.
+    const scribbles: Record<string, { js: string; thenPrint: boolean }> = {
+      'the whole ring overwritten with 0xff, then a print': { js: 'new Uint8Array(globalThis.ringBuffer).fill(255)', thenPrint: true },
+      'the whole ring overwritten with 0xff, nothing printed after': { js: 'new Uint8Array(globalThis.ringBuffer).fill(255)', thenPrint: false },
+      'a bogus write counter over garbage records': {
+        js: 'const b = globalThis.ringBuffer; new Uint8Array(b, 8).fill(3); const c = new Int32Array(b, 0, 2); Atomics.store(c, 0, Atomics.load(c, 1) + 1000)',
+        thenPrint: false,
+      },
+      'a record claiming 4 GiB': {
+        js: 'const b = globalThis.ringBuffer; const c = new Int32Array(b, 0, 2); const r = Atomics.load(c, 1); const d = new Uint8Array(b, 8); const m = d.length - 1; d[r & m] = 0; for (let i = 1; i < 5; i++) d[(r + i) & m] = 0xff; Atomics.store(c, 0, r + 100)',
+        thenPrint: false,
+      },
+      'a read counter that makes the ring look full, then a print that waits for room': {
+        js: 'const b = globalThis.ringBuffer; const c = new Int32Array(b, 0, 2); Atomics.store(c, 1, Atomics.load(c, 0) - (b.byteLength - 8))',
+        thenPrint: true,
+      },
+    };
+    for (const [name, { js, thenPrint }] of Object.entries(scribbles)) {
+      test(name, async () => {
+        const session = `ring-${Object.keys(scribbles).indexOf(name)}`;
+        const run: Run = (code) => engine.run({ code, backend: 'pyodide', session });
+        try {
+          assert.equal((await run('kept = "state"')).success, true);
+          await reachRing(run);
+          const scribbled = await run(`import js\njs.eval(${JSON.stringify(js)})\n${thenPrint ? 'print("after the scribble")' : ''}`);
+          assert.equal(scribbled.session_reset, true, explain(scribbled));
+          assert.equal(scribbled.diagnostics?.error_type, 'BACKEND_CRASHED', explain(scribbled));
+          assert.match(scribbled.reset_reason ?? '', /output ring .* corrupted/, explain(scribbled));
+          // Told once; the fresh instance works, and it has none of the old state, as the result said.
+          const next = await run('print("fresh")');
+          assert.equal(next.stdout, 'fresh\n', explain(next));
+          assert.equal(next.session_reset, undefined, explain(next));
+          assert.equal((await run('print(kept)')).diagnostics?.exception, 'NameError');
+        } finally {
+          await engine.resetSession(session, 'pyodide');
+        }
+      });
+    }
+
+    test('overwritten between runs (by a callback the last cell left behind): the next run says so', async () => {
+      const session = 'ring-between-runs';
+      const run: Run = (code) => engine.run({ code, backend: 'pyodide', session });
+      try {
+        const setUp = await run(
+          `kept = "state"\nimport js\njs.eval("import('node:worker_threads').then((wt) => { new Uint8Array(wt.workerData.outputRing).fill(255); globalThis.scribbled = true; })")`,
+        );
+        // The scribble may land before this cell's output is collected: then this very result says so.
+        assert.ok(setUp.success || setUp.session_reset, explain(setUp));
+        // Until a run is told. A run that sees the scribble done and is not told went on silently: the failure.
+        for (let attempt = 0; ; attempt++) {
+          assert.ok(attempt < 400, 'the scribble never happened');
+          const probe = attempt === 0 && setUp.session_reset ? setUp : await run('import js\nprint(getattr(js.globalThis, "scribbled", False), kept)');
+          if (probe.session_reset) {
+            assert.match(probe.reset_reason ?? '', /output ring .* corrupted/, explain(probe));
+            break;
+          }
+          assert.equal(probe.stdout, 'False state\n', `the ring was scribbled over and the session went on without saying so: ${explain(probe)}`);
+          await pause(25);
+        }
+        assert.equal((await run('print("fresh")')).stdout, 'fresh\n');
+      } finally {
+        await engine.resetSession(session, 'pyodide');
+      }
+    });
+  });
+
+  describe('user code that replaces what the harness uses breaks none of the later runs', () => {
+    const patches: Record<string, string> = {
+      'json.dumps replaced': 'import json\njson.dumps = lambda *a, **k: 1/0',
+      'json.loads replaced, and the json module taken away': 'import json, sys\njson.loads = lambda *a, **k: 1/0\nsys.modules["json"] = None',
+      'traceback replaced': 'import traceback\ntraceback.format_exception = traceback.format_exception_only = lambda *a, **k: 1/0\ntraceback.TracebackException = None',
+      'linecache.cache replaced': 'import linecache\nlinecache.cache = None',
+      'os.getcwd, os.chdir, os.fstat, os.open and os.path.join replaced': 'import os\nos.getcwd = os.chdir = os.fstat = os.open = lambda *a, **k: 1/0\nos.path.join = None',
+      'sys.path and sys.argv replaced': 'import sys\nsys.path = None\nsys.argv = None',
+      'builtins.str, isinstance, type and len replaced': 'import builtins\nbuiltins.str = builtins.isinstance = builtins.type = builtins.len = lambda *a, **k: 1/0',
+      'io, base64 and binascii replaced': 'import io, base64, binascii\nio.BytesIO = io.open = base64.b64encode = binascii.b2a_base64 = None',
+      'a sys.stdout whose flush raises SystemExit': 'import sys\nclass Stream:\n    def write(self, text): return len(text)\n    def flush(self): raise SystemExit(3)\nsys.stdout = Stream()',
+    };
+    for (const [name, patch] of Object.entries(patches)) {
+      test(name, async () => {
+        const session = `patched-${Object.keys(patches).indexOf(name)}`;
+        const run: Run = (code) => engine.run({ code, backend: 'pyodide', session });
+        try {
+          assert.equal((await run('kept = 41')).success, true);
+          await run(patch);
+          const counted = await run('kept += 1\nprint(kept)');
+          assert.equal(counted.success, true, explain(counted));
+          assert.equal(counted.stdout, '42\n');
+          assert.equal(counted.session_reset, undefined, explain(counted));
+          const failed = await run('raise ValueError("boom")');
+          assert.equal(failed.diagnostics?.exception, 'ValueError', explain(failed));
+          assert.equal(failed.diagnostics?.message, 'ValueError: boom');
+          assert.match(failed.diagnostics?.traceback ?? '', /ValueError: boom/);
+          assert.equal(failed.session_reset, undefined, explain(failed));
+          const shown = await run(`display(${PNG_BYTES}, title="shown")\nprint(kept)`);
+          assert.equal(shown.success, true, explain(shown));
+          assert.equal(shown.stdout, '42\n');
+          assert.deepEqual(shown.displays?.map((d) => [d.mime, d.title]), [['image/png', 'shown']]);
+        } finally {
+          await engine.resetSession(session, 'pyodide');
+        }
+      });
+    }
+
+    test('an exception whose __str__ and __repr__ raise is reported as itself, and the session goes on', async () => {
+      const session = 'unprintable';
+      const run: Run = (code) => engine.run({ code, backend: 'pyodide', session });
+      try {
+        await run('kept = 1');
+        const failed = await run('class Unprintable(Exception):\n    def __str__(self): raise RuntimeError("no str")\n    def __repr__(self): raise RuntimeError("no repr")\nraise Unprintable()');
+        assert.equal(failed.diagnostics?.exception, 'Unprintable', explain(failed));
+        assert.equal(failed.diagnostics?.message, 'Unprintable: <exception str() failed>');
+        assert.match(failed.diagnostics?.traceback ?? '', /raise Unprintable\(\)/);
+        const exited = await run('class Code:\n    __hash__ = None\n    def __eq__(self, other): raise RuntimeError("no eq")\n    def __str__(self): raise RuntimeError("no str")\nraise SystemExit(Code())');
+        assert.equal(exited.diagnostics?.exception, 'SystemExit', explain(exited));
+        const next = await run('print(kept)');
+        assert.equal(next.stdout, '1\n', explain(next));
+        assert.equal(next.session_reset, undefined);
+      } finally {
+        await engine.resetSession(session, 'pyodide');
+      }
+    });
+  });
+});
+
+describe('scratch folders are per session', () => {
+  let engine: Engine;
+
+  before(() => {
+    engine = createEngine({ storageDir: testStorageDir });
+  });
+  after(async () => {
+    await engine?.dispose();
+  });
+
+  const scratchOf = async (run: Run): Promise<string> => {
+    const result = await run('import os\nprint(os.environ["CODE_MODE_SCRATCH"])');
+    assert.equal(result.success, true, explain(result));
+    return result.stdout.trim();
+  };
+
+  test("two clients' sessions of the same name cannot read each other's files, from Python or a fresh JS realm", async () => {
+    const alice: Run = (code) => engine.run({ code, backend: 'pyodide', session: 'default', scope: 'client-alice' });
+    const bob: Run = (code) => engine.run({ code, backend: 'pyodide', session: 'default', scope: 'client-bob' });
+    const aliceScratch = await scratchOf(alice);
+    const bobScratch = await scratchOf(bob);
+    assert.notEqual(aliceScratch, bobScratch);
+    for (const folder of [aliceScratch, bobScratch]) assert.equal(path.dirname(folder), fs.realpathSync(scratchParent));
+    const secret = path.join(aliceScratch, 'secret.txt');
+    const wrote = await alice(`open(${JSON.stringify(secret)}, "w").write("alice's secret")\nprint(${JSON.stringify(secret)})`);
+    assert.equal(wrote.success, true, explain(wrote));
+    assert.equal(wrote.displays?.[0]?.data, "alice's secret", 'her own printed file is shown to her');
+
+    const read = await bob(`print(open(${JSON.stringify(secret)}).read())`);
+    assert.equal(read.diagnostics?.exception, 'FileNotFoundError', explain(read));
+    const listed = await bob(`import os\nprint(os.listdir(${JSON.stringify(scratchParent)}) if os.path.isdir(${JSON.stringify(scratchParent)}) else [])`);
+    assert.doesNotMatch(listed.stdout, new RegExp(path.basename(aliceScratch)), explain(listed));
+    for (const attempt of [
+      await settleInWorker(bob, `import('node:fs').then((fs) => fs.readFileSync(${JSON.stringify(secret)}, 'utf8'))`),
+      await settleInWorker(bob, inNestedWorker(`return require('node:fs').readFileSync(${JSON.stringify(secret)}, 'utf8')`)),
+    ]) {
+      assert.doesNotMatch(attempt, /alice's secret|^ok:ok:|^ok:(?!err)/, attempt);
+    }
+    // Printing her file's path shows Bob nothing either.
+    const printed = await bob(`print(${JSON.stringify(secret)})`);
+    assert.equal(printed.displays, undefined, explain(printed));
+
+    const described = engine.describeSessions().filter((s) => s.backend === 'pyodide');
+    assert.equal(described.find((s) => s.scope === 'client-alice')?.scratchDir, aliceScratch);
+    assert.equal(described.find((s) => s.scope === 'client-bob')?.scratchDir, bobScratch);
+    await engine.endScope('client-alice');
+    await engine.endScope('client-bob');
+  });
+
+  test('workspace-Python sessions get folders of their own too', async () => {
+    const one = await scratchOf((code) => engine.run({ code, backend: 'python', session: 'one' }));
+    const two = await scratchOf((code) => engine.run({ code, backend: 'python', session: 'two' }));
+    assert.notEqual(one, two);
+    assert.ok(fs.statSync(one).isDirectory() && fs.statSync(two).isDirectory());
+    await engine.resetSession('one', 'python');
+    await engine.resetSession('two', 'python');
+  });
+
+  test('a reset keeps the folder and its files; the end of the session removes them', async () => {
+    const run: Run = (code) => engine.run({ code, backend: 'pyodide', session: 'kept', scope: 'client-carol' });
+    const folder = await scratchOf(run);
+    await run(`open(${JSON.stringify(path.join(folder, 'data.txt'))}, "w").write("data")`);
+    // A run that asks for a fresh interpreter, and a reset from VS Code: the session goes on, with its files.
+    const fresh = await engine.run({ code: 'import os\nprint(os.environ["CODE_MODE_SCRATCH"])', backend: 'pyodide', session: 'kept', scope: 'client-carol', reset: true });
+    assert.equal(fresh.stdout.trim(), folder);
+    await engine.resetSession('kept', 'pyodide');
+    assert.equal(await scratchOf(run), folder);
+    assert.equal(fs.readFileSync(path.join(folder, 'data.txt'), 'utf8'), 'data');
+    // The client goes away: the session ends, and its folder with it.
+    await engine.endScope('client-carol');
+    assert.equal(fs.existsSync(folder), false, 'the folder of an ended session is removed');
+  });
+
+  test('an evicted session and a disposed engine take their folders along', async () => {
+    const small = createEngine({ storageDir: testStorageDir, config: { maxSessions: 1 } });
+    try {
+      const first = await scratchOf((code) => small.run({ code, backend: 'python', session: 'first' }));
+      const second = await scratchOf((code) => small.run({ code, backend: 'python', session: 'second' }));
+      await until(() => !fs.existsSync(first), 'the evicted session\'s folder is removed');
+      assert.ok(fs.existsSync(second));
+      await small.dispose();
+      assert.equal(fs.existsSync(second), false, 'disposing the engine removes the folders of its sessions');
+    } finally {
+      await small.dispose();
+    }
+  });
+});
+
+describe('two HTTP clients of one CLI server', () => {
+  let child: ChildProcess;
+  let stderr = '';
+  let url = '';
+  let token = '';
+  let workspace: string;
+
+  before(async () => {
+    workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-workspace-'));
+    child = spawn(process.execPath, [cliPath, '--http', '--backend', 'pyodide', '--storage', testStorageDir, '--workspace', workspace], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await until(() => /bearer token .*: (\S+)/.test(stderr) || child.exitCode !== null, 'the CLI says where it serves, with which token');
+    url = /MCP over HTTP on (\S+)/.exec(stderr)?.[1] ?? '';
+    token = /bearer token .*: (\S+)/.exec(stderr)?.[1] ?? '';
+    assert.ok(url && token, stderr);
+  });
+  after(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    fs.rmSync(workspace, { recursive: true, force: true });
+  });
+
+  test("cannot read each other's scratch files; each one's folder goes when it does", async () => {
+    const a = await connectHttp(url, token);
+    const b = await connectHttp(url, token);
+    const own = async (client: typeof a.client) => (await runPython(client, { code: 'import os\nprint(os.environ["CODE_MODE_SCRATCH"])' })).result.stdout.trim();
+    const aScratch = await own(a.client);
+    const bScratch = await own(b.client);
+    assert.notEqual(aScratch, bScratch);
+    const secret = path.join(aScratch, 'from-a.txt');
+    const wrote = await runPython(a.client, { code: `open(${JSON.stringify(secret)}, "w").write("a's data")\nprint(open(${JSON.stringify(secret)}).read())` });
+    assert.equal(wrote.result.stdout, "a's data\n", explain(wrote.result));
+
+    const read = await runPython(b.client, { code: `print(open(${JSON.stringify(secret)}).read())` });
+    assert.equal(read.result.diagnostics?.exception, 'FileNotFoundError', explain(read.result));
+    assert.doesNotMatch(JSON.stringify(read.raw), /a's data/);
+
+    // environment tells each client the folder of its own session.
+    const environmentOf = async (client: typeof a.client) =>
+      (await client.callTool({ name: 'environment', arguments: {} })).structuredContent as { sessions: { name: string; backend: string; scratch_dir: string | null }[] };
+    assert.deepEqual((await environmentOf(a.client)).sessions.map((s) => s.scratch_dir), [aScratch]);
+    assert.deepEqual((await environmentOf(b.client)).sessions.map((s) => s.scratch_dir), [bScratch]);
+
+    // A ends its MCP session: its Python session ends, and its folder goes; B's stays until the server stops.
+    await a.transport.terminateSession();
+    await a.client.close();
+    await until(() => !fs.existsSync(aScratch), "the ended client's scratch folder is removed");
+    assert.ok(fs.existsSync(bScratch));
+    await b.client.close();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    assert.equal(fs.existsSync(bScratch), false, 'the server removes the folders of its sessions when it exits');
+  });
+});
