@@ -26,9 +26,9 @@ export class ScratchFolders {
   take(key: string, label: string): string | undefined {
     const parked = this.parked.get(key);
     this.parked.delete(key);
-    if (parked && fs.statSync(parked.folder, { throwIfNoEntry: false })?.isDirectory()) return parked.folder;
-    if (parked) this.live.delete(parked.folder);
     try {
+      if (parked && fs.statSync(parked.folder, { throwIfNoEntry: false })?.isDirectory()) return parked.folder;
+      if (parked) this.live.delete(parked.folder);
       fs.mkdirSync(this.parent, { recursive: true, mode: 0o700 });
       // The real path: the Pyodide sandbox binds it, and mounts it in Pyodide, at this path.
       const folder = fs.mkdtempSync(path.join(fs.realpathSync(this.parent), `${safeName(label)}-`));
