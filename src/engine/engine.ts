@@ -9,6 +9,7 @@ import { findLocalModule } from './packages/localModules';
 import { distributionOf, parsePackageList, parseRequirement, type PackageSpec, type RequirementSpec } from './packages/spec';
 import { checkPolicy } from './policy';
 import { roundMs, shapeResult } from './result';
+import { boundOutcome, RunDisplays } from './runLimits';
 import { ScratchFolders } from './scratch';
 import {
   silentLogger,
@@ -588,13 +589,15 @@ export class Engine {
     let stdout = new CappedOutput(this.config.outputCapBytes);
     let stderr = new CappedOutput(this.config.outputCapBytes);
     const displays: Display[] = [];
+    // What the interpreter sends is bounded here whatever its own limits say (runLimits.ts).
+    let admitted = new RunDisplays();
     const started = performance.now();
     const active: ActiveRun = { runId, restarted: false };
     // State lost before this run, which nobody was told of yet: the caller may be counting on it.
     const lostBefore = options.reset ? 'this run asked for a fresh interpreter' : (session.inheritedLoss ?? session.backend.takeStateLoss());
     session.inheritedLoss = undefined;
     const finish = (outcome: BackendOutcome | undefined, startError?: string, autoInstalled?: AutoInstall): RunResult => {
-      const diagnostics = diagnose(outcome, active, timeoutS, options.timeoutSource, startError);
+      const diagnostics = diagnose(outcome && boundOutcome(outcome), active, timeoutS, options.timeoutSource, startError);
       const reset = lostBefore ?? session.backend.takeStateLoss() ?? (diagnostics?.session_reset ? diagnostics.message : undefined);
       if (lostBefore && diagnostics && !options.reset) diagnostics.session_reset = true;
       const result = this.withHints(
@@ -644,18 +647,29 @@ export class Engine {
 
     const sink: BackendSink = {
       stdout: (text) => {
+        if (typeof text !== 'string') return;
         const live = stdout.append(text);
         if (live) emit({ type: 'stdout', runId, text: live });
       },
       stderr: (text) => {
+        if (typeof text !== 'string') return;
         const live = stderr.append(text);
         if (live) emit({ type: 'stderr', runId, text: live });
       },
-      dropped: (stream, bytes) => (stream === 'stdout' ? stdout : stderr).skip(bytes),
+      dropped: (stream, bytes) => (stream === 'stdout' ? stdout : stderr).skip(Number(bytes) || 0),
       display: (display) => {
-        displays.push(display);
-        emit({ type: 'display', runId, display });
+        const kept = admitted.admit(display);
+        if (!kept) return;
+        displays.push(kept);
+        emit({ type: 'display', runId, display: kept });
       },
+    };
+    // After the code's displays and before the files it printed: how many it showed beyond the limit.
+    const noteDropped = () => {
+      const note = admitted.takeNote();
+      if (!note) return;
+      displays.push(note);
+      emit({ type: 'display', runId, display: note });
     };
     let outcome = await this.attempt(session, active, options, timeoutS, sink);
     const autoInstalled = await this.autoInstall(session, outcome, active, options);
@@ -668,9 +682,11 @@ export class Engine {
         stdout = new CappedOutput(this.config.outputCapBytes);
         stderr = new CappedOutput(this.config.outputCapBytes);
         displays.length = 0;
+        admitted = new RunDisplays();
         outcome = await this.attempt(session, active, options, timeoutS, sink);
       }
     }
+    noteDropped();
     await this.showPrintedFiles(session, runId, stdout.text(), displays, emit);
     return finish(outcome, undefined, autoInstalled);
   }

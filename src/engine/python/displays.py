@@ -24,11 +24,16 @@ _pformat = pprint.pformat
 _modules = sys.modules
 
 # Every display of a run is held in memory by the MCP client and the results view, and images travel as
-# base64: one display carries at most this many characters of data, and a run shows at most this many.
-MAX_DATA_CHARS = 5 * 1024 * 1024
+# base64: one display carries at most this many bytes of data (as UTF-8), and a run shows at most this many.
+# The engine enforces both again (src/engine/runLimits.ts), since code in a run can change anything here:
+# these save the sending, they are not the boundary.
+MAX_DATA_BYTES = 5 * 1024 * 1024
 MAX_PER_RUN = 20
 # The protocols carry a title in a bounded field (the Pyodide host's is 1000 characters).
 MAX_TITLE_CHARS = 1000
+# How end_run() reports the displays left out over MAX_PER_RUN: the engine counts them with any it leaves out
+# itself and shows one note (DISPLAYS_DROPPED_MIME in runLimits.ts).
+DROPPED_MIME = "application/vnd.code-mode.displays-dropped"
 FIGURE_DPI = 100
 
 _IMAGE_MAGIC = (
@@ -66,10 +71,10 @@ def begin_run():
 
 
 def end_run():
-    """Show the figures the run left open (then close them) and say how many displays went over the limit."""
+    """Show the figures the run left open (then close them) and report how many displays went over the limit."""
     _show_open_figures()
     if _over_limit:
-        _emit({"mime": "text/plain", "data": "%d more display(s) not shown: at most %d per run" % (_over_limit, MAX_PER_RUN)})
+        _emit({"mime": DROPPED_MIME, "data": str(_over_limit)})
 
 
 def display(*objs, title=None):
@@ -89,12 +94,14 @@ def _send(shown, title):
         return
     _shown += 1
     mime, data = shown
-    if len(data) > MAX_DATA_CHARS:
+    size = _utf8_size(data)
+    if size > MAX_DATA_BYTES:
         if mime.startswith("text/") and mime != "text/html":
-            data = "%s\n... [%d characters not shown]" % (data[:MAX_DATA_CHARS], len(data) - MAX_DATA_CHARS)
+            head = _utf8_head(data, MAX_DATA_BYTES - 64)
+            data = "%s\n... [%d characters not shown]" % (head, len(data) - len(head))
         else:
             mime, data = "text/plain", "%s of %.1f MB not shown: a display carries at most %d MB" % (
-                mime, len(data) / 1e6, MAX_DATA_CHARS // (1024 * 1024))
+                mime, size / 1e6, MAX_DATA_BYTES // (1024 * 1024))
     message = {"mime": mime, "data": data}
     if title:
         message["title"] = title
@@ -187,3 +194,17 @@ def _show_open_figures():
 
 def _b64(raw):
     return _b2a_base64(raw, newline=False).decode("ascii")
+
+
+def _utf8_size(text):
+    """Bytes of `text` as UTF-8; below MAX_DATA_BYTES / 4 characters, its length (enough to know it fits)."""
+    if len(text) * 4 <= MAX_DATA_BYTES or text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _utf8_head(text, limit):
+    """The longest prefix of `text` within `limit` bytes of UTF-8, never splitting a character."""
+    if text.isascii():
+        return text[:limit]
+    return text.encode("utf-8", "surrogatepass")[:limit].decode("utf-8", "ignore")
