@@ -9,6 +9,14 @@ export const FRAME_HEADER_BYTES = 4;
 /** Large enough for any legitimate message (code, a capped chunk of output, a tool result), small enough to stop a corrupt length from exhausting memory. */
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Frames an interpreter process sends the server (a Pyodide host, a workspace-Python driver): the process runs the
+ * code it is given, so what it sends is bounded here, from each frame's header, before its body is buffered.
+ * A display (at most 5 MiB of data, see displayLimits.ts) fits with room to spare; the senders split output and
+ * cut what else could be larger (pyodide/hostFrames.ts, python/driver.py), so no legitimate message is refused.
+ */
+export const MAX_FRAME_FROM_INTERPRETER_BYTES = 8 * 1024 * 1024;
+
 export class FrameError extends Error {
   override name = 'FrameError';
 }

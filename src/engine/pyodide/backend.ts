@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { encodeFrame, FrameDecoder } from '../framing';
+import { encodeFrame, FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../framing';
 import { assetsDir } from '../paths';
 import { fileView } from '../sandbox/fileView';
 import { sandboxReport, spawnConfinedNode, type NetworkAccess } from '../sandbox/index';
@@ -331,7 +331,8 @@ class PyodideSession implements BackendSession {
       host.stderrTail = (host.stderrTail + text).slice(-STDERR_KEPT_CHARS);
       log.warn(`[pyodide ${child.pid}] ${text.trimEnd()}`);
     });
-    const decoder = new FrameDecoder();
+    // Bounded from each frame's header, before its body is buffered: an oversized one ends the host (stopMisbehaving).
+    const decoder = new FrameDecoder(MAX_FRAME_FROM_INTERPRETER_BYTES);
     (child.stdio[HOST_OUTPUT_FD] as Readable).on('data', (chunk: Buffer) => {
       if (this.current !== host) return;
       let messages: FromHost[];

@@ -5,7 +5,7 @@
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { encodeFrame, FrameDecoder } from '../framing';
+import { FrameDecoder } from '../framing';
 import { PendingRequests } from '../requests';
 import type { BackendOutcome } from '../types';
 import {
@@ -23,6 +23,7 @@ import {
   type WorkerInit,
 } from './protocol';
 import { createRing, DROPPED, RingCorruption, RingReader, STDERR, STDOUT, type StreamId } from './ring';
+import { framesFor, hostCallProblem } from './hostFrames';
 
 /** How often output is forwarded while a run is going: the coalescing window. */
 const OUTPUT_INTERVAL_MS = 16;
@@ -35,8 +36,10 @@ delete process.env.PWD;
 const fromBackend = new net.Socket({ fd: HOST_INPUT_FD, readable: true, writable: false });
 const toBackend = new net.Socket({ fd: HOST_OUTPUT_FD, readable: false, writable: true });
 
+/** The backend ends a host that sends a frame over its limit: framesFor splits or shrinks what would pass it. */
 function send(message: FromHost, then?: () => void): void {
-  toBackend.write(encodeFrame(message), then);
+  const frames = framesFor(message);
+  frames.forEach((frame, i) => toBackend.write(frame, i === frames.length - 1 ? then : undefined));
 }
 
 interface Instance {
@@ -151,6 +154,12 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
     case 'hostCall': {
       const id = ++lastCallId;
       const workerCallId = message.id;
+      const problem = hostCallProblem(message.method, message.params);
+      if (problem !== undefined) {
+        from.replyPort.postMessage({ type: 'hostCallReply', id: workerCallId, ok: false, error: problem } satisfies HostCallReply);
+        wakeCaller(from);
+        return;
+      }
       // The reply goes back under the worker's own id, to the worker that asked; a replaced worker's calls are abandoned.
       void hostCalls.wait(id).then(
         (reply) => {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { encodeFrame, FrameDecoder } from '../framing';
+import { encodeFrame, FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../framing';
 import { assetsDir } from '../paths';
 import type {
   BackendFactory,
@@ -125,7 +125,8 @@ function memoryHint(signal: NodeJS.Signals | null, stderrTail: string, memoryLim
 class DriverProcess {
   private readonly child: ChildProcess;
   private readonly requests: Writable;
-  private readonly decoder = new FrameDecoder();
+  /** The driver splits and cuts what it sends to fit (driver.py); a larger frame is a broken protocol and ends it. */
+  private readonly decoder = new FrameDecoder(MAX_FRAME_FROM_INTERPRETER_BYTES);
   readonly stdout: RawOutputChannel;
   readonly stderr: RawOutputChannel;
   readonly ready: Promise<Hello>;

@@ -61,11 +61,19 @@ except ImportError:
 _HEADER = struct.Struct(">I")
 # One encoder, built once: json.dumps with any option builds a new one per call.
 _encode_json = json.JSONEncoder(separators=(",", ":")).encode
-# Matches DEFAULT_MAX_FRAME_BYTES in framing.ts.
-_MAX_FRAME_BYTES = 64 * 1024 * 1024
+# Frames the engine sends: DEFAULT_MAX_FRAME_BYTES in framing.ts.
+_MAX_REQUEST_FRAME_BYTES = 64 * 1024 * 1024
+# Frames this driver sends: MAX_FRAME_FROM_INTERPRETER_BYTES in framing.ts. The engine ends a driver that sends a
+# larger one, so output is split, displays and outcomes are cut to fit, and a host call too large is refused here.
+_MAX_EVENT_FRAME_BYTES = 8 * 1024 * 1024
 _DEFAULT_OUTPUT_CAP = 64 * 1024
-# A frame's JSON may take 6 bytes per character; this keeps every output frame far below the frame limit.
-_MAX_CHUNK_CHARS = 1 << 20
+# A frame's JSON may take 12 bytes per character (an escaped surrogate pair); this keeps every output frame within
+# 6 MiB, below the frame limit.
+_MAX_CHUNK_CHARS = 1 << 19
+# An outcome's message, and its traceback, as sent (head and tail kept): at most 1.5 MiB each as JSON.
+_MAX_ERROR_TEXT_CHARS = 128 * 1024
+# Room in a display's frame for all but its data.
+_DISPLAY_ENVELOPE_BYTES = 16 * 1024
 # Output without a newline is still sent once this much piles up, so a long line never waits for the run's end.
 _PENDING_SEND_CHARS = 8192
 
@@ -163,8 +171,8 @@ class _FrameWriter:
 
     def send(self, message):
         body = _encode_json(message).encode("ascii")
-        if len(body) > _MAX_FRAME_BYTES:
-            raise ValueError("message of %d bytes exceeds the frame limit of %d bytes" % (len(body), _MAX_FRAME_BYTES))
+        if len(body) > _MAX_EVENT_FRAME_BYTES:
+            raise ValueError("message of %d bytes exceeds the frame limit of %d bytes" % (len(body), _MAX_EVENT_FRAME_BYTES))
         frame = _HEADER.pack(len(body)) + body
         _enter_critical()
         try:
@@ -194,7 +202,7 @@ class _FrameReader:
         while True:
             if len(self._buffer) >= _HEADER.size:
                 (length,) = _HEADER.unpack_from(self._buffer)
-                if length > _MAX_FRAME_BYTES:
+                if length > _MAX_REQUEST_FRAME_BYTES:
                     sys.__stderr__.write("code-mode driver: request frame of %d bytes exceeds the limit\n" % length)
                     _engine_gone()
                 end = _HEADER.size + length
@@ -488,7 +496,10 @@ def call(method, params=None):
     if not _user_code_running:
         raise HostCallError("host calls can only be made while a cell runs")
     call_id = next(_call_ids)
-    _writer.send({"type": "hostCall", "callId": call_id, "method": method, "params": params})
+    message = {"type": "hostCall", "callId": call_id, "method": method, "params": params}
+    if len(_encode_json(message)) > _MAX_EVENT_FRAME_BYTES:
+        raise HostCallError("the parameters of this host call are too large to send (at most %d MB as JSON)" % (_MAX_EVENT_FRAME_BYTES // (1024 * 1024)))
+    _writer.send(message)
     while True:
         message = _reader.read(interruptible=True)
         if message.get("type") == "hostResult" and message.get("callId") == call_id:
@@ -526,7 +537,51 @@ def _load_shared(name, filename):
 def _send_display(display):
     # A forked child has closed the frame pipe: its displays have nowhere to go.
     if os.getpid() == _DRIVER_PID:
-        _writer.send({"type": "display", "display": display})
+        _writer.send({"type": "display", "display": _fit_display(display, _MAX_EVENT_FRAME_BYTES - _DISPLAY_ENVELOPE_BYTES)})
+
+
+def _fit_display(display, budget):
+    """`display` with its data within `budget` bytes as JSON: text cut, anything else replaced by a note.
+
+    displays.py bounds the data's size already, but escapes make JSON up to twelve bytes per character."""
+    mime = str(display.get("mime"))[:200]
+    data = display.get("data")
+    data = data if isinstance(data, str) else str(data)
+    title = display.get("title")
+    fitted = {"mime": mime, "data": data}
+    if title:
+        fitted["title"] = str(title)[:1000]
+    size = len(_encode_json(data))
+    if size <= budget:
+        return fitted
+    original_size, original_chars = size, len(data)
+    if mime.startswith("text/") and mime != "text/html":
+        # Cut in proportion until it fits; uneven escaping may take a few rounds.
+        for _ in range(8):
+            data = data[:len(data) * (budget - 256) // size]
+            size = len(_encode_json(data)) + 128
+            if size <= budget:
+                fitted["data"] = "%s\n... [%d characters not shown: a display's frame carries at most %d MB]" % (
+                    data, original_chars - len(data), budget // (1024 * 1024))
+                return fitted
+    fitted["mime"] = "text/plain"
+    fitted["data"] = "%s of %.1f MB not shown: a display carries at most 5 MB" % (mime, original_size / 1e6)
+    return fitted
+
+
+def _head_and_tail(text, limit):
+    if not isinstance(text, str) or len(text) <= limit:
+        return text
+    half = (limit - 80) // 2
+    return "%s\n... [%d characters not shown] ...\n%s" % (text[:half], len(text) - 2 * half, text[-half:])
+
+
+def _bounded_outcome(outcome):
+    """The outcome with its message and traceback within _MAX_ERROR_TEXT_CHARS each, so its frame fits."""
+    for key in ("message", "traceback"):
+        if key in outcome:
+            outcome[key] = _head_and_tail(outcome[key], _MAX_ERROR_TEXT_CHARS)
+    return outcome
 
 
 class _ShippedModules:
@@ -699,7 +754,7 @@ def main():
         streams.stdout.finish_run()
         streams.stderr.finish_run()
         raw_markers = [_mark_end_of_run(fd, marker) for fd in streams.saved_fds[1:]]
-        _writer.send({"type": "result", "id": request.get("id"), "outcome": outcome, "rawMarkers": raw_markers})
+        _writer.send({"type": "result", "id": request.get("id"), "outcome": _bounded_outcome(outcome), "rawMarkers": raw_markers})
 
 
 if __name__ == "__main__":
