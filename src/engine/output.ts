@@ -97,13 +97,22 @@ export function sliceToBytes(text: string, maxBytes: number): string {
 /** The longest suffix of `text` whose UTF-8 encoding fits in `maxBytes`, never splitting a character. */
 export function sliceFromEndToBytes(text: string, maxBytes: number): string {
   if (maxBytes <= 0) return '';
-  const total = Buffer.byteLength(text);
-  if (total <= maxBytes) return text;
-  // Fast path for the common case: drop whole code units from the front until it fits.
-  let start = Math.max(0, text.length - maxBytes);
-  while (start < text.length && Buffer.byteLength(text.slice(start)) > maxBytes) start++;
-  // Do not start in the middle of a surrogate pair.
-  const code = text.charCodeAt(start);
-  if (code >= 0xdc00 && code <= 0xdfff) start++;
+  // One pass from the end, in time linear in what is kept: a chunk of megabytes from an interpreter must not
+  // cost the server quadratic time.
+  let bytes = 0;
+  let start = text.length;
+  while (start > 0) {
+    const code = text.charCodeAt(start - 1);
+    const pair = code >= 0xdc00 && code <= 0xdfff && start >= 2 && isHighSurrogate(text.charCodeAt(start - 2));
+    // A lone surrogate is written as U+FFFD, three bytes, as Buffer.byteLength counts it.
+    const size = pair ? 4 : code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    start -= pair ? 2 : 1;
+  }
   return text.slice(start);
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
