@@ -42,6 +42,15 @@ export interface Display {
   title?: string;
 }
 
+/** Displays of a run that are no longer kept for it (to bound memory), and why; shown in their place. */
+export interface DroppedDisplays {
+  count: number;
+  /** Their data, as UTF-8; absent when not known (a run loaded from disk). */
+  bytes?: number;
+  /** Why, for a person: e.g. "the history keeps the displays of recent runs only (64 MB in all)". */
+  reason: string;
+}
+
 /** The result contract of DESIGN.md section 3. */
 export interface RunResult {
   success: boolean;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { RunHistory } from '../../src/engine/history';
+import { RunHistory, type SavedRun } from '../../src/engine/history';
 import { shapeResult } from '../../src/engine/result';
 import type { RunEvent } from '../../src/engine/types';
 
@@ -35,4 +35,73 @@ test("a run of a file's lines remembers where they come from, so the run can be 
   history.handle(started('c1'));
   assert.deepEqual(history.get('f1')?.run.location, { file: '/work/project/main.py', line: 12 });
   assert.equal(history.get('c1')?.run.location, undefined);
+});
+
+const MIB = 1024 * 1024;
+const finished = (runId: string, stdout = ''): RunEvent => ({
+  type: 'finished',
+  runId,
+  result: { ...shapeResult({ runId, backend: 'pyodide', session: 'default', durationMs: 1, diagnostics: null }), stdout },
+});
+
+test('the history is bounded in bytes: older runs give up their displays first, with a note saying so', () => {
+  const history = new RunHistory(100, undefined, 1000, 30 * MIB);
+  const image = { mime: 'image/png', data: 'A'.repeat(5 * MIB) };
+  for (let run = 0; run < 20; run++) {
+    const id = `r${run}`;
+    history.handle(started(id));
+    for (let i = 0; i < 4; i++) history.handle({ type: 'display', runId: id, display: image });
+    const result = shapeResult({ runId: id, backend: 'pyodide', session: 'default', durationMs: 1, diagnostics: null, displays: Array(4).fill(image) });
+    history.handle({ type: 'finished', runId: id, result });
+    assert.equal(result.displays?.length, 4, "the caller's result keeps its displays");
+    assert.ok(history.retainedBytes <= 30 * MIB, `run ${run}: ${history.retainedBytes} bytes kept`);
+  }
+  assert.equal(history.all().length, 20, 'every run is still listed');
+  const newest = history.get('r19')!;
+  assert.equal(newest.displays.length, 4);
+  assert.equal(newest.displaysDropped, undefined);
+  assert.equal(newest.result?.displays, undefined, 'displays are kept once, in the record');
+  const oldest = history.get('r0')!;
+  assert.deepEqual(oldest.displays, []);
+  assert.equal(oldest.displaysDropped?.count, 4);
+  assert.equal(oldest.displaysDropped?.bytes, 4 * (5 * MIB + 'image/png'.length));
+  assert.match(oldest.displaysDropped?.reason ?? '', /keeps the displays of recent runs only \(30 MB in all\)/);
+});
+
+test('a single run larger than the budget keeps what fits and counts the rest', () => {
+  const history = new RunHistory(100, undefined, 1000, 12 * MIB);
+  history.handle(started('big'));
+  for (let i = 0; i < 5; i++) history.handle({ type: 'display', runId: 'big', display: { mime: 'image/png', data: 'A'.repeat(5 * MIB) } });
+  history.handle(finished('big'));
+  const record = history.get('big')!;
+  assert.equal(record.displays.length, 2);
+  assert.equal(record.displaysDropped?.count, 3);
+  assert.ok(history.retainedBytes <= 12 * MIB);
+});
+
+test('past the displays, output of old runs is cut to what is saved, then the oldest runs go', () => {
+  const history = new RunHistory(100, undefined, 1000, 1 * MIB);
+  for (let run = 0; run < 40; run++) {
+    history.handle(started(`t${run}`));
+    history.handle(finished(`t${run}`, 'x'.repeat(64 * 1024)));
+    assert.ok(history.retainedBytes <= 1 * MIB, `run ${run}: ${history.retainedBytes} bytes kept`);
+  }
+  assert.equal(history.get('t39')?.stdout.length, 64 * 1024, 'the newest run is whole');
+  assert.ok(history.get('t0')!.stdout.length < 5000, 'the oldest run is cut');
+  assert.match(history.get('t0')!.stdout, /characters not kept in the history/);
+  assert.equal(history.get('t0')!.result?.truncated, true);
+  assert.equal(history.all().length, 40, 'cut runs take little room, so every one is still listed');
+});
+
+test('the count of displays survives a restart, as a note that they are not kept', () => {
+  let saved: SavedRun[] = [];
+  const persistence = { load: () => saved, save: (runs: SavedRun[]) => (saved = runs) };
+  const history = new RunHistory(100, persistence, 1000);
+  history.handle(started('p'));
+  history.handle({ type: 'display', runId: 'p', display: { mime: 'text/plain', data: 'shown' } });
+  history.handle(finished('p'));
+  history.flush();
+  assert.equal(saved[0].displays, 1);
+  const reloaded = new RunHistory(100, persistence, 1000);
+  assert.deepEqual(reloaded.get('p')?.displaysDropped, { count: 1, reason: 'displays are not kept across restarts' });
 });
