@@ -10,6 +10,7 @@ import { UNTRUSTED_REASONS } from './services/trustService';
 import { errorText } from '../engine/errorText';
 import type { ToolName } from '../mcp/toolNames';
 import { VSCODE_PROVIDER } from './vscodeTools';
+import { droppedText } from '../webview/protocol';
 
 export const EXPLORER_VIEW_ID = 'codeMode.explorer';
 
@@ -186,7 +187,8 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const d = result?.diagnostics;
         const status = !result ? 'running' : result.success ? 'ok' : (d?.exception ?? (d?.error_type === 'INVALID_ARGUMENT' ? 'not run' : d?.error_type));
         item.description = `${status} · ${run.backend}${result ? ` · ${formatDuration(result.duration_ms)}` : ''}`;
-        item.tooltip = `${run.code.slice(0, 500)}\n\n${run.origin} · session "${run.session}" · ${new Date(run.startedAt).toLocaleString()}`;
+        const dropped = node.record.displaysDropped ? `\n\n${droppedText(node.record.displaysDropped)}` : '';
+        item.tooltip = `${run.code.slice(0, 500)}\n\n${run.origin} · session "${run.session}" · ${new Date(run.startedAt).toLocaleString()}${dropped}`;
         item.iconPath = new vscode.ThemeIcon(!result ? 'sync~spin' : result.success ? 'pass' : 'error');
         item.contextValue = 'run';
         item.command = { command: 'codeMode.explorer.openRun', title: 'Open Run Result', arguments: [run.runId] };

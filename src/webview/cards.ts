@@ -3,7 +3,7 @@ import { tracebackFrames } from '../engine/tracebackFrames';
 import type { Diagnostics, Display, RunOrigin, RunResult } from '../engine/types';
 import { renderDisplay } from './displays';
 import { button, el, formatClock, formatDuration } from './dom';
-import type { PageToHostMessage, RunCard } from './protocol';
+import { droppedText, type PageToHostMessage, type RunCard } from './protocol';
 
 /** Characters of stdout + stderr a card keeps; beyond it the rest of a flood is dropped with a note. */
 const CARD_TEXT_CAP = 200_000;
@@ -63,6 +63,7 @@ export class RunCardView {
   private readonly streams: Record<Stream, StreamView>;
   private readonly errorBox: HTMLElement;
   private readonly displaysBox: HTMLElement;
+  private readonly droppedNote: HTMLElement;
   private readonly emptyNote: HTMLElement;
 
   constructor(
@@ -104,6 +105,7 @@ export class RunCardView {
     this.streams = { stdout: this.makeStream('stdout'), stderr: this.makeStream('stderr') };
     this.errorBox = el('div', { className: 'error-block', attrs: { role: 'alert' } });
     this.displaysBox = el('div', { className: 'displays' });
+    this.droppedNote = el('p', { className: 'note displays-dropped' });
     this.emptyNote = el('p', { className: 'note empty-output', text: 'No output' });
 
     this.root = el('article', { className: 'run-card', attrs: { 'data-run-id': run.runId, tabindex: '-1' } }, [
@@ -113,13 +115,37 @@ export class RunCardView {
       this.streams.stderr.block,
       this.errorBox,
       this.displaysBox,
+      this.droppedNote,
       this.emptyNote,
     ]);
 
     this.setStreamText('stdout', model.stdout);
     this.setStreamText('stderr', model.stderr);
     for (const display of model.displays) this.displaysBox.append(renderDisplay(display));
+    this.renderDroppedNote();
     this.renderStatus();
+  }
+
+  /** Characters of display data this card holds. */
+  get displayChars(): number {
+    return this.model.displays.reduce((sum, display) => sum + display.data.length, 0);
+  }
+
+  /** Lets go of the card's displays (the page keeps only so much), leaving a note in their place. */
+  dropDisplays(reason: string): void {
+    const displays = this.model.displays;
+    if (displays.length === 0) return;
+    const before = this.model.displaysDropped;
+    this.model.displaysDropped = {
+      count: (before?.count ?? 0) + displays.length,
+      bytes: (before?.bytes ?? 0) + displays.reduce((sum, display) => sum + display.data.length, 0),
+      reason,
+    };
+    this.model.displays = [];
+    this.displaysBox.replaceChildren();
+    this.renderDroppedNote();
+    this.updateEmptyNote();
+    this.host.changed();
   }
 
   get runId(): string {
@@ -160,7 +186,7 @@ export class RunCardView {
   }
 
   addDisplay(display: Display): void {
-    if (!this.running) return;
+    if (!this.running || this.model.displaysDropped) return;
     this.model.displays.push(display);
     this.displaysBox.append(renderDisplay(display));
     this.updateEmptyNote();
@@ -174,7 +200,7 @@ export class RunCardView {
     this.setStreamText('stdout', this.model.stdout);
     this.setStreamText('stderr', this.model.stderr);
     // Displays streamed live are the same ones the result lists; re-render only when they differ.
-    if (result.displays && result.displays.length !== this.model.displays.length) {
+    if (result.displays && result.displays.length !== this.model.displays.length && !this.model.displaysDropped) {
       this.model.displays = [...result.displays];
       this.displaysBox.replaceChildren(...this.model.displays.map(renderDisplay));
     }
@@ -264,7 +290,13 @@ export class RunCardView {
 
   private updateEmptyNote(): void {
     const m = this.model;
-    this.emptyNote.hidden = this.running || !!m.stdout || !!m.stderr || m.displays.length > 0 || !!m.result?.diagnostics;
+    this.emptyNote.hidden = this.running || !!m.stdout || !!m.stderr || m.displays.length > 0 || !!m.displaysDropped || !!m.result?.diagnostics;
+  }
+
+  private renderDroppedNote(): void {
+    const dropped = this.model.displaysDropped;
+    this.droppedNote.hidden = !dropped;
+    if (dropped) this.droppedNote.textContent = droppedText(dropped);
   }
 
   private async copyOutput(): Promise<void> {

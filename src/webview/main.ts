@@ -8,6 +8,16 @@ import { ToolPanel } from './toolForm';
 
 /** Cards kept on the page (and in the persisted state); the oldest beyond it are dropped. */
 const MAX_CARDS = 100;
+/**
+ * Characters of display data kept on the page (and in the persisted state) across its cards: past it the oldest
+ * cards' displays go, a note taking their place, so a long session does not pile up figures in memory.
+ */
+const MAX_DISPLAY_CHARS = 64 * 1024 * 1024;
+/**
+ * Characters of display data written to the persisted state, newest cards first: VS Code stores the state, and the
+ * host's history replaces the cards once a reloaded page is ready, so large displays are not worth writing there.
+ */
+const MAX_SAVED_DISPLAY_CHARS = 2 * 1024 * 1024;
 /** Streaming output changes the state many times a second; it is written at most this often. */
 const SAVE_DELAY_MS = 500;
 const STATE_VERSION = 1;
@@ -87,7 +97,25 @@ function saveNow(): void {
   window.clearTimeout(saveTimer);
   saveTimer = undefined;
   // The map holds cards in insertion order, which is oldest first.
-  vscode.setState({ version: STATE_VERSION, cards: [...cards.values()].map((c) => c.model), ...(toolPanel.spec ? { tool: toolPanel.spec } : {}) });
+  vscode.setState({ version: STATE_VERSION, cards: savedModels([...cards.values()].map((c) => c.model)), ...(toolPanel.spec ? { tool: toolPanel.spec } : {}) });
+}
+
+/** The cards as persisted: the newest ones' displays while they fit MAX_SAVED_DISPLAY_CHARS, a note instead of the rest. */
+function savedModels(models: RunCard[]): RunCard[] {
+  let room = MAX_SAVED_DISPLAY_CHARS;
+  return models
+    .reverse()
+    .map((model) => {
+      const chars = model.displays.reduce((sum, display) => sum + display.data.length, 0);
+      if (chars <= room) {
+        room -= chars;
+        return model;
+      }
+      const before = model.displaysDropped;
+      const displaysDropped = { count: (before?.count ?? 0) + model.displays.length, bytes: (before?.bytes ?? 0) + chars, reason: 'large displays are not kept when the view reloads' };
+      return { ...model, displays: [], displaysDropped };
+    })
+    .reverse();
 }
 
 function updateChrome(): void {
@@ -149,6 +177,7 @@ function handle(message: HostToPageMessage): void {
       return;
     case 'runDisplay':
       cards.get(message.runId)?.addDisplay(message.display);
+      boundDisplays();
       return;
     case 'runFinished':
       cards.get(message.runId)?.finish(message.result);
@@ -181,8 +210,20 @@ function handle(message: HostToPageMessage): void {
     default:
       return;
   }
+  boundDisplays();
   updateChrome();
   scheduleSave();
+}
+
+/** Lets go of the oldest cards' displays until the page holds at most MAX_DISPLAY_CHARS of them; the newest card keeps its own. */
+function boundDisplays(): void {
+  const all = [...cards.values()];
+  let total = all.reduce((sum, card) => sum + card.displayChars, 0);
+  for (const card of all.slice(0, -1)) {
+    if (total <= MAX_DISPLAY_CHARS) return;
+    total -= card.displayChars;
+    card.dropDisplays(`this view keeps the displays of recent runs only (${MAX_DISPLAY_CHARS / (1024 * 1024)} MB in all)`);
+  }
 }
 
 /** The form goes on top of the runs so far; runs started after it come above it. */

@@ -1,6 +1,6 @@
 // Messages between the extension host and the results webview page. Types only, plus the validator the host
 // runs on everything the page sends: the page renders untrusted output, so the host treats it as untrusted too.
-import type { Display, RunEvent, RunInfo, RunResult } from '../engine/types';
+import type { Display, DroppedDisplays, RunEvent, RunInfo, RunResult } from '../engine/types';
 
 export type { RunInfo } from '../engine/types';
 
@@ -11,6 +11,15 @@ export interface RunCard {
   stderr: string;
   displays: Display[];
   result?: RunResult;
+  /** Displays no longer kept for this run (by the history or by this page, to bound memory); a note shows instead. */
+  displaysDropped?: DroppedDisplays;
+}
+
+/** "3 displays (12.0 MB) of this run are no longer shown: <why>. Re-run to see them again." */
+export function droppedText(dropped: DroppedDisplays): string {
+  const one = dropped.count === 1;
+  const size = dropped.bytes ? ` (${(dropped.bytes / 1e6).toFixed(1)} MB)` : '';
+  return `${one ? '1 display' : `${dropped.count} displays`}${size} of this run ${one ? 'is' : 'are'} no longer shown: ${dropped.reason}. Re-run to see ${one ? 'it' : 'them'} again.`;
 }
 
 /** A tool the person can invoke from a form generated from its input schema. */

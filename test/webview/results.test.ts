@@ -821,6 +821,32 @@ describe('results page in Chromium', () => {
     assert.equal(await page.getAttribute('.run-card:last-child', 'data-run-id'), 'h6');
   });
 
+  test("a run whose displays the history no longer keeps says so, and the page bounds the displays it keeps", async () => {
+    const { page, errors } = await openPage();
+    const dropped = { count: 3, bytes: 12_000_000, reason: 'the history keeps the displays of recent runs only (64 MB in all)' };
+    await post(page, { type: 'history', runs: [{ run: runInfo('d0'), stdout: 'x\n', stderr: '', displays: [], result: result('d0', { stdout: 'x\n' }), displaysDropped: dropped }] });
+    await waitForText(page, `${card('d0')} .displays-dropped`, '3 displays (12.0 MB) of this run are no longer shown');
+    assert.match((await page.textContent(`${card('d0')} .displays-dropped`)) ?? '', /recent runs only \(64 MB in all\)\. Re-run to see them again\.$/);
+
+    // Five runs of 16 M characters each, made in the page: past 64 M the oldest cards let go of theirs.
+    await page.evaluate(() => {
+      for (let i = 1; i <= 5; i++) {
+        const runId = `d${i}`;
+        window.postMessage({ type: 'runStarted', run: { runId, session: 'default', backend: 'pyodide', code: 'display(big)', origin: 'command', startedAt: Date.now() } }, '*');
+        window.postMessage({ type: 'runDisplay', runId, display: { mime: 'text/plain', data: 'y'.repeat(16 * 1024 * 1024) } }, '*');
+        window.postMessage({ type: 'runFinished', runId, result: { success: true, stdout: '', stderr: '', duration_ms: 1, diagnostics: null, backend: 'pyodide', session: 'default', run_id: runId } }, '*');
+      }
+    });
+    await waitForText(page, `${card('d5')} .badge`, 'ok');
+    await waitForText(page, `${card('d1')} .displays-dropped`, '1 display (16.8 MB) of this run is no longer shown: this view keeps the displays of recent runs only (64 MB in all)');
+    assert.equal(await page.$$eval(`${card('d1')} .display`, (nodes) => nodes.length), 0);
+    for (const kept of ['d2', 'd3', 'd4', 'd5']) {
+      assert.equal(await page.$$eval(`${card(kept)} .display`, (nodes) => nodes.length), 1, kept);
+      assert.ok(await page.isHidden(`${card(kept)} .displays-dropped`), kept);
+    }
+    assert.deepEqual(errors, []);
+  });
+
   test('re-run, copy, reveal and clear', async () => {
     const { page } = await openPage();
     await post(
