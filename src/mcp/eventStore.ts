@@ -2,9 +2,12 @@
 // (Last-Event-ID). One store per MCP session, so one client can never replay another's events.
 import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { approximateBytes, shrinkMessage } from './resultBudget';
 
-/** Per MCP session: a run's result with its displays fits several times over. */
+/** Per MCP session: a run's result with a few figures fits several times over. */
 export const MAX_STORED_EVENT_BYTES = 32 * 1024 * 1024;
+/** Of the budget, what one event may take: a larger one is kept without its displays (resultBudget.ts). */
+const EVENT_SHARE = 4;
 
 interface StoredEvent {
   streamId: StreamId;
@@ -12,7 +15,10 @@ interface StoredEvent {
   bytes: number;
 }
 
-/** In memory and bounded: past `maxBytes` the oldest events go, so a client that comes back very late gets less. */
+/**
+ * In memory and bounded: past `maxBytes` the oldest events go, so a client that comes back very late gets less;
+ * an event larger than a quarter of it is kept without its displays, so no single one can pass the bound.
+ */
 export class BoundedEventStore implements EventStore {
   private readonly events = new Map<EventId, StoredEvent>();
   private bytes = 0;
@@ -22,7 +28,14 @@ export class BoundedEventStore implements EventStore {
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const eventId = `${streamId}.${++this.counter}`;
-    const bytes = JSON.stringify(message).length;
+    const share = Math.floor(this.maxBytes / EVENT_SHARE);
+    let bytes = approximateBytes(message);
+    if (bytes > share) {
+      message = shrinkMessage(message, share, 'a resumed stream replays results without their displays');
+      bytes = approximateBytes(message);
+      // Still past the whole budget (not a tool result): sent, never replayed.
+      if (bytes > this.maxBytes) return eventId;
+    }
     this.events.set(eventId, { streamId, message, bytes });
     this.bytes += bytes;
     for (const [oldest, event] of this.events) {

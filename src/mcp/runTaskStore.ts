@@ -2,8 +2,18 @@
 // leaves to the server. A task's run stops when the task is cancelled (the SDK only marks it cancelled) or expires
 // while still running (nobody could fetch its result), and when the connection ends its runs stop and its tasks go.
 // One store per connection, so a client never sees another's tasks; over HTTP the SDK scopes them by session too.
-import type { Task } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import { approximateBytes, shrinkToolResult } from './resultBudget';
+
+/**
+ * Bytes of task results one connection keeps until they are fetched or expire: past it the oldest results lose
+ * their displays (resultBudget.ts), and a result larger than it is stored without them.
+ */
+export const MAX_TASK_RESULT_BYTES = 64 * 1024 * 1024;
+/** What a result is shrunk to when it gives up its displays for newer ones. */
+const SHRUNK_RESULT_BYTES = 256 * 1024;
+const WHY = 'task results are kept without their displays once the server holds too many';
 
 interface TrackedRun {
   controller: AbortController;
@@ -13,6 +23,55 @@ interface TrackedRun {
 export class RunTaskStore extends InMemoryTaskStore {
   private readonly runs = new Map<string, TrackedRun>();
   private closed = false;
+  /** Stored results by task, oldest first, and their size. */
+  private readonly results = new Map<string, number>();
+  private resultBytes = 0;
+
+  constructor(private readonly maxResultBytes = MAX_TASK_RESULT_BYTES) {
+    super();
+  }
+
+  /** Bytes of results held now. */
+  get heldResultBytes(): number {
+    return this.resultBytes;
+  }
+
+  override async storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result, sessionId?: string): Promise<void> {
+    let kept = result;
+    let bytes = approximateBytes(result);
+    if (bytes > this.maxResultBytes && isToolResult(result)) {
+      kept = shrinkToolResult(result, SHRUNK_RESULT_BYTES, WHY);
+      bytes = approximateBytes(kept);
+    }
+    await super.storeTaskResult(taskId, status, kept, sessionId);
+    this.results.set(taskId, bytes);
+    this.resultBytes += bytes;
+    await this.makeRoom(taskId);
+  }
+
+  /** Forgets results whose tasks expired, then shrinks the oldest until the results fit the budget. */
+  private async makeRoom(newest: string): Promise<void> {
+    for (const taskId of [...this.results.keys()]) {
+      if (!(await super.getTask(taskId))) this.forgetResult(taskId);
+    }
+    for (const [taskId, bytes] of this.results) {
+      if (this.resultBytes <= this.maxResultBytes) return;
+      if (taskId === newest || bytes <= SHRUNK_RESULT_BYTES) continue;
+      const stored = await super.getTaskResult(taskId).catch(() => undefined);
+      if (!stored || !isToolResult(stored)) continue;
+      // Replaced in place: the store hands out this very object for tasks/result.
+      const shrunk = shrinkToolResult(stored, SHRUNK_RESULT_BYTES, WHY);
+      Object.assign(stored, { content: shrunk.content, structuredContent: shrunk.structuredContent });
+      const now = approximateBytes(stored);
+      this.resultBytes += now - bytes;
+      this.results.set(taskId, now);
+    }
+  }
+
+  private forgetResult(taskId: string): void {
+    this.resultBytes -= this.results.get(taskId) ?? 0;
+    this.results.delete(taskId);
+  }
 
   /** The run of `task` starts: the signal it is given aborts on tasks/cancel, at the task's expiry, or on close. */
   track(task: Task): AbortSignal {
@@ -48,5 +107,11 @@ export class RunTaskStore extends InMemoryTaskStore {
       this.untrack(taskId);
     }
     this.cleanup();
+    this.results.clear();
+    this.resultBytes = 0;
   }
+}
+
+function isToolResult(result: Result): result is CallToolResult {
+  return Array.isArray((result as { content?: unknown }).content);
 }

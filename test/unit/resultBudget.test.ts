@@ -1,0 +1,73 @@
+// What the MCP server keeps after answering (replayable events, task results) is bounded in bytes.
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { BoundedEventStore } from '../../src/mcp/eventStore';
+import { approximateBytes, shrinkToolResult } from '../../src/mcp/resultBudget';
+import { RunTaskStore } from '../../src/mcp/runTaskStore';
+import { toolResult } from '../../src/mcp/shared';
+import { shapeResult } from '../../src/engine/result';
+
+const MIB = 1024 * 1024;
+
+/** A run_python result with `count` images of `size` characters of base64 each. */
+function bigResult(count: number, size: number, stdout = 'done\n'): CallToolResult {
+  const displays = Array.from({ length: count }, (_, i) => ({ mime: 'image/png', data: String(i % 10).repeat(size), title: `figure ${i}` }));
+  return toolResult({ ...shapeResult({ runId: 'r', backend: 'pyodide', session: 'default', durationMs: 1, diagnostics: null, displays }), stdout });
+}
+
+test('approximateBytes is close to the JSON size', () => {
+  const result = bigResult(3, 100_000);
+  const exact = JSON.stringify(result).length;
+  const approx = approximateBytes(result);
+  assert.ok(Math.abs(approx - exact) / exact < 0.05, `${approx} vs ${exact}`);
+});
+
+test('a shrunk result keeps its text rendering and JSON, drops its displays and says so, and leaves the original alone', () => {
+  const result = bigResult(4, MIB);
+  const shrunk = shrinkToolResult(result, 64 * 1024, 'testing');
+  assert.ok(approximateBytes(shrunk) < 64 * 1024);
+  assert.deepEqual(shrunk.content.slice(0, 2), result.content.slice(0, 2));
+  assert.equal(shrunk.content.length, 3);
+  assert.match((shrunk.content[2] as { text: string }).text, /4 content item\(s\) \(4\.2 MB\) and the data of its displays are no longer kept: testing/);
+  const displays = (shrunk.structuredContent as { displays: Record<string, unknown>[] }).displays;
+  assert.deepEqual(displays[0], { mime: 'image/png', title: 'figure 0' });
+  assert.equal(result.content.length, 6, 'the original is untouched');
+  assert.equal((result.structuredContent as { displays: { data: string }[] }).displays[0].data.length, MIB);
+});
+
+test('the event store keeps a large result without its displays, and stays within its budget', async () => {
+  const store = new BoundedEventStore(8 * MIB);
+  const message = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: bigResult(20, 5 * MIB) as unknown as Record<string, unknown> });
+  const ids: string[] = [];
+  for (let i = 0; i < 10; i++) ids.push(await store.storeEvent('s', message(i)));
+  const replayed: JSONRPCMessage[] = [];
+  await store.replayEventsAfter(ids[0], { send: async (_id, m) => void replayed.push(m) });
+  assert.equal(replayed.length, 9);
+  assert.ok(replayed.every((m) => approximateBytes(m) < 2 * MIB));
+  const content = (replayed[0] as { result: CallToolResult }).result.content;
+  assert.match((content.at(-1) as { text: string }).text, /no longer kept/);
+});
+
+test('task results are bounded per connection: the oldest lose their displays, a result past the budget is stored without them', async () => {
+  const store = new RunTaskStore(16 * MIB);
+  const ids: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    const task = await store.createTask({ ttl: 60_000 });
+    ids.push(task.taskId);
+    await store.storeTaskResult(task.taskId, 'completed', bigResult(2, 2 * MIB));
+    assert.ok(store.heldResultBytes <= 16 * MIB, `after ${i + 1}: ${store.heldResultBytes}`);
+  }
+  const newest = (await store.getTaskResult(ids[5])) as CallToolResult;
+  assert.equal(newest.content.filter((c) => c.type === 'image').length, 2, 'the newest result is whole');
+  const oldest = (await store.getTaskResult(ids[0])) as CallToolResult;
+  assert.equal(oldest.content.filter((c) => c.type === 'image').length, 0);
+  assert.match((oldest.content.at(-1) as { text: string }).text, /no longer kept/);
+  assert.equal((oldest.structuredContent as { stdout: string }).stdout, 'done\n');
+
+  const huge = await store.createTask({ ttl: 60_000 });
+  await store.storeTaskResult(huge.taskId, 'completed', bigResult(20, 5 * MIB));
+  assert.ok(store.heldResultBytes <= 16 * MIB);
+  assert.equal(((await store.getTaskResult(huge.taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length, 0);
+  store.close();
+});
