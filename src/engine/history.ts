@@ -194,8 +194,9 @@ export class RunHistory {
   }
 
   /**
-   * Frees memory until the history is within its budget with `need` bytes to spare, never touching `keep` (the
-   * run being recorded): the oldest runs' displays go first, then their output is cut, then they go.
+   * Frees memory until the history is within its budget with `need` bytes to spare (for a display), never touching
+   * `keep` (the run being recorded): the oldest runs' displays go first; for text, then their output is cut, then
+   * they go.
    */
   private makeRoom(keep?: string, need = 0): void {
     const over = () => this.bytes + need > this.maxBytes;
@@ -204,6 +205,8 @@ export class RunHistory {
       if (!over()) return;
       if (runId !== keep && record.displays.length > 0) this.dropDisplays(record);
     }
+    // Room for a display is made of other displays only: no run's output or entry goes to keep one more figure.
+    if (need > 0) return;
     for (const [runId, record] of this.records) {
       if (!over()) return;
       if (runId !== keep && record.result && !this.sizes.get(runId)!.compact) this.compact(record);

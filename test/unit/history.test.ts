@@ -105,3 +105,17 @@ test('the count of displays survives a restart, as a note that they are not kept
   const reloaded = new RunHistory(100, persistence, 1000);
   assert.deepEqual(reloaded.get('p')?.displaysDropped, { count: 1, reason: 'displays are not kept across restarts' });
 });
+
+test("room for a display is made of older displays only: no older run's entry goes for it", () => {
+  const history = new RunHistory(100, undefined, 1000, 10 * MIB);
+  history.handle(started('a'));
+  history.handle({ type: 'display', runId: 'a', display: { mime: 'image/png', data: 'A'.repeat(4 * MIB) } });
+  history.handle(finished('a', 'output of a\n'));
+  history.handle(started('b'));
+  for (let i = 0; i < 4; i++) history.handle({ type: 'display', runId: 'b', display: { mime: 'image/png', data: 'B'.repeat(4 * MIB) } });
+  history.handle(finished('b'));
+  assert.equal(history.get('a')?.stdout, 'output of a\n');
+  assert.equal(history.get('a')?.displaysDropped?.count, 1);
+  assert.equal(history.get('b')?.displays.length, 2);
+  assert.equal(history.get('b')?.displaysDropped?.count, 2);
+});

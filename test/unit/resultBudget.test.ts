@@ -45,7 +45,7 @@ test('the event store keeps a large result without its displays, and stays withi
   await store.replayEventsAfter(ids[0], { send: async (_id, m) => void replayed.push(m) });
   assert.equal(replayed.length, 9);
   assert.ok(replayed.every((m) => approximateBytes(m) < 2 * MIB));
-  const content = (replayed[0] as { result: CallToolResult }).result.content;
+  const content = (replayed[0] as unknown as { result: CallToolResult }).result.content;
   assert.match((content.at(-1) as { text: string }).text, /no longer kept/);
 });
 
@@ -53,7 +53,7 @@ test('task results are bounded per connection: the oldest lose their displays, a
   const store = new RunTaskStore(16 * MIB);
   const ids: string[] = [];
   for (let i = 0; i < 6; i++) {
-    const task = await store.createTask({ ttl: 60_000 });
+    const task = await store.createTask({ ttl: 60_000 }, 1, { method: 'tools/call', params: {} });
     ids.push(task.taskId);
     await store.storeTaskResult(task.taskId, 'completed', bigResult(2, 2 * MIB));
     assert.ok(store.heldResultBytes <= 16 * MIB, `after ${i + 1}: ${store.heldResultBytes}`);
@@ -65,7 +65,7 @@ test('task results are bounded per connection: the oldest lose their displays, a
   assert.match((oldest.content.at(-1) as { text: string }).text, /no longer kept/);
   assert.equal((oldest.structuredContent as { stdout: string }).stdout, 'done\n');
 
-  const huge = await store.createTask({ ttl: 60_000 });
+  const huge = await store.createTask({ ttl: 60_000 }, 1, { method: 'tools/call', params: {} });
   await store.storeTaskResult(huge.taskId, 'completed', bigResult(20, 5 * MIB));
   assert.ok(store.heldResultBytes <= 16 * MIB);
   assert.equal(((await store.getTaskResult(huge.taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length, 0);
