@@ -141,7 +141,11 @@ class Session {
     this.waiting++;
     this.lastUsed = ++workQueued;
     const turn = this.queue.then(work).finally(() => this.waiting--);
-    this.queue = turn.catch(() => undefined);
+    // Settled to nothing: the queue must not hold on to the last result (its displays) until the next run.
+    this.queue = turn.then(
+      () => undefined,
+      () => undefined,
+    );
     return turn;
   }
 }
