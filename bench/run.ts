@@ -8,6 +8,9 @@
 //     --root     the checkout to measure (default: this one); its dist/ must be built
 //     --compare  another built checkout measured in the same run, interleaved with --root (e.g. a `git worktree`
 //                of an older commit with node_modules linked in): its rows, and how --root changed against it
+//
+//   npm run bench -- --memory [--memory-runs N] [--root <checkout>]
+//     only the memory of a long session (bench/memory.ts): N runs (default 200) of 20 × 5 MiB displays
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -20,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import type { BackendKind, Logger, RunResult } from '../src/engine/types';
 import { FLOOR_TOOL } from './floorServer';
+import { measureMemory } from './memory';
 
 type EngineModule = typeof import('../src/engine/index');
 type PyodideModule = typeof import('../src/engine/pyodide/backend');
@@ -27,7 +31,7 @@ type InterpreterModule = typeof import('../src/engine/python/interpreter');
 
 const execFileAsync = promisify(execFile);
 const cli = parseArgs({
-  options: { quick: { type: 'boolean' }, root: { type: 'string' }, compare: { type: 'string' } },
+  options: { quick: { type: 'boolean' }, root: { type: 'string' }, compare: { type: 'string' }, memory: { type: 'boolean' }, 'memory-runs': { type: 'string' } },
   strict: true,
 }).values;
 const quick = cli.quick ?? false;
@@ -406,6 +410,12 @@ function table(header: string[], rows: string[][]): void {
 }
 
 async function main(): Promise<void> {
+  if (cli.memory) {
+    const runs = Number(cli['memory-runs'] ?? 200);
+    if (!Number.isInteger(runs) || runs < 1) throw new Error(`--memory-runs takes a whole number of runs, not ${cli['memory-runs']}`);
+    await measureMemory(path.resolve(cli.root ?? thisRoot), runs);
+    return;
+  }
   const targets = [await loadTarget(cli.root ?? thisRoot)];
   if (cli.compare) targets.push(await loadTarget(cli.compare));
   if (targets.length > 1 && targets[0].label === targets[1].label) targets[1].label += ' (compare)';
