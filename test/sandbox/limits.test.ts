@@ -138,16 +138,17 @@ describe('limits the server enforces on what sessions send', () => {
     assert.ok(MAX_FRAME_FROM_INTERPRETER_BYTES <= 8 * MIB, 'far below the 64 MiB a frame to an interpreter may take');
   });
 
-  test('a Pyodide host sending a frame over the limit is stopped at its header, and the reset is announced', { timeout: 120_000 }, async () => {
+  test('a Pyodide host sending a frame over the limit is stopped at its header, and the reset is announced', { timeout: 300_000 }, async () => {
     // 32 MiB: below the general frame limit, far above what a host may send.
     const claimed = 32 * MIB;
     const outcome = await settleInWorker(
       attacker,
       inNestedWorker(
-        `const head = Buffer.alloc(4); head.writeUInt32BE(${claimed}); require('node:fs').writeSync(4, Buffer.concat([head, Buffer.alloc(${MIB}, 0x20)])); await new Promise((r) => setTimeout(r, 60000)); return 'still alive'`,
+        `const head = Buffer.alloc(4); head.writeUInt32BE(${claimed}); require('node:fs').writeSync(4, Buffer.concat([head, Buffer.alloc(${MIB}, 0x20)])); await new Promise(() => undefined); return 'still alive'`,
       ),
     );
-    assert.match(outcome, new RegExp(`^reset:malformed message from the Pyodide process: incoming frame of ${claimed} bytes exceeds the limit of ${MAX_FRAME_FROM_INTERPRETER_BYTES} bytes; the Pyodide process was stopped`));
+    // The reason comes from the run that saw the process stopped: the poll, or the one after it.
+    assert.match(outcome, new RegExp(`^reset:.*malformed message from the Pyodide process: incoming frame of ${claimed} bytes exceeds the limit of ${MAX_FRAME_FROM_INTERPRETER_BYTES} bytes; the Pyodide process was stopped`));
     const next = await attacker('print("fresh")');
     assert.equal(next.stdout, 'fresh\n');
     const other = await bystander('print(kept)');
