@@ -28,9 +28,12 @@ if sys.version_info < (3, 8):
     sys.stderr.write("the code-mode driver needs Python 3.8 or newer; %s is Python %s\n" % (sys.executable, sys.version.split()[0]))
     sys.exit(1)
 
+import _signal
+import _thread
 import builtins
 import codecs
 import collections
+import errno
 import faulthandler
 import importlib.util
 import io
@@ -48,19 +51,96 @@ try:
     import termios
 
     _OUTQ_REQUEST = termios.TIOCOUTQ
+    _ioctl = fcntl.ioctl
 except (ImportError, AttributeError):  # not a POSIX system with TIOCOUTQ: always write markers
-    fcntl = None
+    _ioctl = None
 
-try:
-    # signal.getsignal converts its answer to an enum the slow way (a caught ValueError for a Python
-    # handler); the C function answers in a fraction of the time, and the driver asks after every run.
-    from _signal import getsignal as _getsignal
-except ImportError:
-    _getsignal = signal.getsignal
+# ---- the driver's own references ---------------------------------------------------------------------
+# User code runs in this process and may replace anything it can reach: builtins (str, len, open), module
+# attributes (os.write, os.getpid, json.loads, signal.signal), sys.stdout. The driver must go on serving
+# whatever a run did, so it takes what it needs now, before any user code, and never looks those names up
+# again. Functions defined below look builtins up in this copy, not in the builtins module.
+__builtins__ = dict(vars(builtins))
+
+_write = os.write
+_read = os.read
+_close = os.close
+_dup = os.dup
+_dup2 = os.dup2
+_fstat = os.fstat
+_getpid = os.getpid
+_getpgrp = os.getpgrp
+_killpg = os.killpg
+_kill = os.kill
+_exit = os._exit
+_set_inheritable = os.set_inheritable
+_urandom = os.urandom
+_open = io.open
+_spec_from_file_location = importlib.util.spec_from_file_location
+_select = select.select
+_poll = select.poll
+_POLL_EVENTS = getattr(select, "POLLRDHUP", 0) | select.POLLHUP
+_get_ident = _thread.get_ident
+_signal_handler = _signal.signal
+# signal.getsignal converts its answer to an enum the slow way (a caught ValueError for a Python handler);
+# the C function answers in a fraction of the time, and the driver asks after every run.
+_getsignal = _signal.getsignal
+_pthread_sigmask = _signal.pthread_sigmask
+_SIGINT = int(signal.SIGINT)
+_SIGKILL = int(signal.SIGKILL)
+_SIG_BLOCK = signal.SIG_BLOCK
+_default_int_handler = signal.default_int_handler
+_deque = collections.deque
+_RLock = _thread.RLock
+_sys_modules = sys.modules
+_type_name = type.__dict__["__name__"].__get__
+_exact_str = str.__str__
+_ENOMEM_TEXT = "[Errno %d]" % errno.ENOMEM
 
 _HEADER = struct.Struct(">I")
-# One encoder, built once: json.dumps with any option builds a new one per call.
-_encode_json = json.JSONEncoder(separators=(",", ":")).encode
+_INT = struct.Struct("i")
+
+
+def _json_codec():
+    """An encoder and a decoder built once, from the json package's parts as they are now: json.dumps and
+    friends look up module globals (c_make_encoder, encode_basestring_ascii) on every call."""
+    from json import decoder, encoder
+
+    def unserializable(value):
+        raise TypeError("Object of type %s is not JSON serializable" % type(value).__name__)
+
+    make_c_encoder = encoder.c_make_encoder
+    if make_c_encoder is not None:
+        escape = encoder.encode_basestring_ascii
+
+        def encode(value):
+            # A fresh one per message, as json.dumps makes: its record of containers being encoded (which
+            # refuses circular references) must not outlive a message that failed half-way.
+            return "".join(make_c_encoder({}, unserializable, escape, None, ":", ",", False, False, True)(value, 0))
+    else:  # no C accelerator: the pure-Python encoder, which binds what it uses when it is made
+        make_encoder = encoder._make_iterencode
+        escape = encoder.py_encode_basestring_ascii
+        float_text = float.__repr__
+
+        def encode(value):
+            return "".join(make_encoder({}, unserializable, escape, None, float_text, ":", ",", False, False, True)(value, 0))
+
+    # The scanner alone: JSONDecoder.decode is Python code that finds len() and friends in the builtins module.
+    scan = decoder.JSONDecoder().scan_once
+
+    def decode(text):
+        try:
+            value, end = scan(text, 0)
+        except StopIteration:
+            raise ValueError("not a JSON value") from None
+        if end != len(text):
+            raise ValueError("extra data after a JSON value")
+        return value
+
+    return encode, decode
+
+
+_encode_json, _decode_json = _json_codec()
 # Frames the engine sends: DEFAULT_MAX_FRAME_BYTES in framing.ts.
 _MAX_REQUEST_FRAME_BYTES = 64 * 1024 * 1024
 # Frames this driver sends: MAX_FRAME_FROM_INTERPRETER_BYTES in framing.ts. The engine ends a driver that sends a
@@ -109,13 +189,13 @@ def _on_sigint(signum, frame):
 
 def _enter_critical():
     global _critical_depth
-    if threading.get_ident() == _MAIN_THREAD:  # signal handlers only ever run in the main thread
+    if _get_ident() == _MAIN_THREAD:  # signal handlers only ever run in the main thread
         _critical_depth += 1
 
 
 def _leave_critical():
     global _critical_depth, _interrupt_pending
-    if threading.get_ident() != _MAIN_THREAD:
+    if _get_ident() != _MAIN_THREAD:
         return
     if _critical_depth == 1 and _interrupt_pending:
         _interrupt_pending = False
@@ -131,42 +211,56 @@ _user_sigint = None
 
 def _lend_sigint_to_user():
     if _user_sigint is not None:
-        signal.signal(signal.SIGINT, _user_sigint)
+        _signal_handler(_SIGINT, _user_sigint)
 
 
 def _take_back_sigint():
     global _user_sigint
-    current = _getsignal(signal.SIGINT)
+    current = _getsignal(_SIGINT)
     # None is a handler installed from C, which Python cannot reinstall; default_int_handler does what the
     # driver's own does, without its care for frames. Both mean: use the driver's.
-    _user_sigint = None if current in (None, _on_sigint, signal.default_int_handler) else current
+    _user_sigint = None if current is None or current is _on_sigint or current is _default_int_handler else current
     if current is not _on_sigint:
-        signal.signal(signal.SIGINT, _on_sigint)
+        _signal_handler(_SIGINT, _on_sigint)
 
 
 # ---- frames ----------------------------------------------------------------------------------------------
 
 
+# Where the driver says what went wrong on its side: a copy of the stderr pipe the engine gave it, out of
+# user code's reach (set in main).
+_report_fd = 2
+
+
+def _report(text):
+    try:
+        _write_all(_report_fd, ("code-mode driver: %s\n" % text).encode("utf-8", "backslashreplace"))
+    except BaseException:  # noqa: BLE001 - nothing is left to tell
+        pass
+
+
 def _write_all(fd, data):
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[_write(fd, view):]
 
 
 def _engine_gone():
     # Nobody is left to read results: end the driver and everything the session started, setsid children
     # included; the group is the session's own when the engine started it (it leads its own group).
-    _processes.kill_below(_session_root, keep=(os.getpid(),))
-    if os.getpgrp() == _session_root:
-        os.killpg(_session_root, signal.SIGKILL)
-    os._exit(1)
+    try:
+        _processes.kill_below(_session_root, keep=(_getpid(),))
+        if _getpgrp() == _session_root:
+            _killpg(_session_root, _SIGKILL)
+    finally:
+        _exit(1)
 
 
 class _FrameWriter:
     def __init__(self, fd):
         self._fd = fd
-        self._lock = threading.RLock()
-        self._queue = collections.deque()
+        self._lock = _RLock()
+        self._queue = _deque()
         self._writing = False
 
     def send(self, message):
@@ -203,19 +297,19 @@ class _FrameReader:
             if len(self._buffer) >= _HEADER.size:
                 (length,) = _HEADER.unpack_from(self._buffer)
                 if length > _MAX_REQUEST_FRAME_BYTES:
-                    sys.__stderr__.write("code-mode driver: request frame of %d bytes exceeds the limit\n" % length)
+                    _report("request frame of %d bytes exceeds the limit" % length)
                     _engine_gone()
                 end = _HEADER.size + length
                 if len(self._buffer) >= end:
                     body = bytes(self._buffer[_HEADER.size:end])
                     del self._buffer[:end]
-                    return json.loads(body)
+                    return _decode_json(body.decode("utf-8"))
             if interruptible:
                 # The wait happens here, where an interrupt consumes nothing; the read below cannot block.
-                select.select([self._fd], [], [])
+                _select([self._fd], [], [])
             _enter_critical()
             try:
-                data = os.read(self._fd, 1 << 16)
+                data = _read(self._fd, 1 << 16)
                 if not data:
                     _engine_gone()
                 self._buffer += data
@@ -272,7 +366,7 @@ class _RunStream(io.TextIOBase):
         self._kind = kind
         self._fd = fd
         self._writer = writer
-        self._lock = threading.RLock()
+        self._lock = _RLock()
         self._pending = []
         self._pending_chars = 0
         self._binary = None
@@ -282,7 +376,7 @@ class _RunStream(io.TextIOBase):
         self._cap = cap
         self._live_left = cap // 2
         self._tail_cap = cap - cap // 2
-        self._tail = collections.deque()
+        self._tail = _deque()
         self._tail_bytes = 0
         self._dropped = 0
 
@@ -344,8 +438,10 @@ class _RunStream(io.TextIOBase):
         pass
 
     def write(self, text):
-        if not isinstance(text, str):
+        if not issubclass(type(text), str):
             raise TypeError("write() argument must be str, not %s" % type(text).__name__)
+        # An exact copy: no method of a str subclass runs while the stream holds the text.
+        text = _exact_str(text)
         if text:
             _enter_critical()
             try:
@@ -429,7 +525,7 @@ class _BinaryStream(io.RawIOBase):
 
 def _file_identity(fd):
     try:
-        status = os.fstat(fd)
+        status = _fstat(fd)
     except OSError:
         return None  # closed
     return status.st_dev, status.st_ino
@@ -450,7 +546,7 @@ class _StandardStreams:
         self._writer = writer
         # Private copies of the pipes the engine gave as fds 0-2, out of user code's reach. They also carry
         # the end-of-run markers, whatever a run did to fds 1 and 2.
-        self.saved_fds = tuple(os.dup(fd) for fd in self._FDS)
+        self.saved_fds = tuple(_dup(fd) for fd in self._FDS)
         self._identities = tuple(_file_identity(fd) for fd in self.saved_fds)
         self._originals = [sys.__stdin__, sys.__stdout__, sys.__stderr__]
         self.stdout = _RunStream("stdout", 1, writer)
@@ -460,10 +556,10 @@ class _StandardStreams:
         originals = self._originals
         for fd in self._FDS:
             if _file_identity(fd) != self._identities[fd]:
-                os.dup2(self.saved_fds[fd], fd)
+                _dup2(self.saved_fds[fd], fd)
             if originals[fd] is None or originals[fd].closed:
                 # The standard streams never own their fd, so closing one leaves the fd open to wrap again.
-                originals[fd] = open(fd, self._MODES[fd], encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+                originals[fd] = _open(fd, self._MODES[fd], encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
         sys.__stdin__, sys.__stdout__, sys.__stderr__ = originals
         if self.stdout.closed:
             self.stdout = _RunStream("stdout", 1, self._writer)
@@ -491,7 +587,7 @@ def call(method, params=None):
     """
     if not isinstance(method, str):
         raise TypeError("method must be a str, not %s" % type(method).__name__)
-    if threading.get_ident() != _MAIN_THREAD or os.getpid() != _DRIVER_PID:
+    if _get_ident() != _MAIN_THREAD or _getpid() != _DRIVER_PID:
         raise HostCallError("host calls can only be made from the main thread of the session's interpreter")
     if not _user_code_running:
         raise HostCallError("host calls can only be made while a cell runs")
@@ -536,7 +632,7 @@ def _load_shared(name, filename):
 
 def _send_display(display):
     # A forked child has closed the frame pipe: its displays have nowhere to go.
-    if os.getpid() == _DRIVER_PID:
+    if _getpid() == _DRIVER_PID:
         _writer.send({"type": "display", "display": _fit_display(display, _MAX_EVENT_FRAME_BYTES - _DISPLAY_ENVELOPE_BYTES)})
 
 
@@ -591,22 +687,26 @@ class _ShippedModules:
     standard finders: as with any module, one of the user's own by the same name comes first.
     """
 
-    _NAMES = ("code_mode",)
+    def __init__(self):
+        # Where each one is, found now: a run may break os.path or importlib.util, and imports must still work.
+        self._locations = {}
+        for name in ("code_mode",):
+            location = os.path.join(_HERE, name + ".py")
+            if os.path.exists(location):
+                self._locations[name] = location
 
     def find_spec(self, name, path=None, target=None):
-        if name not in self._NAMES:
-            return None
-        location = os.path.join(_HERE, name + ".py")
-        return importlib.util.spec_from_file_location(name, location) if os.path.exists(location) else None
+        location = self._locations.get(name) if type(name) is str else None
+        return None if location is None else _spec_from_file_location(name, location)
 
 
 def _watch_engine(fd):
     # The request pipe hangs up when the engine's process ends, however it ends. Only this thread notices
     # while user code is busy, and without it a `while True` cell would outlive the engine.
     # SIGINT must reach the main thread, where it can interrupt a blocking call such as time.sleep.
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    poller = select.poll()
-    poller.register(fd, getattr(select, "POLLRDHUP", 0) | select.POLLHUP)
+    _pthread_sigmask(_SIG_BLOCK, {_SIGINT})
+    poller = _poll()
+    poller.register(fd, _POLL_EVENTS)
     while True:
         if poller.poll():
             _engine_gone()
@@ -617,10 +717,10 @@ def _engine_has_read_all(fd):
     # yet read, by anyone holding it (subprocesses too). Zero means the engine already took in every raw
     # byte of this run, so it needs no marker to know the raw output is complete: the usual case costs one
     # ioctl instead of a write and a wake-up of the engine.
-    if fcntl is None:
+    if _ioctl is None:
         return False
     try:
-        return struct.unpack("i", fcntl.ioctl(fd, _OUTQ_REQUEST, b"\0\0\0\0"))[0] == 0
+        return _INT.unpack(_ioctl(fd, _OUTQ_REQUEST, b"\0\0\0\0"))[0] == 0
     except OSError:
         return False
 
@@ -644,10 +744,28 @@ def _multiprocessing_helpers():
         ("multiprocessing.forkserver", "_forkserver", "_forkserver_pid"),
         ("multiprocessing.resource_tracker", "_resource_tracker", "_pid"),
     ):
-        pid = getattr(getattr(sys.modules.get(module), instance, None), attribute, None)
-        if isinstance(pid, int):
+        try:
+            pid = getattr(getattr(_sys_modules.get(module), instance, None), attribute, None)
+        except BaseException:  # noqa: BLE001 - modules a run may have replaced or broken
+            continue
+        if type(pid) is int:
             helpers.add(pid)
     return helpers
+
+
+def _unreported(exc):
+    """The outcome of a run whose own report failed (run_cell catches everything user code raises)."""
+    try:
+        name = _exact_str(_type_name(type(exc)))
+    except BaseException:  # noqa: BLE001
+        name = "BaseException"
+    return {
+        "status": "error",
+        "errorType": "RuntimeError",
+        "excName": name,
+        "message": "%s while reporting the run's outcome" % name,
+        "traceback": "",
+    }
 
 
 def main():
@@ -670,6 +788,8 @@ def main():
     displays = _load_shared("_code_mode_displays", "displays.py")
     displays.install(_send_display)
     streams = _StandardStreams(_writer)
+    global _report_fd
+    _report_fd = streams.saved_fds[2]
     streams.restore()
     faulthandler.enable(file=sys.__stderr__)
     signal.signal(signal.SIGINT, _on_sigint)
@@ -677,10 +797,10 @@ def main():
     def after_fork_in_child():
         # A forked child (multiprocessing, os.fork) writes to the real pipes; the frame stream is the
         # parent's alone.
-        os.close(request_fd)
-        os.close(event_fd)
-        sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
-        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+        _close(request_fd)
+        _close(event_fd)
+        sys.stdout = _open(1, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+        sys.stderr = _open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
 
     os.register_at_fork(after_in_child=after_fork_in_child)
 
@@ -734,14 +854,22 @@ def main():
             # Raised outside the user's frames (during the final flush, or a deferred interrupt).
             _user_code_running = False
             outcome = {"status": "interrupted"}
-        if os.getpid() != _DRIVER_PID:
+        except BaseException as exc:  # noqa: BLE001 - run_cell reports whatever user code does; this is a last resort
+            _user_code_running = False
+            outcome = _unreported(exc)
+        if _getpid() != _DRIVER_PID:
             # A child forked by the cell returned from it: the parent owns the session.
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(0)
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except BaseException:  # noqa: BLE001
+                    pass
+            _exit(0)
         _interrupt_pending = False
         _take_back_sigint()
-        if memory_limit_mb and outcome.get("excName") == "MemoryError":
+        if memory_limit_mb and outcome["status"] == "error" and (
+            outcome["excName"] == "MemoryError" or outcome["message"].startswith("OSError: " + _ENOMEM_TEXT)
+        ):
             # Most likely the limit rather than the machine: say so, so the code's author knows what bounds it.
             outcome["message"] += " (this session's memory limit is %d MB)" % memory_limit_mb
         if _interrupted or outcome["status"] == "interrupted":
@@ -750,7 +878,10 @@ def main():
             # they are after a run that ends by itself: a server started in one cell serves the next.
             _processes.end_below(_session_root, keep={_DRIVER_PID} | _multiprocessing_helpers(), since=started)
         # After the user's SIGINT handler is put away: drawing figures is the driver's work, not the cell's.
-        displays.end_run()
+        try:
+            displays.end_run()
+        except BaseException as exc:  # noqa: BLE001 - a patched or broken plotting library
+            streams.stderr.write("[code-mode] the run's figures could not be shown: %s\n" % _unreported(exc)["message"])
         streams.stdout.finish_run()
         streams.stderr.finish_run()
         raw_markers = [_mark_end_of_run(fd, marker) for fd in streams.saved_fds[1:]]
