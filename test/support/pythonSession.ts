@@ -2,6 +2,7 @@
 // leave, for the python-backend test files.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { outerPidOf } from '../../src/engine/python/processTree';
 import type { BackendOutcome, BackendSession, BackendSink } from '../../src/engine/types';
 
 export const CAP = 64 * 1024;
@@ -115,6 +116,14 @@ export function spawnedPid(driverPid: number): number {
   const parent = readStat(driverPid)?.ppid;
   // Without a reaper process the driver is the spawned process itself.
   return parent === process.pid || parent === undefined ? driverPid : parent;
+}
+
+/**
+ * A pid the session's code printed, as this process sees it: in a session with a PID namespace of its own
+ * (containment.ts) code sees the namespace's pids. Found while the process runs.
+ */
+export function outerPid(session: BackendSession, pid: number): number {
+  return outerPidOf(spawnedPid(session.info().pid as number), pid) ?? pid;
 }
 
 export function assertCrashed(outcome: BackendOutcome, pattern: RegExp): void {

@@ -9,7 +9,7 @@ import { createPythonBackend } from '../../src/engine/python/backend';
 import { PYTHON_ENV_VAR, resolvePythonInterpreter } from '../../src/engine/python/interpreter';
 import { RawOutputChannel } from '../../src/engine/python/rawOutput';
 import type { BackendSession, HostCallHandler, Logger } from '../../src/engine/types';
-import { assertCrashed, CAP, Collector, isGone, run as runIn, waitUntilGone } from '../support/pythonSession';
+import { assertCrashed, CAP, Collector, isGone, outerPid, run as runIn, waitUntilGone } from '../support/pythonSession';
 
 /** Generous bounds that only stop a broken build from hanging the suite; no assertion depends on timing. */
 const TEST_TIMEOUT = 60_000;
@@ -267,7 +267,7 @@ describe('restarts and crashes', { timeout: TEST_TIMEOUT }, () => {
     const sink = new Collector();
     const done = run(session, 'import subprocess\np = subprocess.Popen(["sleep", "1000"])\nprint("child", p.pid, flush=True)\nwhile True:\n    pass', sink);
     await sink.waitFor('\n');
-    const childPid = Number(/child (\d+)/.exec(sink.out)?.[1]);
+    const childPid = outerPid(session, Number(/child (\d+)/.exec(sink.out)?.[1]));
     assert.ok(childPid > 0);
     assert.ok(!isGone(childPid), 'the grandchild runs before the restart');
     await session.restart();

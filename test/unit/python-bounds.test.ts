@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { Engine } from '../../src/engine/engine';
 import { createPythonBackend, type PythonBackendConfig } from '../../src/engine/python/backend';
 import type { BackendSession, Logger } from '../../src/engine/types';
-import { Collector, descendants, isGone, run, sleep, spawnedPid, waitUntil, waitUntilGone } from '../support/pythonSession';
+import { Collector, descendants, isGone, outerPid, run, sleep, spawnedPid, waitUntil, waitUntilGone } from '../support/pythonSession';
 
 const TEST_TIMEOUT = 60_000;
 const linuxOnly = { skip: process.platform !== 'linux' && 'needs Linux (/proc, RLIMIT_DATA, PR_SET_CHILD_SUBREAPER)' };
@@ -31,9 +31,10 @@ function strays(session: BackendSession): string[] {
   return descendants(spawnedPid(driver)).filter((entry) => !entry.startsWith(`${driver} `));
 }
 
-async function pidsPrinted(sink: Collector, marker: string): Promise<number[]> {
+/** The pids the code printed before `marker`, as this process sees them (see outerPid). */
+async function pidsPrinted(session: BackendSession, sink: Collector, marker: string): Promise<number[]> {
   await sink.waitFor(`${marker}\n`);
-  return (new RegExp(`(.*) ${marker}\\n`).exec(sink.out)?.[1] ?? '').split(' ').map(Number);
+  return (new RegExp(`(.*) ${marker}\\n`).exec(sink.out)?.[1] ?? '').split(' ').map((pid) => outerPid(session, Number(pid)));
 }
 
 describe('an interpreter lost between runs', { timeout: TEST_TIMEOUT }, () => {
@@ -188,7 +189,7 @@ describe('processes a run starts', { timeout: TEST_TIMEOUT }, () => {
     await run(session, 'kept = "yes"');
     const sink = new Collector();
     const done = run(session, forkMany, sink);
-    const pids = await pidsPrinted(sink, 'started');
+    const pids = await pidsPrinted(session, sink, 'started');
     assert.equal(pids.length, 60);
     assert.ok(strays(session).length >= 55, `the run's processes are there: ${strays(session).length}`);
     session.interrupt();
@@ -201,7 +202,7 @@ describe('processes a run starts', { timeout: TEST_TIMEOUT }, () => {
     const session = newSession();
     const sink = new Collector();
     await run(session, 'import subprocess\nserver = subprocess.Popen(["sleep", "1000"])\nprint(server.pid, "server", flush=True)', sink);
-    const [server] = await pidsPrinted(sink, 'server');
+    const [server] = await pidsPrinted(session, sink, 'server');
     await run(session, 'print("another run")');
     const looping = new Collector();
     const done = run(session, 'print("looping", flush=True)\nwhile True:\n    pass', looping);
@@ -235,7 +236,7 @@ describe('processes a run starts', { timeout: TEST_TIMEOUT }, () => {
       const session = newSession();
       const sink = new Collector();
       assert.deepEqual((await run(session, escapees, sink)).outcome, { status: 'ok' });
-      const pids = await pidsPrinted(sink, 'escaped');
+      const pids = await pidsPrinted(session, sink, 'escaped');
       for (const pid of pids) assert.ok(!isGone(pid), `process ${pid} runs after a successful run`);
       await session[end]();
       for (const pid of pids) await waitUntilGone(pid);

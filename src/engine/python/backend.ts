@@ -19,9 +19,10 @@ import type {
   PackageReport,
 } from '../types';
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
-import { resolvePythonInterpreter } from './interpreter';
+import { findOnPath, resolvePythonInterpreter } from './interpreter';
 import { localInterpreter, pipCheck, pipInstall } from '../packages/pip';
-import { killDescendants } from './processTree';
+import { killDescendants, outerPidOf } from './processTree';
+import { exitOfContained, processContainment, type ContainmentChoice, type ProcessContainment } from './containment';
 import { endWithThisProcess, forgetProcess, killGroup } from '../processGroups';
 import { RawOutputChannel } from './rawOutput';
 import { StartGate } from '../startGate';
@@ -34,10 +35,13 @@ export interface PythonBackendConfig {
   /** Where the backend logs; defaults to the logger each session is created with. */
   log?: Logger;
   /**
-   * Bound on each session's data memory in MB (RLIMIT_DATA, Linux only: see processes.py), 0 for none;
-   * beyond it an allocation raises MemoryError in the user's code and the session lives on.
+   * Bound on each session's memory in MB, 0 for none (Linux only: see processes.py). Each process's private
+   * data (RLIMIT_DATA: beyond it an allocation raises MemoryError in the user's code and the session lives
+   * on), and all the session's processes together, shared memory included (the reaper ends the largest).
    */
   memoryLimitMb?: number;
+  /** What holds the session's processes together (containment.ts); the best this machine has by default. */
+  containment?: ContainmentChoice;
 }
 
 /**
@@ -52,11 +56,80 @@ export function createPythonBackend(config: PythonBackendConfig = {}): BackendFa
   if (!Number.isInteger(memoryLimitMb) || memoryLimitMb < 0) {
     throw new Error(`memoryLimitMb must be a whole number of MB (0 for no limit), not ${memoryLimitMb}`);
   }
+  const bounds = new SessionBounds(config.containment ?? 'auto', memoryLimitMb);
   return {
     kind: 'python',
-    create: (options) => new PythonSession(config, memoryLimitMb, options),
+    create: (options) => new PythonSession(config, bounds, options),
+    describe: async () => bounds.report(),
   };
 }
+
+/** How often the reaper adds up a session's memory (MEMORY_CHECK_S in processes.py). */
+const MEMORY_CHECK_S = 0.1;
+
+/**
+ * What bounds the sessions of one backend: how their processes are held together (probed on first use) and
+ * their memory, as the last interpreter to start reported it. `environment` shows it as `backends.python.bounds`.
+ */
+class SessionBounds {
+  private held?: ProcessContainment;
+  /** How the last interpreter to start applied the memory limit, in its own words. */
+  private memoryApplied?: string;
+  private told = false;
+
+  constructor(
+    private readonly choice: ContainmentChoice,
+    readonly memoryLimitMb: number,
+  ) {}
+
+  get containment(): ProcessContainment {
+    this.held ??= processContainment(this.choice);
+    return this.held;
+  }
+
+  /** Says once, in the log, what holds the sessions' processes, and loudly what does not. */
+  tell(log: Logger): void {
+    if (this.told) return;
+    this.told = true;
+    const held = this.containment;
+    if (held.complete) log.info(`Python sessions: each in a PID namespace of its own (${held.via}), so no process a session starts outlives its reset, restart or this server`);
+    else for (const gap of held.gaps) log.warn(`Python sessions: ${gap}`);
+  }
+
+  applied(text: string): void {
+    this.memoryApplied = text;
+  }
+
+  report(): Record<string, unknown> {
+    const held = this.containment;
+    return {
+      processes: { mechanism: held.mechanism, via: held.via ?? null, complete: held.complete, gaps: held.gaps },
+      memory: this.memoryReport(held),
+    };
+  }
+
+  private memoryReport(held: ProcessContainment): Record<string, unknown> {
+    const limit = this.memoryLimitMb;
+    const base = { limit_mb: limit, applied: this.memoryApplied ?? null };
+    if (!limit) return { ...base, per_process: null, session_total: null, gaps: ['no memory limit (0)'] };
+    if (process.platform !== 'linux') {
+      const why = process.platform === 'darwin' ? 'macOS does not enforce RLIMIT_DATA' : `${process.platform} has no resource limits Python can set`;
+      return { ...base, per_process: null, session_total: null, gaps: [`not enforced: ${why}`] };
+    }
+    const gaps = [
+      `the session's total is checked every ${MEMORY_CHECK_S} s, so a faster burst can pass the limit briefly before the largest process is ended`,
+      'memory no process of the session maps (files in /dev/shm or another tmpfs) is not counted',
+    ];
+    if (held.mechanism !== 'pid-namespace') gaps.push("code that kills the session's reaper also ends the check of the session's total");
+    return {
+      ...base,
+      per_process: 'RLIMIT_DATA: the private memory of each process; an allocation beyond the limit raises MemoryError',
+      session_total: `the anonymous and shared memory of all the session's processes together (PSS), added up by its reaper every ${MEMORY_CHECK_S} s; over the limit the largest process is ended (the interpreter: the session's state is lost, and the run says so)`,
+      gaps,
+    };
+  }
+}
+
 
 // ---- a session's processes ---------------------------------------------------------------------------------
 
@@ -64,6 +137,26 @@ export function createPythonBackend(config: PythonBackendConfig = {}): BackendFa
 function killSession(pid: number): void {
   // Rounds, since no reaper may be there to catch what forks between a scan and its kill.
   killDescendants(pid, 3);
+  killGroup(pid);
+}
+
+function canExecute(file: string): boolean {
+  if (!file.includes(path.sep)) return findOnPath(file) !== undefined;
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Every process of a session in a PID namespace: the spawned process takes the namespace's init, and the kernel the rest. */
+function killNamespace(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // ESRCH: gone already, and the namespace with it.
+  }
   killGroup(pid);
 }
 
@@ -75,8 +168,10 @@ interface Hello {
   pythonVersion: string;
   executable: string;
   marker: string;
-  /** The pid of the session's reaper (the spawned process, the driver's parent; processes.py), if there is one. */
+  /** The pid of the session's reaper (the driver's parent; processes.py), if there is one: 1 in a PID namespace. */
   reaper: number | null;
+  /** The reaper is the init of the session's own PID namespace (containment.ts); `pid` and `reaper` are its pids. */
+  namespace?: boolean;
   /** The memory limit in force (0: none), and how it is applied or why not, for the log. */
   memoryLimitMb: number;
   memoryLimit: string;
@@ -113,7 +208,7 @@ const PIPE_DRAIN_MS = 500;
 /** How long the reaper gets to reap a killed session and end itself before its process group is killed. */
 const REAPER_GRACE_MS = 2000;
 /** What stderr shows when an allocation failed where Python could not raise MemoryError (C code, the runtime). */
-const OUT_OF_MEMORY = /MemoryError|bad_alloc|Cannot allocate memory|out of memory/i;
+const OUT_OF_MEMORY = /MemoryError|bad_alloc|Cannot allocate memory|out of memory|over its memory limit/i;
 
 function memoryHint(signal: NodeJS.Signals | null, stderrTail: string, memoryLimitMb: number): string {
   const limit = memoryLimitMb ? `this session's memory limit is ${memoryLimitMb} MB` : 'this session has no memory limit';
@@ -138,6 +233,10 @@ class DriverProcess {
   private killedWith?: DriverExit;
   private gone = false;
   private reaperBackstop?: NodeJS.Timeout;
+  /** The session runs in a PID namespace of its own: ending the spawned process ends all of it. */
+  private readonly namespaced: boolean;
+  /** The driver's pid as this process sees it, once it said hello (inside a namespace it has another). */
+  private driverPid?: number;
 
   constructor(
     readonly interpreter: string,
@@ -145,6 +244,7 @@ class DriverProcess {
     env: NodeJS.ProcessEnv,
     cwd: string | undefined,
     private readonly memoryLimitMb: number,
+    containment: ProcessContainment,
     private readonly listener: DriverListener,
   ) {
     this.stdout = new RawOutputChannel(
@@ -161,8 +261,13 @@ class DriverProcess {
       (bytes) => listener.onRawDropped('stderr', bytes),
     );
     // No shell: code only ever travels as data in frames. A process group of its own lets restart() kill
-    // whatever user code started along with the driver.
-    this.child = spawn(interpreter, ['-u', driverPath, '3', '4', String(memoryLimitMb)], {
+    // whatever user code started along with the driver; a PID namespace (containment.ts), all of it.
+    // An interpreter that cannot run is spawned directly, so it fails as it would have (ENOENT, EACCES), not as
+    // the wrapper's complaint.
+    const prefix = canExecute(interpreter) ? containment.prefix : [];
+    this.namespaced = containment.mechanism === 'pid-namespace' && prefix.length > 0;
+    const command = [...prefix, interpreter, '-u', driverPath, '3', '4', String(memoryLimitMb)];
+    this.child = spawn(command[0], command.slice(1), {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
       env,
       cwd,
@@ -207,11 +312,12 @@ class DriverProcess {
         // Spawning failed (no such interpreter, not executable): there is no process to wait for.
         if (this.child.pid === undefined) finish(() => error.message);
       });
-      this.child.once('exit', (code, signal) => {
+      this.child.once('exit', (exitCode, exitSignal) => {
         const pid = this.child.pid as number;
         forgetProcess(pid);
         // Whatever user code started dies with the driver.
         killGroup(pid);
+        const { code, signal } = this.namespaced ? exitOfContained(exitCode, exitSignal) : { code: exitCode, signal: exitSignal };
         // Described once the pipes are drained, so the stderr tail holds the driver's last words.
         const describe = (when = '') => this.describeExit(code, signal, when);
         const timer = setTimeout(() => finish(describe), PIPE_DRAIN_MS);
@@ -224,11 +330,11 @@ class DriverProcess {
       });
     });
     // Drivers lead their own process groups (so restart can kill what user code started).
-    if (this.child.pid !== undefined) endWithThisProcess(this.child.pid, killSession);
+    if (this.child.pid !== undefined) endWithThisProcess(this.child.pid, this.namespaced ? killNamespace : killSession);
   }
 
   get pid(): number | undefined {
-    return this.hello?.pid ?? this.child.pid;
+    return this.driverPid ?? this.child.pid;
   }
 
   send(message: unknown): void {
@@ -241,7 +347,7 @@ class DriverProcess {
 
   interrupt(): void {
     // The driver, which is not the spawned process when a reaper runs above it.
-    const pid = this.hello?.pid;
+    const pid = this.driverPid;
     if (this.gone || pid === undefined) return;
     try {
       process.kill(pid, 'SIGINT');
@@ -258,6 +364,11 @@ class DriverProcess {
     if (this.child.exitCode === null && this.child.signalCode === null) this.killedWith ??= { describe: () => reason, requested };
     // Whoever awaits `exited` needs this process to stay up until the exit is seen.
     this.setRef(true);
+    if (this.namespaced) {
+      // The namespace's init dies with the spawned process, and the kernel kills everything inside with it.
+      killNamespace(pid);
+      return;
+    }
     if (this.hello?.reaper !== pid) {
       killSession(pid);
       return;
@@ -293,6 +404,8 @@ class DriverProcess {
     for (const message of messages as DriverMessage[]) {
       if (message.type === 'hello') {
         this.hello = message;
+        // Inside a namespace the driver knows only its own pid there; signals from here need this side's.
+        this.driverPid = message.namespace && this.child.pid !== undefined ? outerPidOf(this.child.pid, message.pid) : message.pid;
         const marker = Buffer.from(message.marker, 'latin1');
         this.stdout.setMarker(marker);
         this.stderr.setMarker(marker);
@@ -340,7 +453,7 @@ class PythonSession implements BackendSession {
 
   constructor(
     private readonly config: PythonBackendConfig,
-    private readonly memoryLimitMb: number,
+    private readonly bounds: SessionBounds,
     private readonly options: BackendSessionOptions,
   ) {
     this.log = config.log ?? options.log;
@@ -468,7 +581,10 @@ class PythonSession implements BackendSession {
   private spawnDriver(): DriverProcess {
     const interpreter = resolvePythonInterpreter(this.config.pythonPath);
     const driverPath = path.join(assetsDir(), 'python', 'driver.py');
-    const driver: DriverProcess = new DriverProcess(interpreter, driverPath, this.driverEnvironment(), this.startFolder(), this.memoryLimitMb, {
+    const memoryLimitMb = this.bounds.memoryLimitMb;
+    this.bounds.tell(this.log);
+    const containment = this.bounds.containment;
+    const driver: DriverProcess = new DriverProcess(interpreter, driverPath, this.driverEnvironment(), this.startFolder(), memoryLimitMb, containment, {
       onMessage: (message) => this.onMessage(driver, message),
       onRawText: (stream, text) => this.onOutput(driver, stream, text),
       onRawDropped: (stream, bytes) => this.onDropped(driver, stream, bytes),
@@ -482,8 +598,12 @@ class PythonSession implements BackendSession {
     driver.ready.then(
       (hello) => {
         const session = `Python session "${this.options.session}"`;
-        this.log.info(`${session}: Python ${hello.pythonVersion} at ${hello.executable} (pid ${hello.pid}); ${hello.memoryLimit}`);
-        if (this.memoryLimitMb && !hello.memoryLimitMb) this.log.warn(`${session}: ${hello.memoryLimit}`);
+        this.log.info(`${session}: Python ${hello.pythonVersion} at ${hello.executable} (pid ${driver.pid}); ${hello.memoryLimit}`);
+        this.bounds.applied(hello.memoryLimit);
+        if (memoryLimitMb && !hello.memoryLimitMb) this.log.warn(`${session}: ${hello.memoryLimit}`);
+        if (containment.mechanism === 'pid-namespace' && !hello.namespace) {
+          this.log.warn(`${session}: the interpreter did not start as the init of a PID namespace of its own, so its processes are not held together`);
+        }
         if (hello.reaper === null) {
           this.log.info(
             `${session}: no /proc or PR_SET_CHILD_SUBREAPER on ${process.platform}, so processes the code starts that leave its process group (setsid, daemons) can outlive a reset`,

@@ -7,8 +7,8 @@ The engine talks to it in length-prefixed JSON frames (src/engine/framing.ts) ov
 
 Frames in:  {"type": "run", "id", "code", "script"?, "outputCapBytes"}
             {"type": "hostResult", "callId", "ok", "result" | "error"}
-Frames out: {"type": "hello", "pid", "version", "pythonVersion", "executable", "marker", "reaper", "memoryLimitMb",
-             "memoryLimit"}
+Frames out: {"type": "hello", "pid", "version", "pythonVersion", "executable", "marker", "reaper", "namespace",
+             "memoryLimitMb", "memoryLimit"}
             {"type": "stdout" | "stderr", "text"}
             {"type": "display", "display": {"mime", "data", "title"?}}  (displays.py)
             {"type": "hostCall", "callId", "method", "params"}
@@ -773,10 +773,10 @@ def main():
     request_fd, event_fd, memory_limit_mb = (int(arg) for arg in sys.argv[1:4])
     _processes = _load_shared("_code_mode_processes", "processes.py")
     # First, while this is the only thread: from here on this process may be the reaper's child.
-    reaper = _processes.start_reaper((request_fd, event_fd))
+    reaper = _processes.start_reaper((request_fd, event_fd), memory_limit_mb)
     _DRIVER_PID = os.getpid()
     _session_root = reaper or _DRIVER_PID
-    memory_limit_mb, memory_limit = _processes.limit_memory(memory_limit_mb)
+    memory_limit_mb, memory_limit = _processes.limit_memory(memory_limit_mb, reaper)
     # Nothing the user starts may inherit the protocol pipes.
     os.set_inheritable(request_fd, False)
     os.set_inheritable(event_fd, False)
@@ -825,6 +825,8 @@ def main():
         "executable": sys.executable,
         "marker": marker.decode("ascii"),
         "reaper": reaper,
+        # The reaper is the init of a PID namespace of the session's own (containment.ts).
+        "namespace": reaper == 1,
         "memoryLimitMb": memory_limit_mb,
         "memoryLimit": memory_limit,
     })

@@ -70,3 +70,44 @@ export function killDescendants(root: number, rounds: number): void {
     }
   }
 }
+
+/** The pids of `pid`'s children, from each of its threads' /proc children list; empty once it is gone. */
+function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const task of tasks) {
+    try {
+      for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ')) if (child) found.push(Number(child));
+    } catch {
+      // The thread ended since the listing.
+    }
+  }
+  return found;
+}
+
+/**
+ * The pid, as this process sees it, of the process below `root` that is `innerPid` in the PID namespace it
+ * lives in (its last NSpid); undefined if there is none.
+ */
+export function outerPidOf(root: number, innerPid: number): number | undefined {
+  const pending = [root];
+  for (let seen = 0, parent = pending.pop(); parent !== undefined && seen < 10_000; parent = pending.pop(), seen++) {
+    for (const child of childrenOf(parent)) {
+      let status = '';
+      try {
+        status = fs.readFileSync(`/proc/${child}/status`, 'latin1');
+      } catch {
+        continue;
+      }
+      const ids = /^NSpid:\s*(.*)$/m.exec(status)?.[1].trim().split(/\s+/).map(Number) ?? [];
+      if (ids.length > 1 && ids[ids.length - 1] === innerPid) return child;
+      pending.push(child);
+    }
+  }
+  return undefined;
+}
