@@ -12,7 +12,7 @@ export interface EngineSetup {
   config?: Partial<EngineConfig>;
   /** Workspace-Python interpreter; else CODE_MODE_PYTHON, else python3/python on PATH. */
   pythonPath?: string;
-  /** Data memory cap of each workspace-Python session in MB (0: none; default 4096). */
+  /** Memory cap of each workspace-Python session in MB (0: none; default 4096); see PythonBackendConfig.memoryLimitMb. */
   pythonMemoryLimitMb?: number;
   /** Where caches (the Pyodide snapshot) and stores live. */
   storageDir?: string;

@@ -62,7 +62,13 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
   const pyodideInfo = engine.backendInfo('pyodide');
   const backends: Record<string, unknown> = {
     pyodide: { state: pyodideInfo.state, disabled: engine.disabledReason('pyodide') ?? null, ...pyodideDistribution(), sandbox: engine.sandbox('pyodide') ?? null },
-    python: { ...(await python()), sandbox: null, isolation: 'none: the workspace interpreter runs as you, with your files, processes and network' },
+    python: {
+      ...(await python()),
+      sandbox: null,
+      isolation: 'none: the workspace interpreter runs as you, with your files, processes and network',
+      // What holds its processes together and bounds its memory here (python/backend.ts, SessionBounds).
+      bounds: (await engine.describeBackend('python')) ?? null,
+    },
   };
   if (engine.backendKinds.includes('jupyter')) {
     const info = engine.backendInfo('jupyter');

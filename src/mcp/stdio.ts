@@ -31,8 +31,9 @@ Usage: code-mode-mcp [options]
   --timeout <seconds>         default run time limit (default: 30)
   --storage <dir>             caches and stores (default: ${defaultStorageDir()})
   --heap-mb <n>               Pyodide WebAssembly heap cap in MB (default: 1024)
-  --python-memory-mb <n>      data memory cap of each workspace-Python session in MB, 0 for none
-                              (default: 4096; enforced on Linux)
+  --python-memory-mb <n>      memory cap of each workspace-Python session in MB, 0 for none: each
+                              process's private data, and all its processes together, shared memory
+                              included (default: 4096; enforced on Linux)
   --pyodide-workspace-write   let code in Pyodide change files in --workspace (default: read-only)
   --pyodide-network <off|on>  whether code in the Pyodide sandbox may use the network (default: off)
   --max-sessions <n>          live sessions per backend; past it the least recently used idle

@@ -12,7 +12,7 @@ import type { ExtensionSettings } from './settings';
 
 export interface BackendSettings {
   python: {
-    /** Data memory cap of each workspace-Python session in MB (0: none). */
+    /** Memory cap of each workspace-Python session in MB (0: none); see PythonBackendConfig.memoryLimitMb. */
     memoryLimitMb: number;
   };
   pyodide: Required<PyodideSettings>;
