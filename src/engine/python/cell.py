@@ -26,6 +26,10 @@ _nullcontext = contextlib.nullcontext
 _getcwd = os.getcwd
 _chdir = os.chdir
 _dirname = os.path.dirname
+# Read through the base types' own descriptors, so a metaclass or subclass property cannot answer instead.
+_class_name = type.__dict__["__name__"].__get__
+_exit_code = SystemExit.__dict__["code"].__get__
+_traceback_of = BaseException.__dict__["__traceback__"].__get__
 
 _KEPT_SOURCES = 200
 # The protocols carry an exception's type name in a bounded field (the Pyodide host's is 200 characters).
@@ -56,7 +60,7 @@ def _remember_source(filename, source):
 
 def _type_name(exc):
     try:
-        name = type(exc).__name__
+        name = _class_name(type(exc))
         if type(name) is str:
             return name
     except KeyboardInterrupt:
@@ -100,7 +104,7 @@ def _plain_traceback(tb, exc):
 
 def _user_traceback(exc):
     # The first frame is run_cell's own exec call; the user's frames start after it.
-    tb = exc.__traceback__
+    tb = _traceback_of(exc)
     tb = tb.tb_next if tb is not None else None
     try:
         return "".join(_format_exception(type(exc), exc, tb))
@@ -140,7 +144,7 @@ def _error(error_type, exc, traceback_of):
 def _clean_exit(exc):
     """SystemExit() and SystemExit(0) end a run as success, as they end a script."""
     try:
-        return bool(exc.code in (None, 0))
+        return bool(_exit_code(exc) in (None, 0))
     except KeyboardInterrupt:
         raise
     except BaseException:  # noqa: BLE001 - a user object as the code, whose __eq__ raises
