@@ -118,6 +118,7 @@ class SessionBounds {
     }
     const gaps = [
       `the session's total is checked every ${MEMORY_CHECK_S} s, so a faster burst can pass the limit briefly before the largest process is ended`,
+      "when the session's processes share much memory (forked workers), its exact total is taken less often (at most 2% of the reaper's time), so passing the limit can take longer to be noticed",
       'memory no process of the session maps (files in /dev/shm or another tmpfs) is not counted',
     ];
     if (held.mechanism !== 'pid-namespace') gaps.push("code that kills the session's reaper also ends the check of the session's total");
