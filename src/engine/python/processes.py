@@ -289,8 +289,8 @@ def limit_memory(megabytes, reaper):
     RLIMIT_DATA rather than RLIMIT_AS: since Linux 4.7 it counts private writable mappings, which is where
     Python objects and numpy arrays live, and not address space that is only reserved. RLIMIT_AS would count
     shared mappings too, but also every reservation: measured, `import numpy` needs 351 MB of address space,
-    each thread that allocates reserves a 64 MB malloc arena, `node` 719 MB, `java -version` 4 GB and Node
-    with WebAssembly 11 GB, none of which they use. An allocation beyond RLIMIT_DATA fails, which Python
+    each thread that allocates reserves a 64 MB malloc arena, `node` 719 MB, `java -version` 4 GB, Node with
+    WebAssembly 11 GB and headless Chromium 82 GB, none of which they use. An allocation beyond RLIMIT_DATA fails, which Python
     raises as MemoryError in the user's code. What it does not count (shared memory, and the sum over the
     session's processes) the reaper adds up (_MemoryWatch), when there is one.
     """
