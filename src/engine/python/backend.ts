@@ -19,7 +19,8 @@ import type {
   PackageReport,
 } from '../types';
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
-import { findOnPath, resolvePythonInterpreter } from './interpreter';
+import { findOnPath } from '../executables';
+import { resolvePythonInterpreter } from './interpreter';
 import { localInterpreter, pipCheck, pipInstall } from '../packages/pip';
 import { killDescendants, outerPidOf } from './processTree';
 import { exitOfContained, processContainment, type ContainmentChoice, type ProcessContainment } from './containment';

@@ -14,10 +14,8 @@
 // (macOS, Windows) only the driver's process group is ended. Either way it is said, in the log and in what
 // `environment` reports.
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
-import { findOnPath } from './interpreter';
+import { findSystemCommand } from '../executables';
 
 /** Which mechanism to use: the best this machine has, or one in particular (tests). */
 export type ContainmentChoice = 'auto' | 'bubblewrap' | 'unshare' | 'none';
@@ -85,7 +83,7 @@ function probe(choice: ContainmentChoice): ProcessContainment {
 }
 
 function bubblewrapPrefix(): { prefix: string[] } | { unavailable: string } {
-  const bwrap = systemCommand('bwrap');
+  const bwrap = findSystemCommand('bwrap');
   if (!bwrap) return { unavailable: 'bubblewrap is not installed (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)' };
   // The whole file system as it is (devices included), and a /proc that shows the namespace's processes, so the
   // reaper and the driver find theirs. Not a sandbox: no other namespace, and no capability is dropped that
@@ -94,8 +92,8 @@ function bubblewrapPrefix(): { prefix: string[] } | { unavailable: string } {
 }
 
 function unsharePrefix(): { prefix: string[] } | { unavailable: string } {
-  const setpriv = systemCommand('setpriv');
-  const unshare = systemCommand('unshare');
+  const setpriv = findSystemCommand('setpriv');
+  const unshare = findSystemCommand('unshare');
   if (!setpriv || !unshare) return { unavailable: 'util-linux setpriv and unshare are not installed' };
   const getuid = process.getuid?.bind(process);
   const getgid = process.getgid?.bind(process);
@@ -116,20 +114,6 @@ function runsAsInit(prefix: string[]): string | undefined {
   return (result.stderr || result.error?.message || `exit ${result.status ?? result.signal}`).trim().split('\n')[0];
 }
 
-function systemCommand(name: string): string | undefined {
-  const found = findOnPath(name);
-  if (found) return found;
-  for (const dir of ['/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
-}
 
 /**
  * How the process the engine started ended, as the driver ended: in a namespace the reaper, being init, cannot

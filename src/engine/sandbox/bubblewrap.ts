@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { findSystemCommand } from '../executables';
 import { isInside, type Mount } from './fileView';
 import { minimalEnvironment } from './nodePermission';
 import { seccompFilter } from './seccomp';
@@ -24,7 +25,7 @@ let probed: { binary: string } | { unavailable: string } | undefined;
 export function bubblewrap(): { binary: string } | { unavailable: string } {
   if (probed) return probed;
   if (process.platform !== 'linux') return (probed = { unavailable: `bubblewrap exists only on Linux, not on ${process.platform}` });
-  const binary = onPath('bwrap');
+  const binary = findSystemCommand('bwrap');
   if (!binary) return (probed = { unavailable: 'bubblewrap is not installed (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)' });
   const filter = seccompFilter();
   // The filter arrives on stdin here; the real sandbox reads it from a pipe of its own (seccompFd).
@@ -89,18 +90,4 @@ export function runtimeBinds(executable = runtimeExecutable(), electron = proces
   const portableData = path.join(dir, 'data');
   if (fs.statSync(portableData, { throwIfNoEntry: false })?.isDirectory()) args.push('--tmpfs', portableData);
   return args;
-}
-
-function onPath(command: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter).concat(['/usr/bin', '/bin'])) {
-    if (!dir) continue;
-    const candidate = path.join(dir, command);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
 }
