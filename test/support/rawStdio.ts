@@ -14,9 +14,14 @@ export class RawStdioServer {
   private stderrText = '';
   readonly exited: Promise<number | null>;
 
+  /** Every message the server wrote, in the order it wrote them (answerTo takes from `received` only). */
+  readonly arrived: RawMessage[] = [];
+
   private constructor(private readonly child: ChildProcessWithoutNullStreams) {
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
-      this.received.push(JSON.parse(line) as RawMessage);
+      const message = JSON.parse(line) as RawMessage;
+      this.received.push(message);
+      this.arrived.push(message);
       for (const wake of this.waiters) wake();
     });
     child.stderr.on('data', (chunk: Buffer) => (this.stderrText += chunk.toString()));
