@@ -1,4 +1,5 @@
 import { CappedOutput } from './output';
+import { headAndTail } from './runLimits';
 import type { Display, DroppedDisplays, RunEvent, RunInfo, RunResult } from './types';
 
 export type { DroppedDisplays } from './types';
@@ -280,12 +281,12 @@ function displayBytes(display: Display): number {
 function toSaved(record: RunRecord): SavedRun {
   const { run, result: full } = record;
   const { displays: _displays, ...kept } = full!;
-  const stdout = cut(full!.stdout, SAVED_OUTPUT_CHARS);
-  const stderr = cut(full!.stderr, SAVED_OUTPUT_CHARS);
-  const traceback = full!.diagnostics?.traceback === undefined ? undefined : cut(full!.diagnostics.traceback, SAVED_OUTPUT_CHARS);
+  const stdout = headAndTailKept(full!.stdout, SAVED_OUTPUT_CHARS);
+  const stderr = headAndTailKept(full!.stderr, SAVED_OUTPUT_CHARS);
+  const traceback = full!.diagnostics?.traceback === undefined ? undefined : headAndTailKept(full!.diagnostics.traceback, SAVED_OUTPUT_CHARS);
   const displays = record.displays.length + (record.displaysDropped?.count ?? 0);
   return {
-    run: { ...run, code: cut(run.code, SAVED_CODE_CHARS) },
+    run: { ...run, code: headAndTailKept(run.code, SAVED_CODE_CHARS) },
     result: {
       ...kept,
       stdout,
@@ -297,12 +298,7 @@ function toSaved(record: RunRecord): SavedRun {
   };
 }
 
-/**
- * Head and tail of `text` within `max` characters, saying how much was left out. The notice fits in the budget,
- * so a run loaded and saved again is not cut a second time.
- */
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const half = Math.floor((max - 80) / 2);
-  return `${text.slice(0, half)}\n… [${text.length - 2 * half} characters not kept in the history] …\n${text.slice(-half)}`;
+/** The notice fits in the budget, so a run loaded and saved again is not cut a second time. */
+function headAndTailKept(text: string, max: number): string {
+  return headAndTail(text, max, 'not kept in the history');
 }

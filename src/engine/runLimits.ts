@@ -93,8 +93,8 @@ export function boundOutcome(outcome: BackendOutcome): BackendOutcome {
   return { ...outcome, message: headAndTail(outcome.message, MAX_ERROR_TEXT_CHARS), traceback: headAndTail(outcome.traceback, MAX_ERROR_TEXT_CHARS) };
 }
 
-/** `text` within `max` UTF-16 code units: its head and tail around a note saying how much was left out. */
-export function headAndTail(text: string, max: number): string {
+/** `text` within `max` UTF-16 code units: its head and tail around a note saying how much was left out and why. */
+export function headAndTail(text: string, max: number, leftOut = 'not shown'): string {
   if (typeof text !== 'string') return String(text);
   if (text.length <= max) return text;
   let half = Math.floor((max - 80) / 2);
@@ -102,7 +102,7 @@ export function headAndTail(text: string, max: number): string {
   if (isHighSurrogate(text.charCodeAt(half - 1))) half--;
   let tailStart = text.length - half;
   if (isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
-  return `${text.slice(0, half)}\n... [${tailStart - half} characters not shown] ...\n${text.slice(tailStart)}`;
+  return `${text.slice(0, half)}\n... [${tailStart - half} characters ${leftOut}] ...\n${text.slice(tailStart)}`;
 }
 
 function isHighSurrogate(code: number): boolean {
