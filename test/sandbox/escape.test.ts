@@ -4,7 +4,6 @@
 // On Linux every case runs (the sandbox is bubblewrap there and `npm test` installs it); nothing is skipped.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -15,6 +14,7 @@ import * as path from 'node:path';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { testStorageDir } from '../support/mcp';
+import { Bystanders } from '../support/bystanders';
 import { inNestedWorker, settleInWorker, SPAWN_LOAD_OPEN_ATTEMPTS, type Run } from '../support/pyodideProbe';
 
 const linux = process.platform === 'linux';
@@ -23,7 +23,7 @@ describe('Pyodide sandbox escape suite', () => {
   let engine: Engine;
   let outside: string;
   let workspace: string;
-  let witness: ChildProcess;
+  let bystanders: Bystanders;
   let web: http.Server;
   let webPort = 0;
   let webHits = 0;
@@ -32,13 +32,7 @@ describe('Pyodide sandbox escape suite', () => {
   const bystander: Run = (code) => engine.run({ code, backend: 'pyodide', session: 'bystander' });
   const nested = (body: string) => settleInWorker(attacker, inNestedWorker(body));
 
-  /** The server, the other session and the witness process are untouched. */
-  async function assertUnharmed(): Promise<void> {
-    assert.equal(witness.exitCode, null, 'the witness process outside the sandbox was killed');
-    assert.equal(witness.signalCode, null, 'the witness process outside the sandbox was signalled');
-    const other = await bystander('print(kept)');
-    assert.equal(other.stdout, 'bystander state\n', `another session lost its state: ${JSON.stringify(other.diagnostics)}`);
-  }
+  const assertUnharmed = () => bystanders.assertUnharmed();
 
   before(async () => {
     process.env.CODE_MODE_TEST_SECRET = 'do-not-leak';
@@ -46,7 +40,7 @@ describe('Pyodide sandbox escape suite', () => {
     fs.writeFileSync(path.join(outside, 'secret.txt'), 'host secret');
     workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-workspace-')));
     fs.writeFileSync(path.join(workspace, 'notes.txt'), 'the workspace');
-    witness = spawn('sleep', ['1000'], { stdio: 'ignore' });
+    bystanders = new Bystanders(bystander);
     web = http.createServer((_req, res) => {
       webHits++;
       res.end('reached the host');
@@ -57,14 +51,13 @@ describe('Pyodide sandbox escape suite', () => {
     inspector.open(0, '127.0.0.1', false);
     inspectorPort = Number(new URL(inspector.url()!).port);
     engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace] });
-    const kept = await bystander('kept = "bystander state"');
-    assert.equal(kept.success, true, JSON.stringify(kept.diagnostics));
+    await bystanders.settle();
   });
 
   after(async () => {
     inspector.close();
     web.close();
-    witness.kill('SIGKILL');
+    bystanders.dispose();
     await engine?.dispose();
     fs.rmSync(outside, { recursive: true, force: true });
     fs.rmSync(workspace, { recursive: true, force: true });
@@ -88,7 +81,7 @@ describe('Pyodide sandbox escape suite', () => {
     test('a nested worker cannot see or signal the server or any other process', async () => {
       const server = await nested(`process.kill(${process.pid}, 0); return 'the server is visible'`);
       assert.match(server, /^ok:err:kill ESRCH/);
-      const other = await nested(`process.kill(${witness.pid}, 'SIGKILL'); return 'killed the witness'`);
+      const other = await nested(`process.kill(${bystanders.witness.pid}, 'SIGKILL'); return 'killed the witness'`);
       assert.match(other, /^ok:err:kill ESRCH/);
       await assertUnharmed();
     });

@@ -2,7 +2,6 @@
 // extension host: the boundary is reported complete, and the escape suite's core attacks (test/sandbox/escape.test.ts)
 // fail here too. The extension host is this process: its pid, a port it opens and its files are the targets.
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +11,7 @@ import * as vscode from 'vscode';
 import type { Engine } from '../../../src/engine/engine';
 import { minimalEnvironment } from '../../../src/engine/sandbox/nodePermission';
 import type { CodeModeApi } from '../../../src/extension';
+import { Bystanders } from '../../support/bystanders';
 import { connectBody, inNestedWorker, settleInWorker, SPAWN_LOAD_OPEN_ATTEMPTS, type Run } from '../../support/pyodideProbe';
 
 const EXTENSION_ID = 'code-mode.code-mode-python';
@@ -24,7 +24,7 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
   let engine: Engine;
   let workspace: string;
   let outside: string;
-  let witness: ChildProcess;
+  let bystanders: Bystanders;
   let web: http.Server;
   let webPort = 0;
   let webHits = 0;
@@ -32,13 +32,7 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
   const bystander: Run = (code) => engine.run({ code, backend: 'pyodide', session: 'vscode-bystander' });
   const nested = (body: string) => settleInWorker(attacker, inNestedWorker(body));
 
-  /** The extension host, another session of its engine and a process outside the sandbox are all untouched. */
-  async function assertUnharmed(): Promise<void> {
-    assert.equal(witness.exitCode, null, 'the witness process outside the sandbox was killed');
-    assert.equal(witness.signalCode, null, 'the witness process outside the sandbox was signalled');
-    const other = await bystander('print(kept)');
-    assert.equal(other.stdout, 'bystander state\n', `another session lost its state: ${JSON.stringify(other.diagnostics)}`);
-  }
+  const assertUnharmed = () => bystanders.assertUnharmed();
 
   before(async () => {
     codeMode = await vscode.extensions.getExtension<CodeModeApi>(EXTENSION_ID)!.activate();
@@ -47,22 +41,21 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
     process.env.CODE_MODE_TEST_SECRET = 'do-not-leak';
     outside = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-outside-'));
     fs.writeFileSync(path.join(outside, 'secret.txt'), 'host secret');
-    witness = spawn('sleep', ['1000'], { stdio: 'ignore' });
+    bystanders = new Bystanders(bystander);
     web = http.createServer((_req, res) => {
       webHits++;
       res.end('reached the extension host');
     });
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
     webPort = (web.address() as AddressInfo).port;
-    const kept = await bystander('kept = "bystander state"');
-    assert.equal(kept.success, true, JSON.stringify(kept.diagnostics));
+    await bystanders.settle();
     console.log(`[sandbox] extension host: pid ${process.pid}, runtime ${fs.realpathSync(process.execPath)} (Node ${process.version}${process.versions.electron ? `, Electron ${process.versions.electron}` : ''})`);
     console.log(`[sandbox] workspace ${fs.realpathSync(workspace)}, temporary folder ${os.tmpdir()}`);
   });
 
   after(async () => {
     web?.close();
-    witness?.kill('SIGKILL');
+    bystanders?.dispose();
     await engine?.resetSession('vscode-attacker', 'pyodide');
     await engine?.resetSession('vscode-bystander', 'pyodide');
     if (outside) fs.rmSync(outside, { recursive: true, force: true });
@@ -94,7 +87,7 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
   it('a nested worker cannot see or signal the extension host or any other process', async () => {
     assert.match(await nested(`process.kill(${process.pid}, 0); return 'the extension host is visible'`), /^ok:err:kill ESRCH/);
     assert.match(await nested(`process.kill(${process.ppid}, 'SIGKILL'); return 'killed the server'`), /^ok:err:kill ESRCH/);
-    assert.match(await nested(`process.kill(${witness.pid}, 'SIGKILL'); return 'killed the witness'`), /^ok:err:kill ESRCH/);
+    assert.match(await nested(`process.kill(${bystanders.witness.pid}, 'SIGKILL'); return 'killed the witness'`), /^ok:err:kill ESRCH/);
     await assertUnharmed();
   });
 
