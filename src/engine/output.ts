@@ -1,3 +1,5 @@
+import { isHighSurrogate, isLowSurrogate } from './surrogates';
+
 /**
  * Keeps a bounded copy of one output stream: the first half of the cap and the last half, with a marker in
  * between saying how much was dropped. Memory stays bounded however much the code prints.
@@ -103,7 +105,7 @@ export function sliceFromEndToBytes(text: string, maxBytes: number): string {
   let start = text.length;
   while (start > 0) {
     const code = text.charCodeAt(start - 1);
-    const pair = code >= 0xdc00 && code <= 0xdfff && start >= 2 && isHighSurrogate(text.charCodeAt(start - 2));
+    const pair = isLowSurrogate(code) && start >= 2 && isHighSurrogate(text.charCodeAt(start - 2));
     // A lone surrogate is written as U+FFFD, three bytes, as Buffer.byteLength counts it.
     const size = pair ? 4 : code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
     if (bytes + size > maxBytes) break;
@@ -111,8 +113,4 @@ export function sliceFromEndToBytes(text: string, maxBytes: number): string {
     start -= pair ? 2 : 1;
   }
   return text.slice(start);
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }

@@ -4,6 +4,7 @@
 // display again, for every backend, before it is kept or passed on. Frames are bounded before that, from their
 // headers (MAX_FRAME_FROM_INTERPRETER_BYTES in framing.ts), and output by CappedOutput.
 import type { BackendOutcome, Display } from './types';
+import { isHighSurrogate, isLowSurrogate } from './surrogates';
 
 /** Displays a run shows; past it they are counted and one note says how many were left out. */
 export const MAX_DISPLAYS_PER_RUN = 20;
@@ -103,12 +104,4 @@ export function headAndTail(text: string, max: number, leftOut = 'not shown'): s
   let tailStart = text.length - half;
   if (isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
   return `${text.slice(0, half)}\n... [${tailStart - half} characters ${leftOut}] ...\n${text.slice(tailStart)}`;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }

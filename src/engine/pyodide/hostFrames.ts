@@ -3,7 +3,8 @@
 // split into bounded chunks, an outcome's texts are bounded, a display that would not fit is cut (text) or replaced
 // by a note; anything else too large is shrunk to a message that says so.
 import { encodeFrame, FrameError, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../framing';
-import { boundOutcome } from '../runLimits';
+import { boundOutcome, MAX_DISPLAY_BYTES } from '../runLimits';
+import { isHighSurrogate } from '../surrogates';
 import type { Display } from '../types';
 import type { FromHost, OutputChunk } from './protocol';
 
@@ -96,7 +97,7 @@ export function fitDisplay(display: Display, budget: number): Display {
     }
     if (bytes <= budget) return withTitle({ mime, data: `${data}\n... [${original - data.length} characters not shown: a display's frame carries at most ${Math.floor(budget / MIB)} MB]` });
   }
-  return withTitle({ mime: 'text/plain', data: `${mime} of ${(originalBytes / 1e6).toFixed(1)} MB not shown: a display carries at most 5 MB` });
+  return withTitle({ mime: 'text/plain', data: `${mime} of ${(originalBytes / 1e6).toFixed(1)} MB not shown: a display carries at most ${MAX_DISPLAY_BYTES / MIB} MB` });
 }
 
 /** A smaller message of the same meaning, for one that would not fit in a frame. */
@@ -115,8 +116,4 @@ function shrink(message: FromHost): FromHost {
 
 function jsonBytes(text: string): number {
   return Buffer.byteLength(JSON.stringify(text));
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
