@@ -114,7 +114,6 @@ function runsAsInit(prefix: string[]): string | undefined {
   return (result.stderr || result.error?.message || `exit ${result.status ?? result.signal}`).trim().split('\n')[0];
 }
 
-
 /**
  * How the process the engine started ended, as the driver ended: in a namespace the reaper, being init, cannot
  * end itself by a signal, so it exits with 128 + the signal (as a shell would) and bubblewrap and unshare pass

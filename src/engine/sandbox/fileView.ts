@@ -99,7 +99,7 @@ export function fileView(request: FileViewRequest): FileView {
  * folder above it that exists (so it cannot be created), with that folder's other entries kept writable.
  */
 function protect(target: string, mounts: Map<string, boolean>): void {
-  const holder = deepestMount(target, mounts);
+  const holder = deepestMount(target, mounts.keys());
   if (!holder || !mounts.get(holder)) return;
   if (exists(target)) {
     mounts.set(target, false);
@@ -114,9 +114,10 @@ function protect(target: string, mounts: Map<string, boolean>): void {
   }
 }
 
-function deepestMount(target: string, mounts: Map<string, boolean>): string | undefined {
+/** The mount that decides for `target`: the deepest one holding it. */
+function deepestMount(target: string, dirs: Iterable<string>): string | undefined {
   let found: string | undefined;
-  for (const dir of mounts.keys()) if (isInside(target, dir) && (!found || dir.length > found.length)) found = dir;
+  for (const dir of dirs) if (isInside(target, dir) && (!found || dir.length > found.length)) found = dir;
   return found;
 }
 
@@ -144,7 +145,6 @@ export function isInside(child: string, parent: string): boolean {
 
 /** Whether `target` is writable in `mounts`: the deepest mount holding it decides. */
 export function writableIn(target: string, mounts: readonly Mount[]): boolean {
-  let best: Mount | undefined;
-  for (const mount of mounts) if (isInside(target, mount.path) && (!best || mount.path.length > best.path.length)) best = mount;
-  return best?.writable ?? false;
+  const decides = deepestMount(target, mounts.map((mount) => mount.path));
+  return mounts.find((mount) => mount.path === decides)?.writable ?? false;
 }
