@@ -31,6 +31,9 @@ import {
   type InputRequest,
   type RunResult,
   type ScriptRun,
+  type HostCallRun,
+  type ToolApprovals,
+  type ToolCallRecord,
 } from './types';
 import type { SandboxReport } from './sandbox/index';
 import { errorText } from './errorText';
@@ -49,6 +52,8 @@ export interface RunOptions {
   script?: ScriptRun;
   /** Answers input(), sys.stdin and getpass; without it they raise EOFError saying nobody can answer. */
   onInput?: InputHandler;
+  /** Who answers questions about tool calls the code makes; without it a call that needs a yes is refused. */
+  toolApprovals?: ToolApprovals;
   /** Start from a fresh interpreter. */
   reset?: boolean;
   /** Aborting interrupts the run (or drops it while queued); the result says CANCELLED. */
@@ -106,6 +111,8 @@ interface ActiveRun {
   restarted: boolean;
   /** Puts the run's question to its front door, with the time limit paused meanwhile. */
   ask?: (request: InputRequest) => Promise<string | undefined>;
+  /** What the bridge's host calls learn of this run: who started it, who approves its tool calls, its audit. */
+  hostRun: HostCallRun;
 }
 
 /** The host-call method of user_input.py. */
@@ -530,7 +537,7 @@ export class Engine {
       const instance = factory.create({
         session: name,
         log: this.log,
-        hostCall: (method, params) => (method === INPUT_METHOD ? askFor(created?.active, params) : this.hostCall(method, params)),
+        hostCall: (method, params) => (method === INPUT_METHOD ? askFor(created?.active, params) : this.hostCall(method, params, created?.active?.hostRun)),
         scratchDir,
         workspaceRoots: this.workspaceRoots,
       });
@@ -596,7 +603,19 @@ export class Engine {
     // What the interpreter sends is bounded here whatever its own limits say (runLimits.ts).
     let admitted = new RunDisplays();
     const started = performance.now();
-    const active: ActiveRun = { runId, restarted: false };
+    const location = options.script && { file: options.script.path, line: options.script.firstLine };
+    const origin = options.origin ?? 'test';
+    // Both attempts' calls (auto-install runs the code again): each one reached its tool.
+    const toolCalls: ToolCallRecord[] = [];
+    const hostRun: HostCallRun = {
+      runId,
+      origin,
+      session: session.name,
+      ...(location ? { location } : {}),
+      sessionAllowed: options.toolApprovals?.sessionAllowed ?? new Set(),
+      recordToolCall: (call) => toolCalls.push(call),
+    };
+    const active: ActiveRun = { runId, restarted: false, hostRun };
     // State lost before this run, which nobody was told of yet: the caller may be counting on it.
     const lostBefore = options.reset ? 'this run asked for a fresh interpreter' : (session.inheritedLoss ?? session.backend.takeStateLoss());
     session.inheritedLoss = undefined;
@@ -615,6 +634,7 @@ export class Engine {
           displays,
           diagnostics,
           reset,
+          toolCalls,
         }),
       );
       if (autoInstalled && 'installed' in autoInstalled) result.auto_installed = [autoInstalled.installed];
@@ -624,8 +644,7 @@ export class Engine {
       return result;
     };
 
-    const location = options.script && { file: options.script.path, line: options.script.firstLine };
-    emit({ type: 'started', runId, session: session.name, backend, code: options.code, origin: options.origin ?? 'test', startedAt: Date.now(), ...(location ? { location } : {}) });
+    emit({ type: 'started', runId, session: session.name, backend, code: options.code, origin, startedAt: Date.now(), ...(location ? { location } : {}) });
     // Before the interpreter starts and again once it has (nothing listened for an abort meanwhile).
     const cancelledBeforeRunning = () => {
       active.interruptedBy = 'cancel';
@@ -736,7 +755,7 @@ export class Engine {
     let stopped: AbortController | undefined;
     const onAbort = () => stop('cancel');
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    active.ask = options.onInput && askPausingClock(options.onInput, () => (stopped ??= new AbortController()).signal, {
+    const clock = {
       pause: () => {
         clearTimeout(timeoutTimer);
         leftMs -= performance.now() - since;
@@ -745,7 +764,11 @@ export class Engine {
         since = performance.now();
         if (timeoutS > 0) timeoutTimer = startClock();
       },
-    });
+    };
+    const stoppedSignal = () => (stopped ??= new AbortController()).signal;
+    active.ask = options.onInput && askPausingClock(options.onInput, stoppedSignal, clock);
+    const approver = options.toolApprovals?.ask;
+    active.hostRun.askToolApproval = approver && askPausingClock(approver, stoppedSignal, clock);
 
     try {
       return await session.backend.run({ runId, code: options.code, script: options.script, outputCapBytes: this.config.outputCapBytes }, sink);
@@ -806,12 +829,12 @@ async function askFor(active: ActiveRun | undefined, params: unknown): Promise<s
   return (await active.ask({ prompt: request.prompt, password: request.password === true })) ?? null;
 }
 
-/** Asks through `onInput` with the run's clock paused; a stopped run dismisses the question. */
-function askPausingClock(onInput: InputHandler, stopped: () => AbortSignal, clock: { pause(): void; resume(): void }) {
-  return async (request: InputRequest): Promise<string | undefined> => {
+/** Asks a person (input(), a tool call's approval) with the run's clock paused; a stopped run dismisses the question. */
+function askPausingClock<Q, A>(ask: (request: Q, signal: AbortSignal) => Promise<A>, stopped: () => AbortSignal, clock: { pause(): void; resume(): void }) {
+  return async (request: Q): Promise<A> => {
     clock.pause();
     try {
-      return await onInput(request, stopped());
+      return await ask(request, stopped());
     } finally {
       clock.resume();
     }

@@ -1,5 +1,5 @@
 import type { CappedOutput } from './output';
-import type { BackendKind, Diagnostics, Display, RunResult } from './types';
+import type { BackendKind, Diagnostics, Display, RunResult, ToolCallRecord } from './types';
 
 export interface ResultParts {
   runId: string;
@@ -12,6 +12,8 @@ export interface ResultParts {
   displays?: Display[];
   /** Why the session's interpreter was replaced before or during the run, when it was. */
   reset?: string;
+  /** The tools the code called (none for a run that did not start). */
+  toolCalls?: ToolCallRecord[];
 }
 
 /** Durations are whole milliseconds (`duration_ms` is an integer in the tool contract); a faster run says 0. */
@@ -35,6 +37,7 @@ export function shapeResult(parts: ResultParts): RunResult {
     ...(truncated ? { truncated: true } : {}),
     ...(parts.displays && parts.displays.length > 0 ? { displays: parts.displays } : {}),
     ...(parts.reset ? { session_reset: true as const, reset_reason: parts.reset } : {}),
+    tool_calls: parts.toolCalls ?? [],
   };
 }
 
@@ -50,10 +53,17 @@ export function renderResultText(result: RunResult): string {
     if (d.auto_install) lines.push(`auto-install: ${d.auto_install}`);
     if (d.hints?.length) lines.push(...d.hints.map((h) => `hint: ${h}`));
   }
+  if (result.tool_calls?.length) lines.push(`[tool calls: ${result.tool_calls.map(describeToolCall).join(', ')}]`);
   if (result.auto_installed) lines.push(`[auto-installed ${result.auto_installed.join(', ')} and ran the code again]`);
   if (result.truncated) lines.push('[output truncated: head and tail kept]');
   if (result.session_reset && !d?.session_reset) lines.push(`[session reset before this run: ${result.reset_reason}]`);
   else if (result.session_reset && d && result.reset_reason !== d.message) lines.push(`[session reset: ${result.reset_reason}]`);
   lines.push(`[${result.success ? 'ok' : 'failed'} in ${result.duration_ms} ms on ${result.backend}, session "${result.session}"]`);
   return lines.join('\n');
+}
+
+/** One call of the audit in a few words, e.g. `memory.create_entities ok 12 ms (asked-allowed)`. */
+export function describeToolCall(call: ToolCallRecord): string {
+  const outcome = call.approval === 'denied' ? 'refused' : call.ok ? `ok ${call.ms} ms` : `failed ${call.ms} ms`;
+  return `${call.server}.${call.tool} ${outcome} (${call.approval})`;
 }

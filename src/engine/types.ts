@@ -69,6 +69,25 @@ export interface RunResult {
   session_reset?: true;
   /** Why it was replaced (killed between runs, evicted, another interpreter selected, asked for). */
   reset_reason?: string;
+  /** The tools its code called through code mode, in order, refused ones included (absent in runs saved before). */
+  tool_calls?: ToolCallRecord[];
+}
+
+/**
+ * Why a tool call from code was made or not: `read-only` (the tool says so), `rule` (autoApprove), `asked-allowed`
+ * (a person said yes), `session-allowed` (a person allowed the tool for the session before), `policy-allow` (no
+ * question by policy: approval "allow", a person's own run, or a VS Code tool that VS Code confirms itself),
+ * `denied` (a person said no, the policy refused it, or nobody could be asked).
+ */
+export type ToolApproval = 'read-only' | 'rule' | 'asked-allowed' | 'session-allowed' | 'denied' | 'policy-allow';
+
+/** One tool call of a run, for the audit: not its arguments. `ms` is the call's own time (0 when refused). */
+export interface ToolCallRecord {
+  server: string;
+  tool: string;
+  ok: boolean;
+  ms: number;
+  approval: ToolApproval;
 }
 
 /** One package of an install or a check. */
@@ -152,8 +171,53 @@ export interface InputRequest {
  */
 export type InputHandler = (request: InputRequest, signal: AbortSignal) => Promise<string | undefined>;
 
-/** A call from Python into the host (the code-mode tool bridge builds on it). Rejections become Python exceptions. */
-export type HostCallHandler = (method: string, params: unknown) => Promise<unknown>;
+/** A tool call from a run's code that waits for a person's yes. */
+export interface ToolApprovalRequest {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  run: RunLabel;
+}
+
+/** The run a question comes from, as a person knows it. */
+export interface RunLabel {
+  runId: string;
+  origin: RunOrigin;
+  session: string;
+  /** The file (and first line) the code is from, when it is a file's. */
+  location?: { file: string; line: number };
+}
+
+/** Allow once, allow this tool for the rest of the session (window, MCP session), or deny. */
+export type ToolApprovalAnswer = 'once' | 'session' | 'deny';
+
+/**
+ * Asks a person whether a tool call may go ahead (a modal in VS Code, an MCP elicitation). A dismissed question is
+ * 'deny'; rejects when nobody can answer. `signal` aborts when the run is stopped meanwhile.
+ */
+export type ToolApprovalHandler = (request: ToolApprovalRequest, signal: AbortSignal) => Promise<ToolApprovalAnswer>;
+
+/** Who answers a run's tool-call questions, and which tools they allowed for the session. */
+export interface ToolApprovals {
+  ask?: ToolApprovalHandler;
+  /** "server.tool" keys answered "Allow this tool for this session", kept by the front end for its session. */
+  sessionAllowed: Set<string>;
+}
+
+/** What a host call knows of the run whose code made it. */
+export interface HostCallRun extends RunLabel {
+  /** Asks with the run's time limit paused; absent when nobody can be asked. A stopped run withdraws the question. */
+  askToolApproval?: (request: ToolApprovalRequest) => Promise<ToolApprovalAnswer>;
+  sessionAllowed: Set<string>;
+  /** Adds a tool call to the run's audit (RunResult.tool_calls). */
+  recordToolCall(call: ToolCallRecord): void;
+}
+
+/**
+ * A call from Python into the host (the code-mode tool bridge builds on it), with the run it comes from when one is
+ * running. Rejections become Python exceptions.
+ */
+export type HostCallHandler = (method: string, params: unknown, run?: HostCallRun) => Promise<unknown>;
 
 // ---- what a backend implements -------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { format, parseArgs } from 'node:util';
+import { CLI_APPROVAL_NAMES, defaultApprovalPolicy, isApprovalMode, parseToolPatterns, type ApprovalPolicy } from '../engine/codemode/approval';
 import { attachCodeMode } from '../engine/codemode/index';
 import { isBackendKind, timeoutProblem } from '../engine/config';
 import { isNetworkAccess } from '../engine/sandbox/index';
@@ -46,6 +47,11 @@ Usage: code-mode-mcp [options]
                               under <storage>/scratch ($CODE_MODE_SCRATCH), by printing their paths
   --wheelhouse <dir>          a folder of .whl files that packages installs and auto-install look in
                               first, e.g. filled by "pip download" (default: $CODE_MODE_WHEELHOUSE)
+  --tool-approval <ask|allow|readonly>
+                              tool calls from Python to tools not marked read-only: ask the client's
+                              person by elicitation (refused at once without it), allow them, or refuse
+                              them (default: ask)
+  --auto-approve <list>       tools that need no question, as server.tool or server.* separated by commas
   --warm                      start the default backend before the first call
 ${HTTP_HELP}
   -h, --help                  show this help
@@ -74,6 +80,8 @@ function parseCli(argv: string[]) {
       servers: { type: 'string' },
       wheelhouse: { type: 'string' },
       workspace: { type: 'string' },
+      'tool-approval': { type: 'string' },
+      'auto-approve': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       ...HTTP_FLAGS,
     },
@@ -105,8 +113,13 @@ function parseCli(argv: string[]) {
   const wheelhouseDir = values.wheelhouse ?? process.env.CODE_MODE_WHEELHOUSE;
   const wheelhouse = wheelhouseDir ? path.resolve(wheelhouseDir) : undefined;
   if (wheelhouse && !fs.statSync(wheelhouse, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--wheelhouse: ${wheelhouse} is not a folder`);
+  const approvalMode = values['tool-approval'] ?? defaultApprovalPolicy.mode;
+  if (!isApprovalMode(approvalMode)) throw new Error(`--tool-approval must be "ask", "allow" or "readonly", not "${approvalMode}"`);
+  const autoApprove = parseToolPatterns(values['auto-approve'] ?? '');
+  if ('error' in autoApprove) throw new Error(`--auto-approve: ${autoApprove.error}`);
+  const approval: ApprovalPolicy = { ...defaultApprovalPolicy, mode: approvalMode, autoApprove, names: CLI_APPROVAL_NAMES };
   const http = parseHttpFlags(values);
-  return { http, help: values.help ?? false, backend, jupyter, timeoutS, heapMb, network, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+  return { http, approval, help: values.help ?? false, backend, jupyter, timeoutS, heapMb, network, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
 }
 
 function jupyterFlags(url: string | undefined, token: string | undefined, kernelName: string | undefined): JupyterSettings | undefined {
@@ -168,6 +181,7 @@ async function main(): Promise<void> {
     if (cli.jupyter) await engine.setBackendEnabled('jupyter', false, 'the jupyter backend is disabled for this server (--pyodide-only)');
   }
   const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: cli.workspace }, stderrLogger);
+  codeMode.bridge.approval = cli.approval;
   const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '', { memoryLimitMb: cli.pythonMemoryMb });
   await settings.load(cli.explicit);
   const stores = createStores(storageDir, stderrLogger);

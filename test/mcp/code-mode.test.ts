@@ -39,7 +39,8 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
     before(async () => {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-bridge-'));
       filesDir = fs.realpathSync(fs.mkdtempSync(path.join(dir, 'files-')));
-      conn = await connectStdio(['--backend', backend, '--servers', writeServersConfig(dir, filesDir)]);
+      // These cases are about calling tools, so calls need no approval here (tool-approval.test.ts tests asking).
+      conn = await connectStdio(['--backend', backend, '--servers', writeServersConfig(dir, filesDir), '--tool-approval', 'allow']);
       // The client then checks every result against run_python's output schema.
       await conn.client.listTools();
     });
@@ -208,7 +209,7 @@ describe('code mode — an external server over Streamable HTTP', () => {
     });
     const config = path.join(dir, 'servers.json');
     fs.writeFileSync(config, JSON.stringify({ servers: { web: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } }));
-    conn = await connectStdio(['--backend', 'python', '--servers', config]);
+    conn = await connectStdio(['--backend', 'python', '--servers', config, '--auto-approve', 'web.echo']);
   });
   after(async () => {
     await conn?.close();

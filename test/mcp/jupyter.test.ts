@@ -33,7 +33,8 @@ describe('the jupyter backend over MCP', () => {
     const memory = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
     const servers = path.join(work, 'servers.json');
     fs.writeFileSync(servers, JSON.stringify({ servers: { memory: { command: process.execPath, args: [memory], env: { MEMORY_FILE_PATH: path.join(work, 'memory.jsonl') } } } }));
-    conn = await connectStdio(['--backend', 'jupyter', '--jupyter-url', server.endpoint.url, '--servers', servers], { CODE_MODE_JUPYTER_TOKEN: server.endpoint.token ?? '' });
+    // Calls need no approval here: tool-approval.test.ts tests asking.
+    conn = await connectStdio(['--backend', 'jupyter', '--jupyter-url', server.endpoint.url, '--servers', servers, '--tool-approval', 'allow'], { CODE_MODE_JUPYTER_TOKEN: server.endpoint.token ?? '' });
     await conn.client.listTools();
   });
   after(async () => {

@@ -11,7 +11,7 @@ import { pythonDocstring, pythonParams, pythonSignature } from '../../src/engine
 import { mergeServers, parseServers, readServersFile, stripJsonComments } from '../../src/engine/codemode/serverConfig';
 import type { ToolProvider, ToolSpec } from '../../src/engine/codemode/toolProvider';
 import { toolErrorMessage, toolValue } from '../../src/engine/codemode/toolValue';
-import { silentLogger } from '../../src/engine/types';
+import { silentLogger, type HostCallRun, type ToolApprovalAnswer, type ToolApprovalRequest, type ToolCallRecord } from '../../src/engine/types';
 
 test('names become Python identifiers, unique, keywords avoided', () => {
   assert.equal(toIdentifier('read-file'), 'read_file');
@@ -107,7 +107,7 @@ test('the allowlist limits servers and tools, and calls outside it are refused',
   const calls: string[] = [];
   const provider = (name: string, tools: string[]): ToolProvider => ({
     name,
-    listTools: async () => tools.map((t): ToolSpec => ({ server: name, name: t, description: `${t} things.`, inputSchema: { type: 'object' } })),
+    listTools: async () => tools.map((t): ToolSpec => ({ server: name, name: t, description: `${t} things.`, inputSchema: { type: 'object' }, readOnly: t === 'read' })),
     callTool: async (tool) => {
       calls.push(`${name}.${tool}`);
       return { content: [{ type: 'text', text: 'done' }] };
@@ -121,12 +121,56 @@ test('the allowlist limits servers and tools, and calls outside it are refused',
   bridge.policy = { allowServers: ['files'], allowTools: ['files.read'] };
   const catalog = await bridge.catalog();
   assert.deepEqual(catalog.tools.map((t) => `${t.server}.${t.name}`), ['files.read']);
-  assert.equal(await bridge.call('files', 'read', {}), 'done');
+  assert.deepEqual(await bridge.call('files', 'read', {}), { value: 'done' });
   await assert.rejects(bridge.call('files', 'write', {}), /not allowed by the code-mode allowlist/);
   await assert.rejects(bridge.call('web-search', 'query', {}), /not allowed/);
   await assert.rejects(bridge.call('nope', 'x', {}), /no MCP server named "nope"/);
   assert.deepEqual(calls, ['files.read']);
   bridge.policy = { allowServers: [], allowTools: ['web-search.*'] };
   assert.match(renderSearch(await bridge.catalog(), 'query'), /tools\.web_search\.query\(\)\n {4}query things\./);
+  await bridge.dispose();
+});
+
+test('the bridge asks the run\'s person for a write, remembers "for this session", records every call, and never asks for a provider that confirms itself', async () => {
+  const sent: string[] = [];
+  const provider = (name: string, confirmsCalls = false): ToolProvider => ({
+    name,
+    confirmsCalls,
+    listTools: async () => [{ server: name, name: 'write', description: '', inputSchema: { type: 'object' } }],
+    callTool: async (tool) => {
+      sent.push(`${name}.${tool}`);
+      return { content: [{ type: 'text', text: 'done' }] };
+    },
+    status: () => ({ name, state: 'connected' }),
+    close: async () => undefined,
+  });
+  const bridge = new ToolBridge(silentLogger);
+  await bridge.setProviders('external', [provider('files'), provider('vscode', true)]);
+  const answers: ToolApprovalAnswer[] = ['deny', 'session'];
+  const asked: ToolApprovalRequest[] = [];
+  const audit: ToolCallRecord[] = [];
+  const run: HostCallRun = {
+    runId: 'r1',
+    origin: 'mcp',
+    session: 'default',
+    sessionAllowed: new Set(),
+    askToolApproval: async (request) => {
+      asked.push(request);
+      return answers.shift()!;
+    },
+    recordToolCall: (call) => audit.push(call),
+  };
+  assert.deepEqual(await bridge.call('files', 'write', { path: 'a' }, run), { refused: 'files.write was not called: a person declined the call to files.write' });
+  assert.deepEqual(sent, [], 'nothing reached the tool');
+  assert.deepEqual(await bridge.call('files', 'write', { path: 'b' }, run), { value: 'done' });
+  assert.deepEqual(await bridge.call('files', 'write', { path: 'c' }, run), { value: 'done' });
+  assert.deepEqual(await bridge.call('vscode', 'write', {}, run), { value: 'done' });
+  assert.equal(asked.length, 2);
+  assert.deepEqual(asked[0], { server: 'files', tool: 'write', args: { path: 'a' }, run: { runId: 'r1', origin: 'mcp', session: 'default' } });
+  assert.deepEqual(audit.map((c) => `${c.server}.${c.tool} ${c.ok} ${c.approval}`), ['files.write false denied', 'files.write true asked-allowed', 'files.write true session-allowed', 'vscode.write true policy-allow']);
+  assert.deepEqual(sent, ['files.write', 'files.write', 'vscode.write']);
+  // A question that cannot be answered (the run stopped, the client went away) is a refusal too.
+  const stopped = await bridge.call('files', 'write', {}, { ...run, sessionAllowed: new Set(), askToolApproval: async () => Promise.reject(new Error('the run was stopped')) });
+  assert.deepEqual(stopped, { refused: 'files.write was not called: the question could not be answered (the run was stopped)' });
   await bridge.dispose();
 });

@@ -11,7 +11,7 @@ const capped = (cap: number, text: string) => {
 
 test('a success has null diagnostics, a duration in whole milliseconds and no optional fields', () => {
   const result = shapeResult({ runId: 'r1', backend: 'python', session: 's', durationMs: 1.5123, diagnostics: null, stdout: capped(100, 'hi\n') });
-  assert.deepEqual(result, { success: true, stdout: 'hi\n', stderr: '', duration_ms: 2, diagnostics: null, backend: 'python', session: 's', run_id: 'r1' });
+  assert.deepEqual(result, { success: true, stdout: 'hi\n', stderr: '', duration_ms: 2, diagnostics: null, backend: 'python', session: 's', run_id: 'r1', tool_calls: [] });
 });
 
 test('truncation is said at the top and in the diagnostics', () => {

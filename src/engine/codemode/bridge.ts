@@ -1,10 +1,12 @@
-import type { HostCallHandler, Logger } from '../types';
+import type { HostCallHandler, HostCallRun, Logger, ToolApprovalAnswer } from '../types';
+import { answerDecision, decideApproval, defaultApprovalPolicy, matchesToolPattern, nobodyToAsk, type ApprovalPolicy, type ApprovalVerdict } from './approval';
 import { toIdentifier, uniqueIdentifiers } from './pythonNames';
 import { firstSentence, pythonDocstring, pythonParams, pythonSignature, type PythonParam } from './pythonSignature';
 import type { ConfigProblem } from './serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from './toolProvider';
 import { toolErrorMessage, toolValue } from './toolValue';
 import { errorText } from '../errorText';
+import { performance } from 'node:perf_hooks';
 
 /** Which servers and tools code may call; empty lists allow everything. Tool patterns: "server.tool" or "server.*". */
 export interface BridgePolicy {
@@ -46,6 +48,8 @@ export class ToolBridge {
   private readonly groups = new Map<string, ToolProvider[]>();
   private readonly listeners = new Set<() => void>();
   policy: BridgePolicy = { allowServers: [], allowTools: [] };
+  /** Which calls of allowed tools need a person's yes (approval.ts). */
+  approval: ApprovalPolicy = defaultApprovalPolicy;
   /** Set by whoever reads the server configs, so tools.search() in Python can say what was skipped. */
   configProblems: ConfigProblem[] = [];
 
@@ -79,7 +83,7 @@ export class ToolBridge {
   toolAllowed(server: string, tool: string): boolean {
     if (!this.serverAllowed(server)) return false;
     const patterns = this.policy.allowTools;
-    return patterns.length === 0 || patterns.includes(`${server}.${tool}`) || patterns.includes(`${server}.*`);
+    return patterns.length === 0 || matchesToolPattern(patterns, server, tool);
   }
 
   /** Connects to every allowed provider (in parallel) and lists its tools; a failing one is reported, not fatal. */
@@ -117,16 +121,49 @@ export class ToolBridge {
     return catalog;
   }
 
-  /** Calls a tool; returns its value for Python, or throws with the tool's own message. */
-  async call(server: string, tool: string, args: Record<string, unknown>): Promise<unknown> {
+  /**
+   * Calls a tool for the code of `run`, once the approval policy lets it (asking a person when it says so), and adds
+   * the call to the run's audit. Returns the tool's value for Python, or why the call was refused (Python raises
+   * ToolCallRefused; nothing reached the tool); throws with the tool's own message when the call failed.
+   */
+  async call(server: string, tool: string, args: Record<string, unknown>, run?: HostCallRun): Promise<ToolCallReply> {
     const provider = this.providers().find((p) => p.name === server);
     if (!provider) throw new Error(`no MCP server named "${server}" is configured`);
     if (!this.toolAllowed(server, tool)) throw new Error(`calling ${server}.${tool} is not allowed by the code-mode allowlist`);
+    const decision = await this.approve(provider, tool, args, run);
+    if (decision.kind !== 'allow') {
+      run?.recordToolCall({ server, tool, ok: false, ms: 0, approval: 'denied' });
+      return { refused: `${server}.${tool} was not called: ${decision.reason}` };
+    }
+    const started = performance.now();
+    const record = (ok: boolean) => run?.recordToolCall({ server, tool, ok, ms: Math.round(performance.now() - started), approval: decision.approval });
     const result = await provider.callTool(tool, args).catch((error: unknown) => {
+      record(false);
       throw new Error(`${server}.${tool}: ${errorText(error)}`);
     });
+    record(!result.isError);
     if (result.isError) throw new Error(`${server}.${tool}: ${toolErrorMessage(result)}`);
-    return toolValue(result);
+    return { value: toolValue(result) };
+  }
+
+  /** The policy's decision for the call, after asking the person behind the run when it needs a yes. */
+  private async approve(provider: ToolProvider, tool: string, args: Record<string, unknown>, run: HostCallRun | undefined): Promise<ApprovalVerdict> {
+    const server = provider.name;
+    const key = `${server}.${tool}`;
+    // The tool's annotations, from the list the provider keeps; a tool it does not list counts as not read-only.
+    const spec = (await provider.listTools().catch(() => [] as ToolSpec[])).find((t) => t.name === tool);
+    const facts = { server, tool, readOnly: spec?.readOnly === true, confirmsItself: provider.confirmsCalls === true, origin: run?.origin, sessionAllowed: run?.sessionAllowed.has(key) ?? false };
+    const decision = decideApproval(this.approval, facts);
+    if (decision.kind !== 'ask') return decision;
+    if (!run?.askToolApproval) return { kind: 'refuse', reason: nobodyToAsk(this.approval, server, tool) };
+    let answer: ToolApprovalAnswer;
+    try {
+      answer = await run.askToolApproval({ server, tool, args, run: { runId: run.runId, origin: run.origin, session: run.session, ...(run.location ? { location: run.location } : {}) } });
+    } catch (error) {
+      return { kind: 'refuse', reason: `the question could not be answered (${errorText(error)})` };
+    }
+    if (answer === 'session') run.sessionAllowed.add(key);
+    return answerDecision(answer, server, tool);
   }
 
   /** The callable tools as Python signatures with one-line docs, for tools.search(). */
@@ -136,7 +173,7 @@ export class ToolBridge {
 
   /** The engine's host-call handler: what `_code_mode_host.call(method, params)` reaches from Python. */
   hostCallHandler(): HostCallHandler {
-    return async (method, params) => {
+    return async (method, params, run) => {
       const p = (params ?? {}) as Record<string, unknown>;
       switch (method) {
         case 'tools.catalog':
@@ -144,7 +181,7 @@ export class ToolBridge {
         case 'tools.call': {
           if (typeof p.server !== 'string' || typeof p.tool !== 'string') throw new Error('tools.call needs "server" and "tool"');
           const args = typeof p.args === 'object' && p.args !== null && !Array.isArray(p.args) ? (p.args as Record<string, unknown>) : {};
-          return this.call(p.server, p.tool, args);
+          return this.call(p.server, p.tool, args, run);
         }
         case 'tools.search':
           return this.search(typeof p.query === 'string' ? p.query : '', typeof p.server === 'string' ? p.server : undefined);
@@ -161,6 +198,9 @@ export class ToolBridge {
     this.listeners.clear();
   }
 }
+
+/** What Python's `tools.call` gets back: the tool's value, or why the call was refused before it was made. */
+export type ToolCallReply = { value: unknown } | { refused: string };
 
 /** Tools whose name or docs contain every word of `query`, as `tools.<server>.<signature>` lines with a summary. */
 export function renderSearch(catalog: Catalog, query: string): string {

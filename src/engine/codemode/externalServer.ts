@@ -58,6 +58,7 @@ export class ExternalServer implements ToolProvider {
       name: t.name,
       description: t.description ?? '',
       inputSchema: t.inputSchema as Record<string, unknown>,
+      ...(t.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
     }));
     return this.tools;
   }

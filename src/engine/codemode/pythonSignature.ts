@@ -70,7 +70,7 @@ export function pythonDocstring(description: string, params: PythonParam[], orig
     }
   }
   if (originalName !== ident) lines.push('', `MCP tool name: ${originalName}`);
-  lines.push('', 'Returns the structured content, else parsed JSON text, else text. Raises ToolError on failure.');
+  lines.push('', 'Returns the structured content, else parsed JSON text, else text. Raises ToolError on failure, ToolCallRefused (a PermissionError) when the call was not approved.');
   return lines.join('\n');
 }
 

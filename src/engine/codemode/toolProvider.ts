@@ -5,6 +5,8 @@ export interface ToolSpec {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The tool's annotations say `readOnlyHint: true` (it changes nothing); absent counts as not read-only. */
+  readOnly?: boolean;
 }
 
 export interface ProviderStatus {
@@ -23,6 +25,8 @@ export interface ProviderStatus {
 export interface ToolProvider {
   readonly name: string;
   readonly description?: string;
+  /** It asks a person itself before a call that needs it (VS Code's tools): code mode must not ask twice. */
+  readonly confirmsCalls?: boolean;
   listTools(): Promise<ToolSpec[]>;
   callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   status(): ProviderStatus;

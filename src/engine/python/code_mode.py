@@ -5,14 +5,15 @@
     help(tools.filesystem.read_text_file)       # signature and docs
     text = tools.filesystem.read_text_file(path="/tmp/notes.txt")
 
-Every call is synchronous: the interpreter waits while the host performs it. A tool's error raises
-ToolError with the server's message.
+Every call is synchronous: the interpreter waits while the host performs it (and, for a tool that may change
+something, while a person is asked). A tool's error raises ToolError with the server's message; a call the
+tool-approval policy or a person refused raises ToolCallRefused, a PermissionError, and nothing reached the tool.
 """
 import builtins
 
 import _code_mode_host
 
-__all__ = ["tools", "ToolError"]
+__all__ = ["tools", "ToolError", "ToolCallRefused"]
 
 # Taken at import, so user code that later replaces a builtin or the host module's functions cannot break calls.
 __builtins__ = dict(builtins.__dict__)
@@ -22,6 +23,11 @@ _HostCallError = _code_mode_host.HostCallError
 
 class ToolError(Exception):
     """A tool call failed: the server reported an error, or the tool is unknown or not allowed."""
+
+
+class ToolCallRefused(PermissionError):
+    """A tool call was not made: the tool-approval policy refused it, or a person said no. The message says which
+    tool and why; nothing was sent to the tool, so the program may go on without it."""
 
 
 def _host(method, params):
@@ -49,7 +55,10 @@ def _make_function(server_name, entry):
     tool_name = entry["name"]
 
     def _call(args):
-        return _host("tools.call", {"server": server_name, "tool": tool_name, "args": args})
+        reply = _host("tools.call", {"server": server_name, "tool": tool_name, "args": args})
+        if "refused" in reply:
+            raise ToolCallRefused(reply["refused"])
+        return reply.get("value")
 
     namespace = {"_MISSING": _MISSING, "_call": _call}
     exec(compile(source, f"<tool {server_name}.{tool_name}>", "exec"), namespace)
