@@ -5,7 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { InputHandler } from '../engine/types';
 
 /** How long a person may take to answer before the question is given up (the run's clock stands still meanwhile). */
-const ANSWER_WAIT_MS = 10 * 60 * 1000;
+export const ANSWER_WAIT_MS = 10 * 60 * 1000;
 
 export function inputViaElicitation(server: Server): InputHandler | undefined {
   if (!server.getClientCapabilities()?.elicitation) return undefined;

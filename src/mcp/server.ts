@@ -2,12 +2,13 @@ import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server
 import type { ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Engine } from '../engine/engine';
-import type { RunOrigin } from '../engine/types';
+import type { RunOrigin, ToolApprovals } from '../engine/types';
 import { PRODUCT_VERSION } from '../version';
 import type { ToolBridge } from '../engine/codemode/bridge';
 import type { SettingsPort } from '../engine/userSettings';
 import type { Stores } from '../engine/stores/index';
 import { ClientLog } from './clientLog';
+import { approvalViaElicitation } from './elicitApproval';
 import { inputViaElicitation } from './elicitInput';
 import { registerEnvironmentTools } from './environmentTools';
 import { packagesAnnotations, registerPackageTools } from './packageTools';
@@ -34,6 +35,11 @@ export interface McpServerOptions {
    * share globals; its session names stay the client's own. Undefined: the engine's shared sessions.
    */
   sessionScope?: string;
+  /**
+   * Who approves tool calls from runs this server starts (VS Code's question, with the window's memory). Default:
+   * the client, by elicitation, with "Allow this tool for this session" kept for this MCP session.
+   */
+  toolApprovals?: ToolApprovals;
 }
 
 /** The MCP surface of the engine (DESIGN.md section 3). Built per connection; the engine is shared. */
@@ -51,6 +57,9 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   const log = new ClientLog(server.server);
   const { bridge, stores } = options;
   const reach = () => codeReachesOutside(engine, options);
+  const sessionAllowed = new Set<string>();
+  // Asked per call: the client's capabilities are known only once it has initialized.
+  const toolApprovals = (): ToolApprovals => options.toolApprovals ?? { ask: approvalViaElicitation(server.server), sessionAllowed };
   const runAnnotations = (): ToolAnnotations => ({ title: 'Run Python', readOnlyHint: false, destructiveHint: reach(), idempotentHint: false, openWorldHint: reach() });
 
   const runPython = (args: ShapeOutput<typeof runPythonInput>, channel: RunChannel): Promise<CallToolResult> =>
@@ -69,6 +78,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
           origin: options.origin ?? 'mcp',
           // Asked per call: the client's capabilities are known only once it has initialized.
           onInput: inputViaElicitation(server.server),
+          toolApprovals: toolApprovals(),
         },
         channel,
         log,
