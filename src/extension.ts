@@ -19,6 +19,7 @@ import { RunOutputWriter } from './vscode/runOutput';
 import { RunProblems } from './vscode/runProblems';
 import { onSettingsChange } from './vscode/settings';
 import { RunStatusItem, STATUS_MENU_COMMAND, type RunStatusSnapshot } from './vscode/statusBar';
+import type { ApprovalStandIn } from './vscode/toolApproval';
 import { EXPLORER_VIEW_ID, ToolExplorer } from './vscode/toolExplorer';
 
 export interface CodeModeApi {
@@ -34,6 +35,13 @@ export interface CodeModeApi {
   runsChannelReveals(): number;
   /** What the status bar item of your runs shows now. */
   runStatus(): RunStatusSnapshot;
+  /** Only while extension tests run (ExtensionMode.Test): hooks for what a headless test cannot do itself. */
+  testHooks?: TestHooks;
+}
+
+export interface TestHooks {
+  /** Answers the tool-approval question instead of its modal, which VS Code refuses to show during extension tests. */
+  answerToolApprovals(standIn: ApprovalStandIn | undefined): void;
 }
 
 export function activate(context: vscode.ExtensionContext): CodeModeApi {
@@ -49,7 +57,8 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const history = new RunHistory(100, stores.history);
   const output = new RunOutputWriter(runsChannel);
 
-  const actionDeps: ResultsActionDeps = { history, engine, bridge, tools: () => mcp.localClient(), settings, results: () => results };
+  const toolApprovals = container.toolApprovals.approvals;
+  const actionDeps: ResultsActionDeps = { history, engine, bridge, tools: () => mcp.localClient(), settings, results: () => results, toolApprovals };
   const results = new ResultsView(context.extensionUri, history, resultsActions(actionDeps), log);
   const explorer = new ToolExplorer(
     engine,
@@ -114,16 +123,19 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
     vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true }),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
-    ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, problems }),
-    registerGenerateCommand({ engine: () => engine.get(), toolsSummary: async () => (await bridge.get()).bridge.search(''), log }, results),
+    ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, problems, toolApprovals }),
+    registerGenerateCommand({ engine: () => engine.get(), toolsSummary: async () => (await bridge.get()).bridge.search(''), log, toolApprovals }, results),
     registerInstallCommand({ settings, engine: () => engine.get(), results }),
     ...registerJupyterCommands({ settings, tokens: container.jupyterTokens, engine }),
-    ...registerExplorerCommands({ explorer, results, engine, codeFiles: stores.codeFiles, settings, rerun: (runId) => rerun(actionDeps, runId) }),
+    ...registerExplorerCommands({ explorer, results, engine, codeFiles: stores.codeFiles, settings, rerun: (runId) => rerun(actionDeps, runId), toolApprovals }),
   );
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  return { container, history, results, explorer, activationMs, runsChannelText: () => output.transcript(), runsChannelReveals: () => output.reveals, runStatus: () => status.snapshot() };
+  // Never in an installed extension: another extension could read these exports.
+  const testHooks: TestHooks | undefined =
+    context.extensionMode === vscode.ExtensionMode.Test ? { answerToolApprovals: (standIn) => container.toolApprovals.answerWith(standIn) } : undefined;
+  return { container, history, results, explorer, activationMs, runsChannelText: () => output.transcript(), runsChannelReveals: () => output.reveals, runStatus: () => status.snapshot(), ...(testHooks ? { testHooks } : {}) };
 }
 
 export function deactivate(): void {

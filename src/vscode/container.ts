@@ -15,6 +15,7 @@ import { PyodideProgress } from './services/pyodideProgress';
 import { SettingsCache } from './services/settingsCache';
 import { TrustService } from './services/trustService';
 import { VscodeSettingsPort } from './settingsPort';
+import { ToolApprovalQuestions } from './toolApproval';
 
 export class Container implements vscode.Disposable {
   readonly logger: Logger;
@@ -30,6 +31,7 @@ export class Container implements vscode.Disposable {
   private _settingsPort: VscodeSettingsPort | undefined;
   private _mcp: McpEndpoints | undefined;
   private _jupyterTokens: JupyterTokens | undefined;
+  private _toolApprovals: ToolApprovalQuestions | undefined;
 
   constructor(
     private readonly storageDir: string,
@@ -108,7 +110,12 @@ export class Container implements vscode.Disposable {
   }
 
   get mcp(): McpEndpoints {
-    return (this._mcp ??= this.track(new McpEndpoints(this.engine, this.bridge, this.settings, this.settingsPort, this.stores, this.logger)));
+    return (this._mcp ??= this.track(new McpEndpoints(this.engine, this.bridge, this.settings, this.settingsPort, this.stores, this.toolApprovals, this.logger)));
+  }
+
+  /** The window's question before a tool call from Python that needs a yes, and the tools allowed for this session. */
+  get toolApprovals(): ToolApprovalQuestions {
+    return (this._toolApprovals ??= new ToolApprovalQuestions());
   }
 
   /** A settings change reaches the cache, the interpreter tracker, the bridge and the engine, in that order. */

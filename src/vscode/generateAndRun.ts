@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { Engine } from '../engine/engine';
-import type { RunResult } from '../engine/types';
+import type { RunResult, ToolApprovals } from '../engine/types';
 import { extractCode } from './generateCode';
 
 export interface GenerateOutcome {
@@ -17,6 +17,8 @@ export interface GenerateDeps {
   /** `tools.search()` text: what Python may call besides the standard library. */
   toolsSummary: () => Promise<string>;
   log: vscode.LogOutputChannel;
+  /** The window's tool-approval question: generated code is a model's, so its tool calls follow the policy. */
+  toolApprovals: ToolApprovals;
 }
 
 export const NO_MODEL_MESSAGE = 'No language model is available. Sign in to GitHub Copilot (or install a language model provider) and try again.';
@@ -68,7 +70,7 @@ export async function generateAndRun(task: string, model: vscode.LanguageModelCh
       last = { success: false, attempts: attempt, message: 'The model answered without code.' };
       continue;
     }
-    const result = await engine.run({ code, origin: 'generate' });
+    const result = await engine.run({ code, origin: 'generate', toolApprovals: deps.toolApprovals });
     last = { success: result.success, attempts: attempt, code, result };
     if (result.success) return last;
     messages.push(vscode.LanguageModelChatMessage.Assistant(answer), vscode.LanguageModelChatMessage.User(failureReport(result)));

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunOptions } from '../engine/engine';
-import type { BackendKind, InputRequest, RunResult, ScriptRun } from '../engine/types';
+import type { BackendKind, InputRequest, RunResult, ScriptRun, ToolApprovals } from '../engine/types';
 import type { ExtensionSettings, PersonRunSettings } from './settings';
 
 const TIMEOUT_SETTING = 'codeMode.run.timeoutSeconds';
@@ -28,9 +28,13 @@ export function personSession(settings: PersonRunSettings, document?: vscode.Tex
   return `${name}-${createHash('sha256').update(document.uri.toString()).digest('hex').slice(0, 8)}`;
 }
 
-/** What every run a person starts gets: their time limit (and the setting to name when it is reached), and input() answered in an input box. */
-export function personRunOptions(settings: PersonRunSettings): Pick<RunOptions, 'timeoutS' | 'timeoutSource' | 'onInput'> {
-  return { timeoutS: settings.timeoutS, timeoutSource: `setting ${TIMEOUT_SETTING}`, onInput: askInInputBox };
+/**
+ * What every run a person starts gets: their time limit (and the setting to name when it is reached), input()
+ * answered in an input box, and the window's tool-approval question (asked only when codeMode.tools.approvePersonRuns
+ * is off).
+ */
+export function personRunOptions(settings: PersonRunSettings, toolApprovals: ToolApprovals): Pick<RunOptions, 'timeoutS' | 'timeoutSource' | 'onInput' | 'toolApprovals'> {
+  return { timeoutS: settings.timeoutS, timeoutSource: `setting ${TIMEOUT_SETTING}`, onInput: askInInputBox, toolApprovals };
 }
 
 /** input() in a person's run: an input box that stays open while they look elsewhere; Escape is end of file. */

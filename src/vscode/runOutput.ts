@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { describeToolCall } from '../engine/result';
 import { tracebackFrames } from '../engine/tracebackFrames';
 import type { RunEvent } from '../engine/types';
 
@@ -80,6 +81,8 @@ export class RunOutputWriter implements vscode.Disposable {
           const failing = d.traceback ? tracebackFrames(d.traceback).pop() : undefined;
           if (failing) this.channel.appendLine(`at ${failing.file}:${failing.line}`);
         }
+        // The audit: every tool the code called, without its arguments.
+        for (const call of result.tool_calls ?? []) this.channel.appendLine(`[tool] ${describeToolCall(call)}`);
         const status = result.success ? 'ok' : d?.error_type === 'INVALID_ARGUMENT' ? 'not run' : `failed (${d?.exception ?? d?.error_type})`;
         this.channel.appendLine(`── ${status} in ${result.duration_ms} ms${result.truncated ? ' · output truncated' : ''} ──\n`);
         break;

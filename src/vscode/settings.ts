@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { isApprovalMode, parseToolPatterns, type ApprovalPolicy } from '../engine/codemode/approval';
 import type { BridgePolicy } from '../engine/codemode/bridge';
 import type { EngineConfig } from '../engine/config';
 import type { BackendKind } from '../engine/types';
@@ -26,6 +27,8 @@ export interface ExtensionSettings {
   /** `{name: {command, args, env} | {type: 'http', url}}`, as in mcp_servers.json. */
   mcpServers: Record<string, unknown>;
   bridgePolicy: BridgePolicy;
+  /** Which tool calls from Python ask first (codeMode.tools.approval, autoApprove, approvePersonRuns). */
+  approvalPolicy: ApprovalPolicy;
   exposeVscodeTools: boolean;
   pythonPath: string;
   /** Each backend's own settings (backends.ts reads them). */
@@ -63,6 +66,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
     },
     mcpServers: c.get<Record<string, unknown>>('mcpServers', {}),
     bridgePolicy: { allowServers: strings('tools.allowServers'), allowTools: strings('tools.allowTools') },
+    approvalPolicy: readApprovalPolicy(c),
     exposeVscodeTools: c.get<boolean>('tools.vscodeTools', true),
     pythonPath: c.get<string>('pythonPath', '').trim(),
     backends: readBackendSettings(c),
@@ -75,6 +79,22 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
     },
     mcpTransport: c.get<McpTransport>('mcp.transport', 'http') === 'stdio' ? 'stdio' : 'http',
     mcpHttpSessionIdleMinutes: c.get<number>('mcp.httpSessionIdleMinutes', DEFAULT_SESSION_IDLE_MINUTES),
+  };
+}
+
+/** The tool-approval settings; a malformed mode is the default "ask", and a malformed rule is left out. */
+function readApprovalPolicy(c: vscode.WorkspaceConfiguration): ApprovalPolicy {
+  const mode = c.get<string>('tools.approval', 'ask');
+  const rules = c.get<unknown[]>('tools.autoApprove', []).filter((rule): rule is string => typeof rule === 'string');
+  const autoApprove = rules.flatMap((rule) => {
+    const parsed = parseToolPatterns(rule);
+    return 'error' in parsed ? [] : parsed;
+  });
+  return {
+    mode: isApprovalMode(mode) ? mode : 'ask',
+    autoApprove,
+    approvePersonRuns: c.get<boolean>('tools.approvePersonRuns', true),
+    names: { mode: 'setting codeMode.tools.approval', autoApprove: 'setting codeMode.tools.autoApprove' },
   };
 }
 

@@ -14,6 +14,8 @@ export const VSCODE_PROVIDER = 'vscode';
 export class VscodeToolsProvider implements ToolProvider {
   readonly name = VSCODE_PROVIDER;
   readonly description = "VS Code's language-model tools, including MCP servers VS Code runs.";
+  /** vscode.lm.invokeTool shows VS Code's own confirmation where the tool asks for one: code mode does not ask again. */
+  readonly confirmsCalls = true;
   private lastError: string | undefined;
 
   constructor(private readonly isOwnTool: (name: string) => boolean) {}

@@ -1,6 +1,6 @@
 // One card per run: status, where it ran, the code, live output, the error and what it displayed.
 import { tracebackFrames } from '../engine/tracebackFrames';
-import type { Diagnostics, Display, RunOrigin, RunResult } from '../engine/types';
+import type { Diagnostics, Display, RunOrigin, RunResult, ToolApproval, ToolCallRecord } from '../engine/types';
 import { renderDisplay } from './displays';
 import { button, el, formatClock, formatDuration } from './dom';
 import { droppedText, type PageToHostMessage, type RunCard } from './protocol';
@@ -20,6 +20,16 @@ const ORIGIN_LABELS: Record<RunOrigin, string> = {
   cli: 'CLI',
   generate: 'generate and run',
   test: 'test',
+};
+
+/** What each approval value of the audit means, as a tooltip. */
+const APPROVAL_MEANINGS: Record<ToolApproval, string> = {
+  'read-only': 'the tool is marked read-only: no question',
+  rule: 'listed in codeMode.tools.autoApprove: no question',
+  'asked-allowed': 'a person was asked and allowed it',
+  'session-allowed': 'a person allowed this tool for the session earlier',
+  'policy-allow': 'no question by policy: approval "allow", your own run, or a VS Code tool VS Code confirms itself',
+  denied: 'not called: a person said no, the policy refused it, or nobody could be asked',
 };
 
 export interface CardHost {
@@ -62,6 +72,7 @@ export class RunCardView {
   private readonly copyButton: HTMLButtonElement;
   private readonly streams: Record<Stream, StreamView>;
   private readonly errorBox: HTMLElement;
+  private readonly toolCallsBox: HTMLElement;
   private readonly displaysBox: HTMLElement;
   private readonly droppedNote: HTMLElement;
   private readonly emptyNote: HTMLElement;
@@ -104,6 +115,7 @@ export class RunCardView {
 
     this.streams = { stdout: this.makeStream('stdout'), stderr: this.makeStream('stderr') };
     this.errorBox = el('div', { className: 'error-block', attrs: { role: 'alert' } });
+    this.toolCallsBox = el('div', { className: 'tool-calls' });
     this.displaysBox = el('div', { className: 'displays' });
     this.droppedNote = el('p', { className: 'note displays-dropped' });
     this.emptyNote = el('p', { className: 'note empty-output', text: 'No output' });
@@ -114,6 +126,7 @@ export class RunCardView {
       this.streams.stdout.block,
       this.streams.stderr.block,
       this.errorBox,
+      this.toolCallsBox,
       this.displaysBox,
       this.droppedNote,
       this.emptyNote,
@@ -261,7 +274,24 @@ export class RunCardView {
     this.interruptButton.hidden = !!result;
     this.rerunButton.hidden = !result;
     this.renderError(result?.diagnostics ?? null);
+    this.renderToolCalls(result?.tool_calls ?? []);
     this.updateEmptyNote();
+  }
+
+  /** The run's audit: which tools its code called, how each went, and why it was allowed or not (not the arguments). */
+  private renderToolCalls(calls: ToolCallRecord[]): void {
+    this.toolCallsBox.hidden = calls.length === 0;
+    if (calls.length === 0) return this.toolCallsBox.replaceChildren();
+    const denied = calls.filter((call) => call.approval === 'denied').length;
+    const title = `Tool calls · ${calls.length}${denied ? ` · ${denied} refused` : ''}`;
+    const items = calls.map((call) =>
+      el('li', { className: 'tool-call', attrs: { 'data-approval': call.approval, 'data-ok': String(call.ok) } }, [
+        el('code', { className: 'tool-call-name', text: `${call.server}.${call.tool}` }),
+        el('span', { className: 'tool-call-outcome', text: call.approval === 'denied' ? 'not called' : call.ok ? `ok · ${call.ms} ms` : `failed · ${call.ms} ms` }),
+        el('span', { className: 'tool-call-approval', text: call.approval, attrs: { title: APPROVAL_MEANINGS[call.approval] ?? '' } }),
+      ]),
+    );
+    this.toolCallsBox.replaceChildren(el('span', { className: 'tool-calls-title', text: title }), el('ul', {}, items));
   }
 
   private renderError(diagnostics: Diagnostics | null): void {

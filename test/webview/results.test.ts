@@ -541,6 +541,32 @@ describe('results page in Chromium', () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a run's tool calls are listed on its card with outcome, time and approval, refused ones marked; none, no list", async () => {
+    const { page, errors } = await openPage();
+    const toolCalls = [
+      { server: 'memory', tool: 'read_graph', ok: true, ms: 3, approval: 'read-only' as const },
+      { server: 'memory', tool: 'create_entities', ok: false, ms: 0, approval: 'denied' as const },
+      { server: 'memory', tool: 'add_observations', ok: true, ms: 12, approval: 'asked-allowed' as const },
+    ];
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('tc1', 'from code_mode import tools') },
+      { type: 'runFinished', runId: 'tc1', result: result('tc1', { stdout: 'done\n', tool_calls: toolCalls }) },
+      { type: 'runStarted', run: runInfo('tc2', 'print(1)') },
+      { type: 'runFinished', runId: 'tc2', result: result('tc2', { stdout: '1\n', tool_calls: [] }) },
+    );
+    await waitForText(page, `${card('tc1')} .tool-calls-title`, 'Tool calls · 3 · 1 refused');
+    const rows = await page.$$eval(`${card('tc1')} .tool-call`, (nodes) => nodes.map((n) => [...n.children].map((c) => c.textContent)));
+    assert.deepEqual(rows, [
+      ['memory.read_graph', 'ok · 3 ms', 'read-only'],
+      ['memory.create_entities', 'not called', 'denied'],
+      ['memory.add_observations', 'ok · 12 ms', 'asked-allowed'],
+    ]);
+    assert.match((await page.getAttribute(`${card('tc1')} .tool-call[data-approval="denied"] .tool-call-approval`, 'title')) ?? '', /not called/);
+    assert.ok(await page.isHidden(`${card('tc2')} .tool-calls`), 'a run without tool calls shows no list');
+    assert.deepEqual(errors, []);
+  });
+
   test('image displays render as loaded <img> elements, SVG included, never as inline markup', async () => {
     const { page, errors } = await openPage();
     let dialogs = 0;

@@ -1,6 +1,7 @@
 // The Tool Explorer's commands: refresh, open or re-run a past run, run a code file, open a tool's form.
 import * as vscode from 'vscode';
 import type { CodeFiles } from '../../engine/stores/codeFiles';
+import type { ToolApprovals } from '../../engine/types';
 import { personBackend, personRunOptions, personSession } from '../personRun';
 import type { ResultsView } from '../resultsView';
 import type { EngineService } from '../services/engineService';
@@ -14,9 +15,11 @@ export interface ExplorerCommandDeps {
   codeFiles: Pick<CodeFiles, 'read'>;
   settings: () => ExtensionSettings;
   rerun: (runId: string) => Promise<unknown>;
+  /** The window's tool-approval question. */
+  toolApprovals: ToolApprovals;
 }
 
-export function registerExplorerCommands({ explorer, results, engine: engines, codeFiles, settings: currentSettings, rerun }: ExplorerCommandDeps): vscode.Disposable[] {
+export function registerExplorerCommands({ explorer, results, engine: engines, codeFiles, settings: currentSettings, rerun, toolApprovals }: ExplorerCommandDeps): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('codeMode.explorer.refresh', () => explorer.refresh()),
     vscode.commands.registerCommand('codeMode.explorer.openRun', (runId: string) => results.reveal(runId)),
@@ -31,7 +34,7 @@ export function registerExplorerCommands({ explorer, results, engine: engines, c
         origin: 'explorer',
         backend: personBackend(settings, vscode.workspace.isTrusted),
         session: personSession(settings.personRun),
-        ...personRunOptions(settings.personRun),
+        ...personRunOptions(settings.personRun, toolApprovals),
       });
     }),
     vscode.commands.registerCommand('codeMode.explorer.invokeTool', (node?: ExplorerNode) => {

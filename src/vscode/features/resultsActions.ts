@@ -1,7 +1,7 @@
 // What the results page (and the explorer's Re-run) asks of the extension: run a past run's code again,
 // interrupt a run, call a tool from a tool form.
 import type { RunHistory } from '../../engine/history';
-import type { RunResult } from '../../engine/types';
+import type { RunResult, ToolApprovals } from '../../engine/types';
 import type { LocalMcpClient } from '../../mcp/localClient';
 import { personRunOptions } from '../personRun';
 import type { ResultsActions } from '../resultsView';
@@ -19,6 +19,8 @@ export interface ResultsActionDeps {
   settings: () => ExtensionSettings;
   /** The results view; a getter, since the view is made with these actions. */
   results: () => Pick<ResultsPresenter, 'reveal'>;
+  /** The window's tool-approval question. */
+  toolApprovals: ToolApprovals;
 }
 
 /** Runs a past run's code again, in its backend and session, as your run. */
@@ -27,7 +29,7 @@ export async function rerun(deps: ResultsActionDeps, runId: string): Promise<Run
   if (!record) return undefined;
   const engine = await deps.engine.get();
   void deps.results().reveal();
-  return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command', ...personRunOptions(deps.settings().personRun) });
+  return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command', ...personRunOptions(deps.settings().personRun, deps.toolApprovals) });
 }
 
 export function resultsActions(deps: ResultsActionDeps): ResultsActions {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { SessionDescription } from '../../engine/engine';
-import type { BackendKind, RunResult, ScriptRun } from '../../engine/types';
+import type { BackendKind, RunResult, ScriptRun, ToolApprovals } from '../../engine/types';
 import { codeToRun } from '../codeText';
 import type { RunOutputWriter } from '../runOutput';
 import type { RunProblems } from '../runProblems';
@@ -21,12 +21,14 @@ export interface RunCommandDeps {
   runsChannel: Pick<RunOutputWriter, 'reveal'>;
   results: ResultsPresenter;
   problems: RunProblems;
+  /** The window's tool-approval question. */
+  toolApprovals: ToolApprovals;
 }
 
 const otherBackend = (kind: BackendKind): BackendKind => (kind === 'pyodide' ? 'python' : 'pyodide');
 
 /** The command palette / editor menu front door. Each command returns what it did, for tests and chaining. */
-export function registerRunCommands({ settings: currentSettings, engine: engines, interpreterPath, runsChannel, results, problems }: RunCommandDeps): vscode.Disposable[] {
+export function registerRunCommands({ settings: currentSettings, engine: engines, interpreterPath, runsChannel, results, problems, toolApprovals }: RunCommandDeps): vscode.Disposable[] {
   const yourBackend = () => personBackend(currentSettings(), vscode.workspace.isTrusted);
   const run = async (code: string, document: vscode.TextDocument | undefined, backend = yourBackend(), script?: ScriptRun): Promise<RunResult | undefined> => {
     if (!code.trim()) {
@@ -35,7 +37,7 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
     }
     const engine = await engines.get();
     const settings = currentSettings().personRun;
-    const pending = engine.run({ code, backend, script, session: personSession(settings, document), origin: 'command', ...personRunOptions(settings) });
+    const pending = engine.run({ code, backend, script, session: personSession(settings, document), origin: 'command', ...personRunOptions(settings, toolApprovals) });
     await results.reveal();
     // The runs channel is always written; it opens only where the results cannot be seen (or when asked to),
     // so the same output is not shown twice at once.

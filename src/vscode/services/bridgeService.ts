@@ -48,6 +48,7 @@ export class BridgeService implements vscode.Disposable {
     if (!this.codeMode) return;
     const codeMode = await this.codeMode;
     codeMode.bridge.policy = this.settings.current.bridgePolicy;
+    codeMode.bridge.approval = this.settings.current.approvalPolicy;
     if (event.affectsConfiguration('codeMode.mcpServers')) await codeMode.external.setSources(this.serverSources());
     if (event.affectsConfiguration('codeMode.tools.vscodeTools')) await codeMode.bridge.setProviders('vscode', this.vscodeProviders());
   }
@@ -55,6 +56,7 @@ export class BridgeService implements vscode.Disposable {
   private async create(engine: Engine): Promise<CodeMode> {
     const codeMode = await attachCodeMode(engine, this.serverSources(), this.logger);
     codeMode.bridge.policy = this.settings.current.bridgePolicy;
+    codeMode.bridge.approval = this.settings.current.approvalPolicy;
     await codeMode.bridge.setProviders('vscode', this.vscodeProviders());
     codeMode.bridge.onDidChange(() => this.changes.fire());
     return codeMode;

@@ -11,6 +11,7 @@ import type { BridgeService } from './bridgeService';
 import type { EngineService } from './engineService';
 import type { SettingsCache } from './settingsCache';
 import { loopbackSocket } from '../loopbackSocket';
+import type { ToolApprovalQuestions } from '../toolApproval';
 
 /**
  * Our MCP server inside the extension host, two ways: the local HTTP endpoint the MCP provider hands to Copilot
@@ -28,12 +29,16 @@ export class McpEndpoints implements vscode.Disposable {
     private readonly settings: SettingsCache,
     private readonly settingsPort: SettingsPort,
     private readonly stores: Stores,
+    private readonly toolApprovals: ToolApprovalQuestions,
     private readonly logger: Logger,
   ) {}
 
-  /** What every MCP server the extension builds gets: the bridge and the settings behind `configure`. */
-  private serverOptions(codeMode: CodeMode): Pick<McpServerOptions, 'bridge' | 'settings' | 'stores' | 'learningsCount'> {
-    return { bridge: codeMode.bridge, settings: this.settingsPort, stores: this.stores, learningsCount: () => this.stores.learnings.count() };
+  /**
+   * What every MCP server the extension builds gets: the bridge, the settings behind `configure`, and the window's
+   * tool-approval question (a modal here in VS Code, rather than an elicitation back through Copilot's chat).
+   */
+  private serverOptions(codeMode: CodeMode): Pick<McpServerOptions, 'bridge' | 'settings' | 'stores' | 'learningsCount' | 'toolApprovals'> {
+    return { bridge: codeMode.bridge, settings: this.settingsPort, stores: this.stores, learningsCount: () => this.stores.learnings.count(), toolApprovals: this.toolApprovals.approvals };
   }
 
   loopback(): Promise<HttpMcpServer> {
