@@ -556,7 +556,7 @@ describe('results page in Chromium', () => {
       { type: 'runFinished', runId: 'tc2', result: result('tc2', { stdout: '1\n', tool_calls: [] }) },
     );
     await waitForText(page, `${card('tc1')} .tool-calls-title`, 'Tool calls · 3 · 1 refused');
-    const rows = await page.$$eval(`${card('tc1')} .tool-call`, (nodes) => nodes.map((n) => [...n.children].map((c) => c.textContent)));
+    const rows = await page.$$eval(`${card('tc1')} .tool-call`, (nodes) => nodes.map((n) => Array.from(n.children, (c) => c.textContent)));
     assert.deepEqual(rows, [
       ['memory.read_graph', 'ok · 3 ms', 'read-only'],
       ['memory.create_entities', 'not called', 'denied'],
