@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { nobodyToAsk } from '../../src/engine/codemode/approval';
 import { renderSearch, ToolBridge } from '../../src/engine/codemode/bridge';
 import { toIdentifier, uniqueIdentifiers } from '../../src/engine/codemode/pythonNames';
 import { pythonDocstring, pythonParams, pythonSignature } from '../../src/engine/codemode/pythonSignature';
@@ -121,11 +122,15 @@ test('the allowlist limits servers and tools, and calls outside it are refused',
   bridge.policy = { allowServers: ['files'], allowTools: ['files.read'] };
   const catalog = await bridge.catalog();
   assert.deepEqual(catalog.tools.map((t) => `${t.server}.${t.name}`), ['files.read']);
-  assert.deepEqual(await bridge.call('files', 'read', {}), { value: 'done' });
-  await assert.rejects(bridge.call('files', 'write', {}), /not allowed by the code-mode allowlist/);
+  assert.deepEqual(await bridge.callFromCode('files', 'read', {}), { value: 'done' });
+  await assert.rejects(bridge.callFromCode('files', 'write', {}), /not allowed by the code-mode allowlist/);
   await assert.rejects(bridge.call('web-search', 'query', {}), /not allowed/);
   await assert.rejects(bridge.call('nope', 'x', {}), /no MCP server named "nope"/);
   assert.deepEqual(calls, ['files.read']);
+  bridge.policy = { allowServers: [], allowTools: [] };
+  assert.equal(await bridge.call('files', 'write', {}), 'done', 'a person invoking a tool from its form needs no question');
+  assert.deepEqual(await bridge.callFromCode('files', 'write', {}), { refused: 'files.write was not called: ' + nobodyToAsk(bridge.approval, 'files', 'write') }, 'code does');
+  assert.deepEqual(calls, ['files.read', 'files.write']);
   bridge.policy = { allowServers: [], allowTools: ['web-search.*'] };
   assert.match(renderSearch(await bridge.catalog(), 'query'), /tools\.web_search\.query\(\)\n {4}query things\./);
   await bridge.dispose();
@@ -160,17 +165,17 @@ test('the bridge asks the run\'s person for a write, remembers "for this session
     },
     recordToolCall: (call) => audit.push(call),
   };
-  assert.deepEqual(await bridge.call('files', 'write', { path: 'a' }, run), { refused: 'files.write was not called: a person declined the call to files.write' });
+  assert.deepEqual(await bridge.callFromCode('files', 'write', { path: 'a' }, run), { refused: 'files.write was not called: a person declined the call to files.write' });
   assert.deepEqual(sent, [], 'nothing reached the tool');
-  assert.deepEqual(await bridge.call('files', 'write', { path: 'b' }, run), { value: 'done' });
-  assert.deepEqual(await bridge.call('files', 'write', { path: 'c' }, run), { value: 'done' });
-  assert.deepEqual(await bridge.call('vscode', 'write', {}, run), { value: 'done' });
+  assert.deepEqual(await bridge.callFromCode('files', 'write', { path: 'b' }, run), { value: 'done' });
+  assert.deepEqual(await bridge.callFromCode('files', 'write', { path: 'c' }, run), { value: 'done' });
+  assert.deepEqual(await bridge.callFromCode('vscode', 'write', {}, run), { value: 'done' });
   assert.equal(asked.length, 2);
   assert.deepEqual(asked[0], { server: 'files', tool: 'write', args: { path: 'a' }, run: { runId: 'r1', origin: 'mcp', session: 'default' } });
   assert.deepEqual(audit.map((c) => `${c.server}.${c.tool} ${c.ok} ${c.approval}`), ['files.write false denied', 'files.write true asked-allowed', 'files.write true session-allowed', 'vscode.write true policy-allow']);
   assert.deepEqual(sent, ['files.write', 'files.write', 'vscode.write']);
   // A question that cannot be answered (the run stopped, the client went away) is a refusal too.
-  const stopped = await bridge.call('files', 'write', {}, { ...run, sessionAllowed: new Set(), askToolApproval: async () => Promise.reject(new Error('the run was stopped')) });
+  const stopped = await bridge.callFromCode('files', 'write', {}, { ...run, sessionAllowed: new Set(), askToolApproval: async () => Promise.reject(new Error('the run was stopped')) });
   assert.deepEqual(stopped, { refused: 'files.write was not called: the question could not be answered (the run was stopped)' });
   await bridge.dispose();
 });

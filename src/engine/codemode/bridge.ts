@@ -126,10 +126,8 @@ export class ToolBridge {
    * the call to the run's audit. Returns the tool's value for Python, or why the call was refused (Python raises
    * ToolCallRefused; nothing reached the tool); throws with the tool's own message when the call failed.
    */
-  async call(server: string, tool: string, args: Record<string, unknown>, run?: HostCallRun): Promise<ToolCallReply> {
-    const provider = this.providers().find((p) => p.name === server);
-    if (!provider) throw new Error(`no MCP server named "${server}" is configured`);
-    if (!this.toolAllowed(server, tool)) throw new Error(`calling ${server}.${tool} is not allowed by the code-mode allowlist`);
+  async callFromCode(server: string, tool: string, args: Record<string, unknown>, run?: HostCallRun): Promise<ToolCallReply> {
+    const provider = this.allowedProvider(server, tool);
     const decision = await this.approve(provider, tool, args, run);
     if (decision.kind !== 'allow') {
       run?.recordToolCall({ server, tool, ok: false, ms: 0, approval: 'denied' });
@@ -137,13 +135,34 @@ export class ToolBridge {
     }
     const started = performance.now();
     const record = (ok: boolean) => run?.recordToolCall({ server, tool, ok, ms: Math.round(performance.now() - started), approval: decision.approval });
-    const result = await provider.callTool(tool, args).catch((error: unknown) => {
+    try {
+      const value = await this.invoke(provider, tool, args);
+      record(true);
+      return { value };
+    } catch (error) {
       record(false);
-      throw new Error(`${server}.${tool}: ${errorText(error)}`);
+      throw error;
+    }
+  }
+
+  /** Calls a tool a person invoked themselves (a tool form): their click is the approval. Throws with the tool's message. */
+  async call(server: string, tool: string, args: Record<string, unknown>): Promise<unknown> {
+    return this.invoke(this.allowedProvider(server, tool), tool, args);
+  }
+
+  private allowedProvider(server: string, tool: string): ToolProvider {
+    const provider = this.providers().find((p) => p.name === server);
+    if (!provider) throw new Error(`no MCP server named "${server}" is configured`);
+    if (!this.toolAllowed(server, tool)) throw new Error(`calling ${server}.${tool} is not allowed by the code-mode allowlist`);
+    return provider;
+  }
+
+  private async invoke(provider: ToolProvider, tool: string, args: Record<string, unknown>): Promise<unknown> {
+    const result = await provider.callTool(tool, args).catch((error: unknown) => {
+      throw new Error(`${provider.name}.${tool}: ${errorText(error)}`);
     });
-    record(!result.isError);
-    if (result.isError) throw new Error(`${server}.${tool}: ${toolErrorMessage(result)}`);
-    return { value: toolValue(result) };
+    if (result.isError) throw new Error(`${provider.name}.${tool}: ${toolErrorMessage(result)}`);
+    return toolValue(result);
   }
 
   /** The policy's decision for the call, after asking the person behind the run when it needs a yes. */
@@ -181,7 +200,7 @@ export class ToolBridge {
         case 'tools.call': {
           if (typeof p.server !== 'string' || typeof p.tool !== 'string') throw new Error('tools.call needs "server" and "tool"');
           const args = typeof p.args === 'object' && p.args !== null && !Array.isArray(p.args) ? (p.args as Record<string, unknown>) : {};
-          return this.call(p.server, p.tool, args, run);
+          return this.callFromCode(p.server, p.tool, args, run);
         }
         case 'tools.search':
           return this.search(typeof p.query === 'string' ? p.query : '', typeof p.server === 'string' ? p.server : undefined);

@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import { buildWheel } from '../../support/wheel';
 import { post } from '../../support/http';
 import { loopbackUri } from '../../../src/vscode/loopbackSocket';
-import type { PackagesResult, RunResult } from '../../../src/engine/types';
+import type { PackagesResult, RunResult, ToolApprovalAnswer } from '../../../src/engine/types';
+import type { ApprovalQuestion } from '../../../src/vscode/toolApproval';
 import type { CodeModeApi } from '../../../src/extension';
 import type { ExplorerNode } from '../../../src/vscode/toolExplorer';
 import { startLocalJupyterServer } from '../../../src/engine/jupyter/localServer';
@@ -522,11 +523,74 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       ].join('\n'),
       backend: 'python',
       timeoutS: 60,
+      // Your own run, as Run File starts it: its tool calls count as approved by you (codeMode.tools.approvePersonRuns).
+      origin: 'command',
+      toolApprovals: codeMode.container.toolApprovals.approvals,
     });
     assert.equal(result.success, true, `${JSON.stringify(result.diagnostics)}\n${result.stdout}`);
     assert.match(result.stdout, /\['FromVSCode'\]/);
     assert.match(result.stdout, /via vscode: True/);
     assert.match(result.stdout, /own tools hidden: True/);
+    // VS Code's own tools keep VS Code's confirmation: code mode does not ask about them a second time.
+    assert.deepEqual(
+      result.tool_calls?.map((c) => `${c.server}.${c.tool.startsWith('mcp_') ? 'mcp_…' : c.tool} ${c.ok} ${c.approval}`),
+      ['memory.create_entities true policy-allow', 'memory.read_graph true read-only', 'vscode.mcp_… true policy-allow'],
+    );
+  });
+
+  it("an agent's write from Python waits for your answer, goes ahead only on a yes, and its card and the runs channel list the calls", async () => {
+    const codeMode = await api();
+    // VS Code refuses to show a modal dialog while extension tests run (its dialog service throws), so nobody can click
+    // the real one here: the test hook answers in its place, and gets the exact text the modal would show.
+    assert.ok(codeMode.testHooks, 'the test hooks exist while extension tests run');
+    const runPython = (await codeModeLmTools())[0]!.name;
+    const asked: ApprovalQuestion[] = [];
+    const answers: ToolApprovalAnswer[] = ['deny', 'session'];
+    codeMode.testHooks.answerToolApprovals(async (question) => {
+      asked.push(question);
+      return answers.shift() ?? 'deny';
+    });
+    const agentWrites = async (name: string) => {
+      const code = [
+        'from code_mode import tools',
+        'try:',
+        `    tools.memory.add_observations(observations=[{"entityName": "FromVSCode", "contents": [${JSON.stringify(name)}]}])`,
+        'except PermissionError as e:',
+        '    print("refused:", e)',
+        'print("observed:", [o for e in tools.memory.read_graph()["entities"] for o in e["observations"]])',
+      ].join('\n');
+      const text = toolText(await vscode.lm.invokeTool(runPython, { input: { code, backend: 'python' }, toolInvocationToken: undefined }));
+      return JSON.parse(text.slice(text.indexOf('{"success"'))) as RunResult;
+    };
+    const approvals = (run: RunResult) => run.tool_calls?.map((c) => `${c.tool} ${c.ok} ${c.approval}`);
+    try {
+      const denied = await agentWrites('refused note');
+      assert.match(denied.stdout, /refused: memory\.add_observations was not called: a person declined the call to memory\.add_observations/);
+      assert.doesNotMatch(denied.stdout, /observed: .*refused note/, 'nothing reached the tool');
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0]!.message, 'Allow Python code to call memory.add_observations?');
+      assert.match(asked[0]!.detail, /not marked read-only/);
+      assert.match(asked[0]!.detail, /observations: \[\{"entityName":"FromVSCode","contents":\["refused note"\]\}\]/);
+      assert.match(asked[0]!.detail, /From an agent \(MCP\): run [\w-]+, session "default"/);
+      const allowed = await agentWrites('allowed note');
+      assert.match(allowed.stdout, /observed: .*'allowed note'/);
+      assert.deepEqual(approvals(allowed), ['add_observations true asked-allowed', 'read_graph true read-only']);
+      const again = await agentWrites('second note');
+      assert.match(again.stdout, /observed: .*'second note'/);
+      assert.equal(asked.length, 2, '"Allow this tool for this session" is not asked again in this window');
+      assert.deepEqual(approvals(again), ['add_observations true session-allowed', 'read_graph true read-only']);
+      assert.deepEqual(approvals(denied), ['add_observations false denied', 'read_graph true read-only']);
+      await codeMode.results.reveal(denied.run_id);
+      const card = await until('the refused run on its card', async () => (await codeMode.results.probe()).find((c) => c.runId === denied.run_id && c.status === 'ok'));
+      assert.match(card.text, /Tool calls · 2 · 1 refused/);
+      assert.match(card.text, /memory\.add_observations\s*not called\s*denied/);
+      assert.match(card.text, /memory\.read_graph\s*ok · \d+ ms\s*read-only/);
+      const channel = await until('the calls in the runs channel', () => (codeMode.runsChannelText().includes('(session-allowed)') ? codeMode.runsChannelText() : undefined));
+      assert.match(channel, /\[tool\] memory\.add_observations refused \(denied\)/);
+      assert.match(channel, /\[tool\] memory\.add_observations ok \d+ ms \(asked-allowed\)/);
+    } finally {
+      codeMode.testHooks.answerToolApprovals(undefined);
+    }
   });
 
   it('the tool explorer lists the external server and invokes one of its tools', async () => {
