@@ -103,12 +103,16 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
     settings: values,
     learnings: ctx.learningsCount?.() ?? null,
     external_servers: servers ?? [],
+    // What happens to a tool call from code that may change something (engine/codemode/approval.ts).
+    tool_approval: ctx.bridge
+      ? { mode: ctx.bridge.approval.mode, auto_approve: ctx.bridge.approval.autoApprove, approve_person_runs: ctx.bridge.approval.approvePersonRuns, set_by: { mode: ctx.bridge.approval.names.mode, auto_approve: ctx.bridge.approval.names.autoApprove } }
+      : null,
   };
 }
 
 /**
  * Declared to the first level, and with no key required though every key is always there, so the tool list stays
- * small; the README names the nested keys.
+ * small; the README names the nested keys. `tool_approval` comes too, undeclared (the list's byte budget).
  */
 const environmentOutput = outputSchema({
   default_backend: z.string(),

@@ -68,9 +68,7 @@ export const runResultOutput = outputSchema({
   auto_installed: z.array(z.unknown()).optional(),
   session_reset: z.boolean().optional(),
   reset_reason: z.string().optional(),
-  tool_calls: z
-    .array(z.object({ server: z.string(), tool: z.string(), ok: z.boolean(), ms: z.number(), approval: z.enum(['read-only', 'rule', 'asked-allowed', 'session-allowed', 'denied', 'policy-allow']) }))
-    .optional(),
+  tool_calls: z.array(z.unknown()).optional(),
 });
 
 /**

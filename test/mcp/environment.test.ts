@@ -45,6 +45,7 @@ describe('environment', () => {
     const keys = JSON.stringify(env, (key, value) => (key === 'packages' ? undefined : value)).match(/"[^"]+":/g) ?? [];
     assert.deepEqual(keys.filter((k) => /[A-Z]/.test(k)), [], 'every key is snake_case');
     assert.deepEqual(env.external_servers, []);
+    assert.deepEqual(env.tool_approval, { mode: 'ask', auto_approve: [], approve_person_runs: true, set_by: { mode: 'flag --tool-approval', auto_approve: 'flag --auto-approve' } });
   });
 
   test('a key and value are validated, applied at once, and the new environment comes back', async () => {
