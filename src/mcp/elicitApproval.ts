@@ -5,7 +5,8 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { summarizeArgs } from '../engine/codemode/approval';
 import type { ToolApprovalAnswer, ToolApprovalHandler, ToolApprovalRequest } from '../engine/types';
-import { ANSWER_WAIT_MS } from './elicitInput';
+import { askDuringRun } from './elicitation';
+import type { RunChannel } from './shared';
 
 const CHOICES: { const: ToolApprovalAnswer; title: string }[] = [
   { const: 'once', title: 'Allow once' },
@@ -13,10 +14,12 @@ const CHOICES: { const: ToolApprovalAnswer; title: string }[] = [
   { const: 'deny', title: 'Deny' },
 ];
 
-export function approvalViaElicitation(server: Server): ToolApprovalHandler | undefined {
+export function approvalViaElicitation(server: Server, channel: RunChannel): ToolApprovalHandler | undefined {
   if (!server.getClientCapabilities()?.elicitation) return undefined;
   return async (request, signal) => {
-    const result = await server.elicitInput(
+    const result = await askDuringRun(
+      server,
+      channel,
       {
         message: approvalMessage(request),
         requestedSchema: {
@@ -25,7 +28,7 @@ export function approvalViaElicitation(server: Server): ToolApprovalHandler | un
           required: ['decision'],
         },
       },
-      { signal, timeout: ANSWER_WAIT_MS },
+      signal,
     );
     if (result.action !== 'accept') return 'deny';
     const decision = result.content?.decision;

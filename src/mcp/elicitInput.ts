@@ -3,26 +3,31 @@
 // and the run is told so at once instead of waiting.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { InputHandler } from '../engine/types';
+import { askDuringRun } from './elicitation';
+import type { RunChannel } from './shared';
 
-/** How long a person may take to answer before the question is given up (the run's clock stands still meanwhile). */
-export const ANSWER_WAIT_MS = 10 * 60 * 1000;
-
-export function inputViaElicitation(server: Server): InputHandler | undefined {
+export function inputViaElicitation(server: Server, channel: RunChannel): InputHandler | undefined {
   if (!server.getClientCapabilities()?.elicitation) return undefined;
   return async (request, signal) => {
     if (request.password) {
       // MCP forbids asking for sensitive information through elicitation.
       throw new Error('getpass() cannot ask through MCP: servers must not request secrets by elicitation. Read the secret from an environment variable or a file instead');
     }
-    const result = await server.elicitInput(
+    const prompt = request.prompt.trim();
+    const result = await askDuringRun(
+      server,
+      channel,
       {
-        message: request.prompt.trim() || 'The running Python code asks for a line of input.',
-        requestedSchema: { type: 'object', properties: { answer: { type: 'string', title: request.prompt.trim() || 'input()' } }, required: ['answer'] },
+        message: prompt || 'The running Python code asks for a line of input.',
+        requestedSchema: { type: 'object', properties: { answer: { type: 'string', title: prompt || 'input()' } }, required: ['answer'] },
       },
-      { signal, timeout: ANSWER_WAIT_MS },
+      signal,
     );
-    if (result.action !== 'accept') return undefined;
+    const asked = prompt ? ` ${JSON.stringify(prompt)}` : '';
+    if (result.action === 'decline') throw new Error(`input was declined: the person at the MCP client declined to answer${asked}`);
+    if (result.action === 'cancel') throw new Error(`input was cancelled: the person at the MCP client dismissed the question${asked}`);
     const answer = result.content?.answer;
-    return typeof answer === 'string' ? answer : undefined;
+    if (typeof answer !== 'string') throw new Error('input was refused: the MCP client accepted the question but sent no answer');
+    return answer;
   };
 }

@@ -4,7 +4,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine';
 import { silentLogger, type Logger } from '../engine/types';
-import { errorReply, MAX_MESSAGE_BYTES } from './jsonRpcInput';
+import { classifyIncoming, errorReply, MAX_MESSAGE_BYTES, type JsonRpcErrorReply } from './jsonRpcInput';
 import { DEFAULT_MAX_PREAUTH_CONNECTIONS, DEFAULT_PREAUTH_TIMEOUT_MS, guardConnections, serverTimeouts } from './httpConnections';
 import { hostHeaders, hostInUrl } from './httpHosts';
 import { HttpMcpSession, type HttpSessionOptions } from './httpSession';
@@ -83,10 +83,12 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
   let allowedHosts: string[] = [];
 
   // -32000 is JSON-RPC's generic server error, which the SDK's own HTTP transport also answers refusals with.
-  const refuse = (res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code: number = -32000) => {
+  const answer = (res: http.ServerResponse, status: number, reply: JsonRpcErrorReply, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(errorReply(code, message)));
+    res.end(JSON.stringify(reply));
   };
+  const refuse = (res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code: number = -32000) =>
+    answer(res, status, errorReply(code, message), headers);
   // The rest of the body is never read, so the connection cannot carry another request: say so, then close it.
   const refuseTooLarge = (res: http.ServerResponse, declaredBytes?: number) => {
     const size = declaredBytes === undefined ? '' : ` ${declaredBytes} bytes,`;
@@ -117,12 +119,11 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     const bytes = await readBody(req, maxBodyBytes).catch((error: Error) => error);
     if (bytes instanceof Error) return refuse(res, 400, `Bad request: ${bytes.message}`);
     if (bytes === undefined) return refuseTooLarge(res);
-    let body: unknown;
-    try {
-      body = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      return refuse(res, 400, 'Parse error: the body is not valid JSON', {}, ErrorCode.ParseError);
-    }
+    // Judged as stdio judges a line, so both transports answer the same broken message the same way.
+    const incoming = classifyIncoming(bytes.toString('utf8'));
+    if (incoming.kind === 'drop') return refuse(res, 400, `Invalid request: ${incoming.problem}`, {}, ErrorCode.InvalidRequest);
+    if (incoming.kind === 'answer') return answer(res, 400, incoming.reply);
+    const body = incoming.message;
     if (existing) return existing.handle(req, res, body);
     if (sessionId !== undefined || !isInitializeRequest(body)) return refuseSession(res, sessionId);
 

@@ -5,7 +5,7 @@
 // loudly if the SDK moves them.
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCRequest, type ListToolsResult, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolRequest, type CallToolResult, type JSONRPCRequest, type ListToolsResult, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolExtra } from './shared';
 import type { TaskCapableHandler } from './toolTasks';
 
@@ -31,10 +31,9 @@ export function refuseCallsNotOffered(server: McpServer, offered: (name: string)
     const name = params?.name;
     if (typeof name === 'string') {
       const tool = offered(name);
-      // A plain error with a code: McpError would prefix "MCP error -32602: " to the message on the wire.
-      if (!tool) throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
+      if (!tool) throw codedError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
       if (params?.task !== undefined && (tool.execution?.taskSupport ?? 'forbidden') === 'forbidden') {
-        throw Object.assign(new Error(`${name} does not run as a task: call it without "task"`), { code: ErrorCode.MethodNotFound });
+        throw codedError(ErrorCode.MethodNotFound, `${name} does not run as a task: call it without "task"`);
       }
     }
     return callTool(request, extra);
@@ -110,6 +109,77 @@ function withoutDefaults<T extends object>(schema: T): T {
 
 function isEmptyObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+/**
+ * Errors as JSON-RPC means them, for every method. A request whose params do not fit its method's schema
+ * (`tools/call` without a name, `logging/setLevel` with an unknown level, `tasks/get` with a numeric id) gets
+ * -32602 with a short message; the SDK would answer -32603 with the whole zod dump. Only the check of the params
+ * is caught: the SDK runs it before the handler, synchronously, so an error the handler raises keeps its code.
+ * An error the SDK raises as an McpError loses the "MCP error -32602: " its message starts with, which the
+ * client's SDK adds again on its side.
+ */
+export function answerExactErrors(server: McpServer): void {
+  const handlers = (server.server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
+  if (!handlers) throw new Error('the MCP SDK no longer keeps its request handlers where sdkHandlers.ts expects them');
+  const exact = (inner: RequestHandler): RequestHandler => (request, extra) => {
+    let answer: Promise<unknown>;
+    try {
+      answer = inner(request, extra);
+    } catch (error) {
+      const problems = paramsProblems(error);
+      if (problems === undefined) throw error;
+      throw codedError(ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${problems}`);
+    }
+    return answer.catch((error: unknown) => {
+      throw withoutSdkPrefix(error);
+    });
+  };
+  for (const [method, handler] of handlers) handlers.set(method, exact(handler));
+  // Handlers set later (the SDK adds tools/list and tools/call with the first tool) are made exact too.
+  const set = handlers.set.bind(handlers);
+  handlers.set = (method, handler) => set(method, exact(handler));
+}
+
+/**
+ * tasks/result of a cancelled task says so with -32602, the code the spec gives a task that can no longer do what
+ * was asked; the SDK would answer -32603 "has no result stored".
+ */
+export function explainCancelledTaskResults(server: McpServer, tasks: { getTask(taskId: string): Promise<{ status: string; statusMessage?: string } | null> }): void {
+  wrapSdkHandler(server, 'tasks/result', (taskResult) => async (request, extra) => {
+    try {
+      return await taskResult(request, extra);
+    } catch (error) {
+      const taskId = (request.params as { taskId?: unknown } | undefined)?.taskId;
+      const task = typeof taskId === 'string' ? await tasks.getTask(taskId).catch(() => null) : null;
+      if (task?.status !== 'cancelled') throw error;
+      const why = task.statusMessage ? ` (${task.statusMessage.replace(/\.$/, '')})` : '';
+      throw codedError(ErrorCode.InvalidParams, `Task ${taskId} was cancelled${why}: it has no result`);
+    }
+  });
+}
+
+/** A plain error with a code: McpError would prefix "MCP error -32602: " to the message on the wire. */
+function codedError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+function withoutSdkPrefix(error: unknown): unknown {
+  if (!(error instanceof McpError)) return error;
+  const prefix = `MCP error ${error.code}: `;
+  return error.message.startsWith(prefix) ? Object.assign(codedError(error.code, error.message.slice(prefix.length)), { data: error.data }) : error;
+}
+
+/** `params.name: expected string, received undefined` for a zod error, at most three of them; else undefined. */
+function paramsProblems(error: unknown): string | undefined {
+  const issues = (error as { name?: unknown; issues?: unknown } | null)?.issues;
+  // zod 4's core error is named $ZodError, its classic one ZodError.
+  if (!(error instanceof Error) || !/^\$?ZodError$/.test(error.name) || !Array.isArray(issues)) return undefined;
+  const described = (issues as { path?: unknown[]; message?: string }[]).slice(0, 3).map((issue) => {
+    const where = (issue.path ?? []).map(String).join('.');
+    return where ? `${where}: ${issue.message ?? 'invalid'}` : (issue.message ?? 'invalid');
+  });
+  return described.join('; ') + (issues.length > 3 ? ` (and ${issues.length - 3} more)` : '');
 }
 
 /** The members of the SDK's Server (a Protocol) that take a message once it is known to be a request. */

@@ -16,7 +16,7 @@ import { RunTaskStore } from './runTaskStore';
 import { codeReachesOutside, guarded, refused, runForTool, runPythonInput, runResultOutput, type OfferedTools, type RunChannel } from './shared';
 import { codeFileToRun, registerStoreTools } from './storeTools';
 import type { ToolName } from './toolNames';
-import { answerPlainCallsDirectly, compactToolList, dispatchRequestsDirectly, refuseCallsNotOffered } from './sdkHandlers';
+import { answerExactErrors, answerPlainCallsDirectly, compactToolList, dispatchRequestsDirectly, explainCancelledTaskResults, refuseCallsNotOffered } from './sdkHandlers';
 import { runsAsTask } from './toolTasks';
 
 export interface McpServerOptions {
@@ -59,7 +59,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   const reach = () => codeReachesOutside(engine, options);
   const sessionAllowed = new Set<string>();
   // Asked per call: the client's capabilities are known only once it has initialized.
-  const toolApprovals = (): ToolApprovals => options.toolApprovals ?? { ask: approvalViaElicitation(server.server), sessionAllowed };
+  const toolApprovals = (channel: RunChannel): ToolApprovals => options.toolApprovals ?? { ask: approvalViaElicitation(server.server, channel), sessionAllowed };
   const runAnnotations = (): ToolAnnotations => ({ title: 'Run Python', readOnlyHint: false, destructiveHint: reach(), idempotentHint: false, openWorldHint: reach() });
 
   const runPython = (args: ShapeOutput<typeof runPythonInput>, channel: RunChannel): Promise<CallToolResult> =>
@@ -77,8 +77,8 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
           reset: args.reset,
           origin: options.origin ?? 'mcp',
           // Asked per call: the client's capabilities are known only once it has initialized.
-          onInput: inputViaElicitation(server.server),
-          toolApprovals: toolApprovals(),
+          onInput: inputViaElicitation(server.server, channel),
+          toolApprovals: toolApprovals(channel),
         },
         channel,
         log,
@@ -124,7 +124,12 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   answerPlainCallsDirectly(server);
   compactToolList(server);
   dispatchRequestsDirectly(server);
-  followSettings(server, engine, [
+  explainCancelledTaskResults(server, taskStore);
+  answerExactErrors(server);
+  // The backends' settings, and the external servers code can reach, decide whether a run reaches outside.
+  const changes: ChangeSource[] = [(listener) => engine.onStateChange(listener)];
+  if (bridge) changes.push((listener) => bridge.onDidChange(listener));
+  followSettings(server, changes, [
     [tools.run_python, runAnnotations],
     [tools.packages, () => packagesAnnotations(engine)],
   ]);
@@ -148,18 +153,22 @@ async function codeToRun(args: { code?: string; file?: string }, stores: Stores 
  * network changes, the hints that depend on it are updated (the client gets tools/list_changed). The engine's
  * state changes at every run's start and end, so the check is a field-by-field compare, not a serialization.
  */
-function followSettings(server: McpServer, engine: Engine, hints: [RegisteredTool | undefined, () => ToolAnnotations][]): void {
+function followSettings(server: McpServer, changes: ChangeSource[], hints: [RegisteredTool | undefined, () => ToolAnnotations][]): void {
   const shown = hints.map(([, annotations]) => annotations());
-  const listener = engine.onStateChange(() => {
-    hints.forEach(([tool, annotations], i) => {
-      const now = annotations();
-      if (sameAnnotations(now, shown[i]!)) return;
-      shown[i] = now;
-      tool?.update({ annotations: now });
-    });
-  });
-  whenClosed(server, () => listener.dispose());
+  const listeners = changes.map((onChange) =>
+    onChange(() => {
+      hints.forEach(([tool, annotations], i) => {
+        const now = annotations();
+        if (sameAnnotations(now, shown[i]!)) return;
+        shown[i] = now;
+        tool?.update({ annotations: now });
+      });
+    }),
+  );
+  whenClosed(server, () => listeners.forEach((listener) => listener.dispose()));
 }
+
+type ChangeSource = (listener: () => void) => { dispose(): void };
 
 /** Annotations are flat: a title and hints. */
 function sameAnnotations(a: ToolAnnotations, b: ToolAnnotations): boolean {

@@ -20,7 +20,10 @@ export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * What a run needs of the call it serves: the progress token, the signal that cancels it, and a way to tell the
  * client. A plain call's extra is one; a task's run gets its own (see toolTasks.ts), since its call was answered.
  */
-export type RunChannel = Pick<ToolExtra, '_meta' | 'signal' | 'sendNotification'>;
+export type RunChannel = Pick<ToolExtra, '_meta' | 'signal' | 'sendNotification'> & {
+  /** Told when the run starts and stops waiting for a person's answer (a task reports `input_required`). */
+  awaitingInput?: (waiting: boolean) => Promise<void>;
+};
 
 /** The tools one server offers, by name. */
 export type OfferedTools = Partial<Record<ToolName, RegisteredTool>>;
@@ -77,7 +80,7 @@ export const runResultOutput = outputSchema({
  */
 export function codeReachesOutside(engine: Engine, options: { bridge?: ToolBridge }): boolean {
   const unsandboxedOn = (['python', 'jupyter'] as const).some((kind) => engine.backendKinds.includes(kind) && engine.disabledReason(kind) === undefined);
-  return unsandboxedOn || engine.sandbox('pyodide')?.network === 'on' || options.bridge !== undefined;
+  return unsandboxedOn || engine.sandbox('pyodide')?.network === 'on' || (options.bridge?.providers().length ?? 0) > 0;
 }
 
 /**

@@ -43,7 +43,13 @@ export function runsAsTask<Shape extends ZodRawShapeCompat>(call: ToolCall<Shape
       const signal = store.track(task);
       // The request is answered now: the run's progress (under the request's progress token, which the spec keeps
       // valid for the task's life) and its log messages go to the connection instead.
-      const channel: RunChannel = { _meta: extra._meta, signal, sendNotification: (notification) => server.notification(notification) };
+      const channel: RunChannel = {
+        _meta: extra._meta,
+        signal,
+        sendNotification: (notification) => server.notification(notification),
+        // A cancelled or expired task keeps its status: the update is refused and nothing is lost.
+        awaitingInput: (waiting) => extra.taskStore.updateTaskStatus(task.taskId, waiting ? 'input_required' : 'working').catch(() => undefined),
+      };
       void settle(task.taskId, call(args, channel), signal, extra.taskStore, store);
       return { task };
     },

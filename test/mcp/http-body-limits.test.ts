@@ -88,7 +88,7 @@ describe('MCP over loopback HTTP: bodies it cannot take', () => {
   });
 
   test('a body just under the limit is read (the session check answers it, not the size check)', async () => {
-    const padded = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":3,"method":"tools/list","pad":"'), Buffer.alloc(MAX_MESSAGE_BYTES - 100, 0x61), Buffer.from('"}')]);
+    const padded = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"pad":"'), Buffer.alloc(MAX_MESSAGE_BYTES - 100, 0x61), Buffer.from('"}}')]);
     const reply = await post(server, padded, 'chunked');
     assert.equal(reply.status, 400, reply.body);
     assert.match(jsonRpcError(reply).message, /session/);

@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { BackendKind } from '../../src/engine/types';
-import { connectStdio, runPython, type StdioConnection } from '../support/mcp';
+import { connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
 
 for (const backend of ['pyodide', 'python'] as BackendKind[]) {
   describe(`run_python over stdio — ${backend}`, () => {
@@ -183,3 +183,16 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
     });
   });
 }
+
+describe('a workspace folder that holds the server itself', () => {
+  test('is mounted in Pyodide with its files, the bundle included', async () => {
+    const conn = await connectStdio(['--pyodide-only', '--workspace', repoRoot]);
+    try {
+      const { result } = await runPython(conn.client, { code: 'import os\nprint(os.getcwd())\nprint(sorted(n for n in os.listdir(".") if n in ("dist", "package.json")))' });
+      assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+      assert.equal(result.stdout, `${repoRoot}\n['dist', 'package.json']\n`);
+    } finally {
+      await conn.close();
+    }
+  });
+});

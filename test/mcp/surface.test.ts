@@ -135,4 +135,21 @@ describe('annotations follow the settings', () => {
       await engine.dispose();
     }
   });
+
+  test('on the CLI: --pyodide-only with no external servers is closed-world; a servers file makes it open-world', async () => {
+    const servers = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'annotations-')), 'servers.json');
+    fs.writeFileSync(servers, JSON.stringify({ servers: { memory: { command: process.execPath, args: [require.resolve('@modelcontextprotocol/server-memory/dist/index.js')] } } }));
+    for (const [args, expected] of [
+      [['--pyodide-only'], [false, false]],
+      [['--pyodide-only', '--servers', servers], [true, true]],
+    ] as const) {
+      const conn = await connectStdio([...args]);
+      try {
+        const { annotations } = (await conn.client.listTools()).tools.find((t) => t.name === 'run_python') ?? {};
+        assert.deepEqual([annotations?.destructiveHint, annotations?.openWorldHint], expected, args.join(' '));
+      } finally {
+        await conn.close();
+      }
+    }
+  });
 });

@@ -30,9 +30,9 @@ export class RawStdioServer {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   }
 
-  static async start(args: string[]): Promise<RawStdioServer> {
+  static async start(args: string[], capabilities: Record<string, unknown> = {}): Promise<RawStdioServer> {
     const server = new RawStdioServer(spawn(process.execPath, [cliPath, '--storage', testStorageDir, ...args]));
-    const init = await server.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-stdio-test', version: '1' } });
+    const init = await server.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'raw-stdio-test', version: '1' } });
     if (!('result' in init)) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
     server.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     return server;
@@ -84,6 +84,21 @@ export class RawStdioServer {
       this.waiters.add(look);
       look();
     });
+  }
+
+  private readonly takenRequests = new Set<RawMessage>();
+
+  /** The next request from the server (e.g. elicitation/create) with this method not taken yet, once it arrives. */
+  async requestFromServer(method: string, timeoutMs = 120_000): Promise<RawMessage> {
+    for (const deadline = Date.now() + timeoutMs; ; ) {
+      const found = this.arrived.find((m) => m.method === method && 'id' in m && !this.takenRequests.has(m));
+      if (found) {
+        this.takenRequests.add(found);
+        return found;
+      }
+      if (Date.now() > deadline) throw new Error(`no ${method} request from the server within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   /** Answers (results or errors) received and not taken by answerTo. */
