@@ -25,7 +25,7 @@ export interface EngineConfig {
 export const defaultEngineConfig: EngineConfig = {
   defaultBackend: 'pyodide',
   timeoutS: 30,
-  timeoutSource: 'the default timeout_s: configure key timeout_s, CLI --timeout',
+  timeoutSource: 'the default time limit',
   outputCapBytes: 64 * 1024,
   interruptGraceMs: 1500,
   autoInstall: true,

@@ -21,7 +21,7 @@ export function roundMs(ms: number): number {
   return Math.round(ms);
 }
 
-/** The run result of DESIGN.md section 3, with `truncated` said both at the top and in the diagnostics. */
+/** The result of a run as every front end reports it, with `truncated` said both at the top and in the diagnostics. */
 export function shapeResult(parts: ResultParts): RunResult {
   const truncated = Boolean(parts.stdout?.truncated || parts.stderr?.truncated);
   const diagnostics = parts.diagnostics && truncated ? { ...parts.diagnostics, truncated: true } : parts.diagnostics;

@@ -51,7 +51,7 @@ export interface DroppedDisplays {
   reason: string;
 }
 
-/** The result contract of DESIGN.md section 3. */
+/** What every run returns, whatever its backend and front end (the `run_python` output schema mirrors it). */
 export interface RunResult {
   success: boolean;
   stdout: string;

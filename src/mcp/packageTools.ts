@@ -60,7 +60,7 @@ function packagesResult(result: PackagesResult): CallToolResult {
   return structuredResult(renderPackages(result), result, isError);
 }
 
-/** `packages`: install, or check what is there (DESIGN.md section 3). */
+/** `packages`: install, or check what is there. */
 export function registerPackageTools(server: McpServer, ctx: PackageToolsContext): OfferedTools {
   const { engine, log, sessionScope } = ctx;
   const packages = server.registerTool(

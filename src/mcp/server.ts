@@ -42,7 +42,7 @@ export interface McpServerOptions {
   toolApprovals?: ToolApprovals;
 }
 
-/** The MCP surface of the engine (DESIGN.md section 3). Built per connection; the engine is shared. */
+/** The MCP surface of the engine. Built per connection; the engine is shared. */
 export function createMcpServer(engine: Engine, options: McpServerOptions = {}): McpServer {
   const taskStore = new RunTaskStore();
   const server = new McpServer(

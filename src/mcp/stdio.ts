@@ -164,6 +164,7 @@ async function main(): Promise<void> {
   const engine = createEngine({
     config: {
       defaultBackend: cli.backend,
+      timeoutSource: 'the default time limit: flag --timeout, or the environment tool with key timeout_s',
       wheelhouse: cli.wheelhouse,
       ...(cli.timeoutS !== undefined ? { timeoutS: cli.timeoutS } : {}),
       ...(cli.maxSessions !== undefined ? { maxSessions: cli.maxSessions } : {}),

@@ -18,7 +18,7 @@ export async function codeFileToRun(stores: Stores, filename: string): Promise<s
   return (await stores.codeFiles.read(filename)).content;
 }
 
-/** The tools over the persistent stores (DESIGN.md section 3): code files built over several calls, and learnings. */
+/** The tools over the persistent stores: code files built over several calls, and learnings. */
 export function registerStoreTools(server: McpServer, ctx: StoreToolsContext): OfferedTools {
   const { stores } = ctx;
 
