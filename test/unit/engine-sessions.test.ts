@@ -154,7 +154,7 @@ describe('engine sessions', () => {
     await defaults.run('b');
     defaults.backend.latest('b')!.holdNextRun = true;
     const byDefault = await defaults.run('b');
-    assert.match(byDefault.diagnostics?.message ?? '', /\(the default timeout_s: configure key timeout_s, CLI --timeout\)/);
+    assert.match(byDefault.diagnostics?.message ?? '', /\(the default time limit\)/);
     const given = engine.run({ code: 'x', backend: 'pyodide', session: 'a', timeoutS: 0.01 });
     backend.latest('a')!.holdNextRun = true;
     assert.match((await given).diagnostics?.message ?? '', /\(the timeout_s of this call\)/);
