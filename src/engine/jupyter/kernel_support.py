@@ -55,15 +55,22 @@ def _load(name, source):
 
 def setup(marker, sources, cwd=None, scratch=None):
     """Called once per kernel: `sources` are the shared modules' texts by name; the session starts in `cwd` when
-    the kernel's machine has that folder (a local server: the workspace), and CODE_MODE_SCRATCH names the
-    session's scratch folder when the machine has it. Publishes the kernel's pid."""
+    the kernel can enter that folder (a local server: the workspace), else in its own folder, and says so;
+    CODE_MODE_SCRATCH names the session's scratch folder when the machine has it. Publishes the kernel's pid,
+    its interpreter and that note."""
     import os
 
     global _marker, _cell, _user_input, _streams
     _marker = marker
     _streams = (sys.stdout, sys.stderr)
-    if cwd and os.path.isdir(cwd):
-        os.chdir(cwd)
+    note = None
+    if cwd:
+        try:
+            os.chdir(cwd)
+        except OSError as exc:
+            # A hub's kernel runs as another user, often on another machine, than the editor with the workspace.
+            note = "the workspace folder %s is not usable by the kernel (%s: %s); it runs in its own folder %s" % (
+                cwd, type(exc).__name__, exc.strerror or exc, os.getcwd())
     if scratch and os.path.isdir(scratch):
         os.environ["CODE_MODE_SCRATCH"] = scratch
     host = types.ModuleType("_code_mode_host", "Calls from Python into the code-mode host (the tool bridge).")
@@ -73,7 +80,7 @@ def setup(marker, sources, cwd=None, scratch=None):
     _cell = _load("_code_mode_cell", sources["cell"])
     _user_input = _load("_code_mode_input", sources["user_input"])
     _load("code_mode", sources["code_mode"])
-    _publish({"pid": os.getpid(), "executable": sys.executable})
+    _publish({"pid": os.getpid(), "executable": sys.executable, "note": note})
 
 
 def call(method, params):
