@@ -126,6 +126,10 @@ export function createJupyterBackend(config: JupyterBackendConfig = {}): Jupyter
   };
 }
 
+/** What to do about a kernel whose Python the operating system manages (PEP 668): a kernel spec of a venv's. */
+const MANAGED_KERNEL_ADVICE =
+  'give the kernel a virtual environment of its own (python -m venv ENV; ENV/bin/python -m pip install ipykernel; ENV/bin/python -m ipykernel install --user --name NAME, on the Jupyter server\'s machine) and choose that kernel spec: --jupyter-kernel NAME (CLI), codeMode.jupyter.kernel (VS Code)';
+
 interface ActiveRun {
   sink: BackendSink;
   outcome?: BackendOutcome;
@@ -137,7 +141,7 @@ interface ActiveRun {
 }
 
 /** The one-line cell that calls kernel_support.py's `name` with `request`, which travels as base64 JSON, never as code. */
-function supportCell(name: 'run' | 'process', request: unknown): string {
+function supportCell(name: 'run' | 'process' | 'refresh', request: unknown): string {
   return `__import__("_code_mode_kernel").${name}("${Buffer.from(JSON.stringify(request)).toString('base64')}")`;
 }
 
@@ -148,7 +152,7 @@ function setupCell(marker: string, cwd: string | undefined, scratch: string | un
     marker,
     cwd: cwd ?? null,
     scratch: scratch ?? null,
-    sources: { cell: readAsset('cell.py'), user_input: readAsset('user_input.py'), code_mode: readAsset('code_mode.py') },
+    sources: { cell: readAsset('cell.py'), user_input: readAsset('user_input.py'), code_mode: readAsset('code_mode.py'), displays: readAsset('displays.py') },
   }));
   return [
     'def _code_mode_setup():',
@@ -504,9 +508,28 @@ class JupyterSession implements BackendSession {
     await kernel?.shutdown().catch((error: unknown) => this.log.warn(`Jupyter session "${this.options.session}": kernel shutdown failed: ${errorText(error)}`));
   }
 
-  /** pip runs where the kernel does, with the kernel's interpreter (as `%pip` would). */
+  /**
+   * pip runs where the kernel does, with the kernel's interpreter (as `%pip` would); then the running kernel is
+   * made to see what it installed, or the report says it needs a restart.
+   */
   async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
-    return pipInstall(this.pipProcess, specs, options.wheelhouse, options.wheelhouseSetting);
+    const report = await pipInstall(this.pipProcess, specs, options.wheelhouse, { wheelhouseSetting: options.wheelhouseSetting, managedEnvironment: MANAGED_KERNEL_ADVICE });
+    const installed = report.packages.filter((status) => status.installed).map((status) => status.name);
+    if (installed.length === 0) return report;
+    const unseen = await this.refreshImports(installed);
+    if (unseen.length === 0) return report;
+    return { ...report, message: `${report.message} The running kernel cannot import ${unseen.join(', ')} yet: reset the session (a new kernel) to use ${unseen.length === 1 ? 'it' : 'them'}.` };
+  }
+
+  /** The distributions of `names` the running kernel still cannot see after refreshing its import paths. */
+  private async refreshImports(names: string[]): Promise<string[]> {
+    const kernel = await this.ensureKernel();
+    let published: { unseen?: unknown } | undefined;
+    await kernel.execute(supportCell('refresh', { names }), {
+      iopub: (type, content) => (published = (publishedOutcome(type, content) as typeof published) ?? published),
+      input: (_prompt, _password, reply) => reply(''),
+    });
+    return Array.isArray(published?.unseen) ? published.unseen.filter((name): name is string => typeof name === 'string') : names;
   }
 
   async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {

@@ -1,7 +1,8 @@
 """The engine's side inside a Jupyter kernel (ipykernel): runs each request as the other backends do.
 
 Loaded once per kernel by the Jupyter backend (src/engine/jupyter/backend.ts), as the module
-`_code_mode_kernel`, with the sources the other backends share (cell.py, user_input.py, code_mode.py).
+`_code_mode_kernel`, with the sources the other backends share (cell.py, user_input.py, code_mode.py,
+displays.py).
 
 A run is the cell `__import__("_code_mode_kernel").run("<base64 JSON request>")`: no user text is ever
 spliced into code. Its outcome leaves as a display_data message of OUTCOME_MIME on IOPub, after the run's
@@ -27,6 +28,7 @@ _marker = None
 _streams = None
 _cell = None
 _user_input = None
+_displays = None
 _cells = 0
 _MAIN_THREAD = threading.get_ident()
 
@@ -60,7 +62,7 @@ def setup(marker, sources, cwd=None, scratch=None):
     its interpreter and that note."""
     import os
 
-    global _marker, _cell, _user_input, _streams
+    global _marker, _cell, _user_input, _streams, _displays
     _marker = marker
     _streams = (sys.stdout, sys.stderr)
     note = None
@@ -80,7 +82,32 @@ def setup(marker, sources, cwd=None, scratch=None):
     _cell = _load("_code_mode_cell", sources["cell"])
     _user_input = _load("_code_mode_input", sources["user_input"])
     _load("code_mode", sources["code_mode"])
+    _displays = _load("_code_mode_displays", sources["displays"])
+    _displays.install(_show, builtin=False)
     _publish({"pid": os.getpid(), "executable": sys.executable, "note": note})
+
+
+def _show(display):
+    """A display of displays.py (a figure left open) as IPython sends one: base64 for images."""
+    from IPython.display import publish_display_data
+
+    publish_display_data({display["mime"]: display["data"]})
+
+
+def _show_figures():
+    """Shows the figures a run left open under a non-interactive matplotlib backend (matplotlib.use("Agg")), then
+    closes them, as the other backends do; ipykernel's inline backend shows its own after the cell."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return
+    try:
+        from matplotlib.rcsetup import non_interactive_bk
+
+        shown_here = pyplot.get_backend().lower() in non_interactive_bk
+    except Exception:  # noqa: BLE001 - a patched or half-imported matplotlib must not break the run's result
+        return
+    if shown_here:
+        _displays.end_run()
 
 
 def call(method, params):
@@ -114,6 +141,7 @@ def run(encoded):
     # ipykernel puts its own input() in place for every request; the engine's asks the same way on every backend.
     saved = (builtins.input, sys.stdin)
     sys.stdin = _user_input.install(call, HostCallError)
+    _displays.begin_run()
     try:
         outcome = _cell.run_cell(request["code"], shell.user_ns, "<cell %d>" % _cells, request.get("script"))
     finally:
@@ -121,6 +149,7 @@ def run(encoded):
         # What the cell did to the streams (None, a closed file) must not reach ipykernel, which flushes them
         # after every request and hangs on one it cannot flush; nor the next cell, as on the other backends.
         sys.stdout, sys.stderr = _streams
+    _show_figures()
     _publish(outcome)
 
 
@@ -147,3 +176,29 @@ def process(encoded):
     except OSError as exc:
         result = {"code": None, "stdout": "", "stderr": "", "timedOut": False, "spawnError": str(exc)}
     _publish(result)
+
+
+def refresh(encoded):
+    """After pip installed into this kernel's environment: puts the user's site folder on sys.path when pip made it
+    after the kernel started (Python adds it at start only if it exists), forgets the import system's cached
+    folder listings, and publishes which of the named distributions this process still cannot see."""
+    import importlib
+    import importlib.metadata
+    import os
+    import site
+
+    names = _loads(_b64decode(encoded).decode("utf-8"))["names"]
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    if user_site and os.path.isdir(user_site) and user_site not in sys.path:
+        # Where Python would have put it: before the interpreter's own site folders.
+        shared = [i for i, entry in enumerate(sys.path) if entry in set(site.getsitepackages())]
+        sys.path.insert(shared[0] if shared else len(sys.path), user_site)
+        site.addsitedir(user_site)  # its .pth files
+    importlib.invalidate_caches()
+    unseen = []
+    for name in names:
+        try:
+            importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            unseen.append(name)
+    _publish({"unseen": unseen})
