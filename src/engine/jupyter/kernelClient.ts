@@ -15,11 +15,16 @@ function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
   // Node 20 has no global WebSocket. The token goes in the Authorization header, as on REST calls, rather than
   // in the WebSocket URL where proxies log it.
   // A server on a socket: the WebSocket's connection goes there (ws ignores a socketPath option for ws:// URLs).
+  // A stock Jupyter Server leaves Nagle's algorithm on for the kernel WebSocket: each message it sends while an
+  // earlier one is unacknowledged waits for this side's delayed ACK (~40 ms on Linux), several times a run. An
+  // unsolicited pong (RFC 6455 allows one; the server answers nothing) after every message carries that ACK at
+  // once, through a hub's proxy too.
   const socketPath = endpoint.socketPath;
   const socket = socketPath ? { createConnection: () => net.connect(socketPath) } : {};
   class AuthorizedWebSocket extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
       super(url, protocols, { ...socket, ...(token ? { headers: { Authorization: `token ${token}` } } : {}) });
+      this.on('message', () => this.readyState === WebSocket.OPEN && this.pong());
     }
   }
   return ServerConnection.makeSettings({
