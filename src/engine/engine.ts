@@ -834,7 +834,14 @@ function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun, timeou
   const stoppedByUs = active.interruptedBy === 'timeout' || active.interruptedBy === 'cancel' || active.interruptedBy === 'user';
   if (stoppedByUs && (outcome.status === 'interrupted' || outcome.status === 'crashed')) {
     const reset = active.restarted || outcome.status === 'crashed';
-    const resetNote = reset ? ' The interpreter did not stop in time and was restarted: the session state was reset.' : ' The session state is kept.';
+    const resetNote = !reset
+      ? ' The session state is kept.'
+      : outcome.status === 'crashed' && outcome.restartFailed !== undefined
+        ? ` The interpreter did not stop in time and could not be restarted (${outcome.restartFailed}): the session state is gone, and a fresh interpreter starts with the next run.`
+        : outcome.status === 'crashed' && !active.restarted
+          ? // It ended by itself before a restart was due (the server lost it): that, not a restart, is what happened.
+            ` Meanwhile the interpreter stopped: ${outcome.message}. The session state was reset.`
+          : ' The interpreter did not stop in time and was restarted: the session state was reset.';
     if (active.interruptedBy === 'timeout') {
       const source = timeoutSource ? ` (${timeoutSource})` : '';
       return { error_type: 'TIMEOUT', message: `the run exceeded its time limit of ${timeoutS} s${source} and was stopped.${resetNote}`, timeout_s: timeoutS, session_reset: reset };

@@ -136,8 +136,10 @@ interface ActiveRun {
   settled: boolean;
   /** The kernel began executing it (an IOPub message of it arrived). */
   started: boolean;
-  /** `lost`: the kernel died under it, and why. */
-  finish(outcome: BackendOutcome, lost?: string): void;
+  /** restart() decides its outcome: what the connection says meanwhile (the execution rejects) is not it. */
+  restarting?: boolean;
+  /** `lost`: the kernel died under it, and why; `byRestart`: restart()'s own word. */
+  finish(outcome: BackendOutcome, lost?: string, byRestart?: boolean): void;
 }
 
 /** The one-line cell that calls kernel_support.py's `name` with `request`, which travels as base64 JSON, never as code. */
@@ -362,8 +364,8 @@ class JupyterSession implements BackendSession {
         sink,
         settled: false,
         started: false,
-        finish: (outcome, lost) => {
-          if (run.settled) return;
+        finish: (outcome, lost, byRestart) => {
+          if (run.settled || (run.restarting && !byRestart)) return;
           run.settled = true;
           if (this.active === run) this.active = undefined;
           resolve({ outcome, ...(lost && !run.started ? { lostBeforeStart: lost } : {}) });
@@ -461,19 +463,26 @@ class JupyterSession implements BackendSession {
   }
 
   async restart(): Promise<void> {
-    this.active?.finish({ status: 'crashed', message: 'the kernel was restarted' });
+    const run = this.active;
     const kernel = this.kernel;
     if (!kernel) {
+      run?.finish({ status: 'crashed', message: 'the kernel was restarted' });
       this.broken = false;
       return;
     }
+    // The run ends with what the restart did, once it is known.
+    if (run) run.restarting = true;
     this.needsSetup = true;
-    this.restarting = kernel.restart().catch(async (error: unknown) => {
-      // The server lost the kernel (or cannot restart it): the next run starts a new one.
-      this.log.warn(`Jupyter session "${this.options.session}": restart failed (${errorText(error)}); a new kernel starts on next use`);
-      if (this.kernel === kernel) this.kernel = undefined;
-      await kernel.shutdown().catch(() => undefined);
-    });
+    this.restarting = kernel.restart().then(
+      () => run?.finish({ status: 'crashed', message: 'the kernel was restarted' }, undefined, true),
+      async (error: unknown) => {
+        // The server lost the kernel (or cannot restart it): the next run starts a new one.
+        this.log.warn(`Jupyter session "${this.options.session}": restart failed (${errorText(error)}); a new kernel starts on next use`);
+        if (this.kernel === kernel) this.kernel = undefined;
+        await kernel.shutdown().catch(() => undefined);
+        run?.finish({ status: 'crashed', message: `the kernel could not be restarted: ${errorText(error)}`, restartFailed: errorText(error) }, undefined, true);
+      },
+    );
     try {
       await this.restarting;
     } finally {
