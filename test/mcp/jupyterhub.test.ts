@@ -8,10 +8,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PackagesResult } from '../../src/engine/types';
-import { startTestHub, type TestHub } from '../support/jupyterhub';
+import { HUB_USER, startTestHub, type TestHub } from '../support/jupyterhub';
 import { jupyterPython } from '../support/jupyter';
 import { connectStdio, runPython, type StdioConnection } from '../support/mcp';
 import { checkPng } from '../support/pythonPng';
+import { startWebSocketTap } from '../support/webSocketTap';
 import { buildWheel } from '../support/wheel';
 
 /** Long enough that a run which waits for it fails the test's own assertions, not the test runner. */
@@ -150,6 +151,27 @@ describe('the jupyter backend on a JupyterHub', () => {
     await hub.startServer();
     const back = await run('print(2)');
     assert.equal(back.result.stdout, '2\n', JSON.stringify(back.result.diagnostics));
+  });
+
+  test("the client answers every kernel message at once with a pong: the ACK a stock server's Nagle delay waits for", async () => {
+    // A relay in front of the hub that counts the frames on the kernel's WebSocket (runs take ~50 ms on a stock
+    // server without this, ~10 ms with it: scripts/hub-latency.ts measures; this test checks the cause, not time).
+    const tap = await startWebSocketTap({ host: '127.0.0.1', port: Number(new URL(hub.userUrl).port) });
+    const other = await connectStdio(['--backend', 'jupyter', '--jupyter-url', `${tap.url}user/${HUB_USER}/`], { CODE_MODE_JUPYTER_TOKEN: hub.token });
+    try {
+      for (let i = 0; i < 5; i++) assert.equal((await runPython(other.client, { code: 'x = 1', backend: 'jupyter', timeout_s: LIMIT_S })).result.success, true);
+      const kernelMessages = () => tap.count('toClient', 1) + tap.count('toClient', 2);
+      // Every message and every ping of the server is answered by a pong; the last ones may still be on their way.
+      const unanswered = () => kernelMessages() + tap.count('toClient', 9) - tap.count('toServer', 10);
+      for (let waited = 0; unanswered() !== 0; waited += 50) {
+        assert.ok(waited < 30_000, `${unanswered()} of ${kernelMessages()} kernel messages were not answered by a pong`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.ok(kernelMessages() >= 5 * 4, `the runs' messages crossed the relay: ${kernelMessages()}`);
+    } finally {
+      await other.close();
+      await tap.close();
+    }
   });
 
   test("the client library's reconnect lines and a server's traceback reach the log one line each, marked as the log's", async () => {
