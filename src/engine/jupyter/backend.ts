@@ -527,7 +527,7 @@ class JupyterSession implements BackendSession {
     if (installed.length === 0) return report;
     const unseen = await this.refreshImports(installed);
     if (unseen.length === 0) return report;
-    return { ...report, message: `${report.message} The running kernel cannot import ${unseen.join(', ')} yet: reset the session (a new kernel) to use ${unseen.length === 1 ? 'it' : 'them'}.` };
+    return { ...report, message: `${report.message} The running kernel cannot import ${unseen.join(', ')} yet: start a new kernel (run_python with reset: true) to use ${unseen.length === 1 ? 'it' : 'them'}.` };
   }
 
   /** The distributions of `names` the running kernel still cannot see after refreshing its import paths. */
