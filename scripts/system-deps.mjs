@@ -6,6 +6,8 @@
 //   - jupyter-server and python3-ipykernel (Debian): a real Jupyter Server and kernel for the jupyter backend's
 //     tests, on Debian's own /usr/bin/python3 (which need not be the first python3 on PATH); python3-pip, which
 //     the kernel's installs run (the tests give it a venv over the system packages).
+//   - jupyterhub (Debian, with its configurable-http-proxy): a real JupyterHub for the jupyter backend's hub tests
+//     (test/support/jupyterhub.ts), on loopback only, with a throw-away user.
 // Usage: node scripts/system-deps.mjs
 import { dpkgInstalled, installDebianPackages, MissingPackagesError, onPath } from './debian.mjs';
 
@@ -14,10 +16,10 @@ const missing = [];
 if (process.platform === 'linux' && !onPath('bwrap')) missing.push('bubblewrap');
 if (process.platform === 'linux' && (!onPath('setpriv') || !onPath('unshare'))) missing.push('util-linux');
 if (onPath('dpkg-query')) {
-  for (const pkg of ['jupyter-server', 'python3-ipykernel', 'python3-pip']) if (!dpkgInstalled(pkg)) missing.push(pkg);
+  for (const pkg of ['jupyter-server', 'python3-ipykernel', 'python3-pip', 'jupyterhub']) if (!dpkgInstalled(pkg)) missing.push(pkg);
 }
 try {
-  installDebianPackages(missing, say, ' (bubblewrap is the Pyodide sandbox on Linux; jupyter-server and python3-ipykernel serve the jupyter backend tests)');
+  installDebianPackages(missing, say, ' (bubblewrap is the Pyodide sandbox on Linux; jupyter-server, python3-ipykernel and jupyterhub serve the jupyter backend tests)');
   say(missing.length ? `installed ${missing.join(', ')}` : 'up to date');
 } catch (e) {
   process.stderr.write(`[system-deps] FAILED: ${e instanceof MissingPackagesError ? e.message : e?.stack || e}\n`);

@@ -131,6 +131,8 @@ class Session {
   lastUsed = ++workQueued;
   /** Why this session starts without the state its name had (it was evicted, reset or swapped), until a run reports it. */
   inheritedLoss?: string;
+  /** Its interpreter started once: a start that fails after that loses state; one that never started had none. */
+  everStarted = false;
   constructor(
     readonly name: string,
     readonly backend: BackendSession,
@@ -620,7 +622,7 @@ export class Engine {
     const lostBefore = options.reset ? 'this run asked for a fresh interpreter' : (session.inheritedLoss ?? session.backend.takeStateLoss());
     session.inheritedLoss = undefined;
     const finish = (outcome: BackendOutcome | undefined, startError?: string, autoInstalled?: AutoInstall): RunResult => {
-      const diagnostics = diagnose(outcome && boundOutcome(outcome), active, timeoutS, options.timeoutSource, startError);
+      const diagnostics = diagnose(outcome && boundOutcome(outcome), active, timeoutS, options.timeoutSource, startError, session.everStarted);
       const reset = lostBefore ?? session.backend.takeStateLoss() ?? (diagnostics?.session_reset ? diagnostics.message : undefined);
       if (lostBefore && diagnostics && !options.reset) diagnostics.session_reset = true;
       const result = this.withHints(
@@ -663,6 +665,7 @@ export class Engine {
         await starting;
         this.emitState();
       }
+      session.everStarted = true;
     } catch (error) {
       return finish(undefined, errorText(error));
     }
@@ -846,14 +849,22 @@ function sessionKey(backend: BackendKind, name: string, scope?: string): string 
 }
 
 /** What went wrong, in the terms of the MCP contract; null when nothing did. */
-function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun, timeoutS: number, timeoutSource: string | undefined, startError?: string): Diagnostics | null {
+function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun, timeoutS: number, timeoutSource: string | undefined, startError?: string, hadState = true): Diagnostics | null {
   if (startError !== undefined || !outcome) {
-    return { error_type: 'BACKEND_CRASHED', message: `the interpreter could not start: ${startError ?? 'unknown error'}`, session_reset: true };
+    // An interpreter that never started held nothing to lose.
+    return { error_type: 'BACKEND_CRASHED', message: `the interpreter could not start: ${startError ?? 'unknown error'}`, session_reset: hadState };
   }
   const stoppedByUs = active.interruptedBy === 'timeout' || active.interruptedBy === 'cancel' || active.interruptedBy === 'user';
   if (stoppedByUs && (outcome.status === 'interrupted' || outcome.status === 'crashed')) {
     const reset = active.restarted || outcome.status === 'crashed';
-    const resetNote = reset ? ' The interpreter did not stop in time and was restarted: the session state was reset.' : ' The session state is kept.';
+    const resetNote = !reset
+      ? ' The session state is kept.'
+      : outcome.status === 'crashed' && outcome.restartFailed !== undefined
+        ? ` The interpreter did not stop in time and could not be restarted (${outcome.restartFailed}): the session state is gone, and a fresh interpreter starts with the next run.`
+        : outcome.status === 'crashed' && !active.restarted
+          ? // It ended by itself before a restart was due (the server lost it): that, not a restart, is what happened.
+            ` Meanwhile the interpreter stopped: ${outcome.message}. The session state was reset.`
+          : ' The interpreter did not stop in time and was restarted: the session state was reset.';
     if (active.interruptedBy === 'timeout') {
       const source = timeoutSource ? ` (${timeoutSource})` : '';
       return { error_type: 'TIMEOUT', message: `the run exceeded its time limit of ${timeoutS} s${source} and was stopped.${resetNote}`, timeout_s: timeoutS, session_reset: reset };

@@ -263,7 +263,12 @@ export type BackendOutcome =
   /** The code stopped on KeyboardInterrupt after interrupt(). */
   | { status: 'interrupted' }
   /** The interpreter died or was killed during the run; a fresh one starts on next use. */
-  | { status: 'crashed'; message: string };
+  | {
+      status: 'crashed';
+      message: string;
+      /** restart() was asked for and failed, saying this: the interpreter is gone, not restarted. */
+      restartFailed?: string;
+    };
 
 export type BackendState = 'not-loaded' | 'loading' | 'ready' | 'busy' | 'dead';
 

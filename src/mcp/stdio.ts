@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { format, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
 import { CLI_APPROVAL_NAMES, defaultApprovalPolicy, isApprovalMode, parseToolPatterns, type ApprovalPolicy } from '../engine/codemode/approval';
 import { attachCodeMode } from '../engine/codemode/index';
 import { isBackendKind, timeoutProblem } from '../engine/config';
@@ -13,6 +13,7 @@ import { FileSettings, type SettingKey } from '../engine/userSettings';
 import { PRODUCT_VERSION } from '../version';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { HTTP_FLAGS, HTTP_HELP, parseHttpFlags, serveHttp } from './httpCli';
+import { consoleToLog } from './consoleLines';
 import { createMcpServer, type McpServerOptions } from './server';
 import { StdioLineTransport } from './stdioTransport';
 import { errorText } from '../engine/errorText';
@@ -157,9 +158,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${HELP}\n`);
     return;
   }
-  // stdout is the MCP stream: libraries that talk on the console (the Jupyter client does) talk on stderr.
-  const toStderr = (...args: unknown[]) => process.stderr.write(`${format(...args)}\n`);
-  console.log = console.info = console.debug = toStderr;
+  // stdout is the MCP stream: libraries that talk on the console (the Jupyter client does) talk in the log.
+  consoleToLog(stderrLogger);
   const storageDir = cli.storage ?? defaultStorageDir();
   const engine = createEngine({
     config: {

@@ -4,19 +4,23 @@ import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
-import { BACKEND_KINDS, type BackendKind, type InputHandler, type InputRequest } from '../../src/engine/types';
-import { localJupyter } from '../support/jupyter';
+import type { InputHandler, InputRequest } from '../../src/engine/types';
+import { contractTargets } from '../support/contractTargets';
 import { testStorageDir } from '../support/mcp';
 
-for (const backend of BACKEND_KINDS) {
-  describe(`input on the ${backend} backend`, () => {
+for (const target of contractTargets()) {
+  const backend = target.backend;
+  describe(`input on the ${target.label}`, () => {
     let engine: Engine;
-    const run = (code: string, onInput?: InputHandler, timeoutS?: number) => engine.run({ code, backend: backend as BackendKind, session: 'input', onInput, timeoutS });
+    const run = (code: string, onInput?: InputHandler, timeoutS?: number) => engine.run({ code, backend, session: 'input', onInput, timeoutS });
 
-    before(() => {
-      engine = createEngine({ storageDir: testStorageDir, jupyter: localJupyter });
+    before(async () => {
+      engine = createEngine({ storageDir: testStorageDir, jupyter: await target.setUp() });
     });
-    after(() => engine.dispose());
+    after(async () => {
+      await engine.dispose();
+      await target.tearDown();
+    });
 
     test('input() asks the front door with its prompt, and the answer comes back', async () => {
       const asked: InputRequest[] = [];
@@ -66,7 +70,7 @@ for (const backend of BACKEND_KINDS) {
       let dismissed = false;
       const pending = run('input("never answered? ")', (_request, signal) => new Promise((resolve) => signal.addEventListener('abort', () => ((dismissed = true), resolve(undefined)))));
       await new Promise((resolve) => setTimeout(resolve, 500));
-      assert.equal(engine.interrupt('input', backend as BackendKind), true);
+      assert.equal(engine.interrupt('input', backend), true);
       const result = await pending;
       assert.equal(result.success, false);
       assert.equal(dismissed, true);

@@ -8,8 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
-import { BACKEND_KINDS, type BackendKind } from '../../src/engine/types';
-import { localJupyter } from '../support/jupyter';
+import { contractTargets } from '../support/contractTargets';
 import { testStorageDir } from '../support/mcp';
 
 const MAIN = [
@@ -20,26 +19,30 @@ const MAIN = [
   '',
 ].join('\n');
 
-for (const backend of BACKEND_KINDS) {
-  describe(`script runs on the ${backend} backend`, () => {
+for (const target of contractTargets()) {
+  const backend = target.backend;
+  describe(`script runs on the ${target.label}`, () => {
     let engine: Engine;
     let workspace: string;
     let folder: string;
     let mainFile: string;
-    const run = (code: string, script?: { path: string; firstLine: number; cwd?: string }) => engine.run({ code, backend: backend as BackendKind, session: 'scripts', script });
+    const run = (code: string, script?: { path: string; firstLine: number; cwd?: string }) => engine.run({ code, backend, session: 'scripts', script });
 
-    before(() => {
+    before(async () => {
       workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-workspace-')));
+      // A hub's kernel runs as the hub's user, who may read the workspace as any other user may.
+      fs.chmodSync(workspace, 0o755);
       folder = path.join(workspace, 'project');
       fs.mkdirSync(folder);
       fs.writeFileSync(path.join(folder, 'data.txt'), 'data next to the file');
       fs.writeFileSync(path.join(folder, 'demo.py'), 'def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n');
       mainFile = path.join(folder, 'main.py');
       fs.writeFileSync(mainFile, MAIN);
-      engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace], jupyter: localJupyter });
+      engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace], jupyter: await target.setUp() });
     });
     after(async () => {
       await engine.dispose();
+      await target.tearDown();
       fs.rmSync(workspace, { recursive: true, force: true });
     });
 

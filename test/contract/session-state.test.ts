@@ -6,8 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
-import { BACKEND_KINDS, type BackendKind } from '../../src/engine/types';
-import { localJupyter } from '../support/jupyter';
+import { contractTargets } from '../support/contractTargets';
 import { testStorageDir } from '../support/mcp';
 
 /** The deepest process under `pid` (first child each level): the interpreter itself, as the OOM killer would pick it. */
@@ -23,19 +22,24 @@ function interpreterUnder(pid: number): number {
   }
 }
 
-for (const backend of BACKEND_KINDS) {
-  describe(`session state on the ${backend} backend`, () => {
+for (const target of contractTargets()) {
+  const backend = target.backend;
+  describe(`session state on the ${target.label}`, () => {
     let engine: Engine;
-    const run = (code: string, session = 'contract', reset?: boolean) => engine.run({ code, backend: backend as BackendKind, session, reset });
+    const run = (code: string, session = 'contract', reset?: boolean) => engine.run({ code, backend, session, reset });
 
-    before(() => {
-      engine = createEngine({ storageDir: testStorageDir, jupyter: localJupyter });
+    before(async () => {
+      engine = createEngine({ storageDir: testStorageDir, jupyter: await target.setUp() });
     });
-    after(() => engine.dispose());
+    after(async () => {
+      await engine.dispose();
+      await target.tearDown();
+    });
 
     test('an interpreter killed between runs (the OOM killer) is announced on the next run', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
       assert.equal((await run('kept = 41')).success, true);
-      const pid = engine.backendInfo(backend, 'contract').pid;
+      // A kernel of another user is not reported by pid: it says its own.
+      const pid = target.remoteKernel ? Number((await run('import os\nprint(os.getpid())')).stdout) : engine.backendInfo(backend, 'contract').pid;
       assert.ok(pid, 'the session has a process');
       const victim = interpreterUnder(pid);
       process.kill(victim, 'SIGKILL');

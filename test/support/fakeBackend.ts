@@ -10,8 +10,13 @@ export class FakeSession implements BackendSession {
   runsSinceStart = 0;
   disposed = false;
   private loss: string | undefined;
-  private held: ((stopped: boolean) => void) | undefined;
+  /** Ends a held run: with this outcome when it was stopped, else normally. */
+  private held: ((stopped: BackendOutcome | undefined) => void) | undefined;
   holdNextRun = false;
+  /** A held run goes on through interrupts, as code that ignores SIGINT does. */
+  ignoresInterrupt = false;
+  /** restart() fails saying this (its server lost the interpreter), ending a held run without restarting it. */
+  restartFailure: string | undefined;
 
   constructor(readonly name: string) {}
 
@@ -23,10 +28,10 @@ export class FakeSession implements BackendSession {
     this.state = 'busy';
     if (this.holdNextRun) {
       this.holdNextRun = false;
-      const interrupted = await new Promise<boolean>((resolve) => (this.held = resolve));
-      if (interrupted) {
+      const stopped = await new Promise<BackendOutcome | undefined>((resolve) => (this.held = resolve));
+      if (stopped) {
         this.state = 'ready';
-        return { status: 'interrupted' };
+        return stopped;
       }
     }
     this.runsSinceStart++;
@@ -37,7 +42,7 @@ export class FakeSession implements BackendSession {
 
   /** Lets a held run finish. */
   release(): void {
-    this.held?.(false);
+    this.held?.(undefined);
     this.held = undefined;
   }
 
@@ -49,12 +54,17 @@ export class FakeSession implements BackendSession {
 
   /** A held run stops, as code does on KeyboardInterrupt. */
   interrupt(): void {
-    this.held?.(true);
+    if (this.ignoresInterrupt) return;
+    this.held?.({ status: 'interrupted' });
     this.held = undefined;
   }
 
   async restart(): Promise<void> {
     this.runsSinceStart = 0;
+    const failure = this.restartFailure;
+    this.held?.(failure === undefined ? { status: 'crashed', message: 'restarted' } : { status: 'crashed', message: `could not be restarted: ${failure}`, restartFailed: failure });
+    this.held = undefined;
+    if (failure !== undefined) throw new Error(failure);
   }
 
   info() {

@@ -159,6 +159,29 @@ describe('engine sessions', () => {
     backend.latest('a')!.holdNextRun = true;
     assert.match((await given).diagnostics?.message ?? '', /\(the timeout_s of this call\)/);
   });
+
+  test('a run past its limit that ignores the interrupt says "restarted" only when the restart worked', async () => {
+    const engine = (failure?: string) => {
+      const made = engineWith();
+      made.engine.config = { ...made.engine.config, interruptGraceMs: 10 };
+      return { ...made, failure };
+    };
+    for (const { backend, run, engine: e, failure } of [engine(), engine('404 Not Found: the kernel does not exist')]) {
+      await run('a');
+      const session = backend.latest('a')!;
+      session.holdNextRun = true;
+      session.ignoresInterrupt = true;
+      session.restartFailure = failure;
+      const stopped = await e.run({ code: 'x', backend: 'pyodide', session: 'a', timeoutS: 0.01 });
+      assert.equal(stopped.diagnostics?.error_type, 'TIMEOUT');
+      assert.equal(stopped.session_reset, true);
+      if (failure === undefined) assert.match(stopped.diagnostics?.message ?? '', /did not stop in time and was restarted/);
+      else {
+        assert.doesNotMatch(stopped.diagnostics?.message ?? '', /was restarted/);
+        assert.match(stopped.diagnostics?.message ?? '', /could not be restarted \(404 Not Found: the kernel does not exist\)/);
+      }
+    }
+  });
 });
 
 describe('installs show as runs', () => {

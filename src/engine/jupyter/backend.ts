@@ -19,7 +19,7 @@ import type {
 } from '../types';
 import { displayOf, outcomeOf, publishedOutcome, replyOutcome } from './kernelMessages';
 import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../packages/pip';
-import type { JupyterEndpoint, KernelClient, KernelHandle, KernelStatus } from './kernelTypes';
+import type { JupyterEndpoint, KernelCheck, KernelClient, KernelHandle, KernelStatus } from './kernelTypes';
 import { startLocalJupyterServer, type LocalJupyterServer } from './localServer';
 import { resolvePythonInterpreter } from '../python/interpreter';
 import { StartGate } from '../startGate';
@@ -126,18 +126,24 @@ export function createJupyterBackend(config: JupyterBackendConfig = {}): Jupyter
   };
 }
 
+/** What to do about a kernel whose Python the operating system manages (PEP 668): a kernel spec of a venv's. */
+const MANAGED_KERNEL_ADVICE =
+  'give the kernel a virtual environment of its own (python -m venv ENV; ENV/bin/python -m pip install ipykernel; ENV/bin/python -m ipykernel install --user --name NAME, on the Jupyter server\'s machine) and choose that kernel spec: --jupyter-kernel NAME (CLI), codeMode.jupyter.kernel (VS Code)';
+
 interface ActiveRun {
   sink: BackendSink;
   outcome?: BackendOutcome;
   settled: boolean;
   /** The kernel began executing it (an IOPub message of it arrived). */
   started: boolean;
-  /** `lost`: the kernel died under it, and why. */
-  finish(outcome: BackendOutcome, lost?: string): void;
+  /** restart() decides its outcome: what the connection says meanwhile (the execution rejects) is not it. */
+  restarting?: boolean;
+  /** `lost`: the kernel died under it, and why; `byRestart`: restart()'s own word. */
+  finish(outcome: BackendOutcome, lost?: string, byRestart?: boolean): void;
 }
 
 /** The one-line cell that calls kernel_support.py's `name` with `request`, which travels as base64 JSON, never as code. */
-function supportCell(name: 'run' | 'process', request: unknown): string {
+function supportCell(name: 'run' | 'process' | 'refresh', request: unknown): string {
   return `__import__("_code_mode_kernel").${name}("${Buffer.from(JSON.stringify(request)).toString('base64')}")`;
 }
 
@@ -148,7 +154,7 @@ function setupCell(marker: string, cwd: string | undefined, scratch: string | un
     marker,
     cwd: cwd ?? null,
     scratch: scratch ?? null,
-    sources: { cell: readAsset('cell.py'), user_input: readAsset('user_input.py'), code_mode: readAsset('code_mode.py') },
+    sources: { cell: readAsset('cell.py'), user_input: readAsset('user_input.py'), code_mode: readAsset('code_mode.py'), displays: readAsset('displays.py') },
   }));
   return [
     'def _code_mode_setup():',
@@ -177,6 +183,11 @@ class JupyterSession implements BackendSession {
   /** The kernel's process as it reports itself (on the server's machine). */
   private kernelProcess?: { pid?: number; executable?: string };
   private server?: string;
+  /** Said with the next run's output: why the kernel does not run in the workspace folder (once a session). */
+  private pendingNote?: string;
+  private noted = false;
+  /** A question to the server about the kernel, under way (the WebSocket dropped, or an interrupt failed). */
+  private checking?: Promise<void>;
   private disposed = false;
   private broken = false;
   /** Prompts on the stdin channel that start with it are host calls of this session's kernel_support.py. */
@@ -206,18 +217,29 @@ class JupyterSession implements BackendSession {
     if (this.restarting) await this.restarting;
     if (this.disposed) throw new Error(`the Jupyter session "${this.options.session}" was disposed`);
     let kernel = this.kernel;
+    // A connection that is not up may lead to a kernel that is gone (a hub stopped or restarted the server): a
+    // run sent on it would wait for the client's reconnects. Asked now, a lost kernel is replaced before the run.
+    if (kernel && !kernel.connected) {
+      await this.checkKernel(kernel);
+      kernel = this.kernel;
+    }
     if (!kernel) {
       this.starting ??= this.startKernel().finally(() => (this.starting = undefined));
       kernel = await this.starting;
     }
     if (this.needsSetup) {
-      let loaded: { pid?: number; executable?: string } | undefined;
+      let loaded: { pid?: number; executable?: string; note?: string } | undefined;
       const reply = await kernel.execute(setupCell(this.marker, this.options.workspaceRoots?.[0], this.options.scratchDir), {
         iopub: (type, content) => (loaded = (publishedOutcome(type, content) as typeof loaded) ?? loaded),
         input: (_prompt, _password, reply) => reply(''),
       });
       if (reply.status !== 'ok') throw new Error(`the kernel could not load the code-mode support: ${reply.ename}: ${reply.evalue}`);
       this.kernelProcess = { pid: typeof loaded?.pid === 'number' ? loaded.pid : undefined, executable: typeof loaded?.executable === 'string' ? loaded.executable : undefined };
+      if (typeof loaded?.note === 'string' && !this.noted) {
+        this.noted = true;
+        this.pendingNote = loaded.note;
+        this.log.info(`Jupyter session "${this.options.session}": ${loaded.note}`);
+      }
       this.needsSetup = false;
     }
     return kernel;
@@ -230,8 +252,15 @@ class JupyterSession implements BackendSession {
       kernel = await kernelClient().startKernel(endpoint, this.kernelName);
     } catch (error) {
       this.broken = true;
+      // A hub answers a POST for a user server that is not running with 405; a GET says what is the matter.
+      const notRunning = await kernelClient().notRunningReason(endpoint).catch(() => undefined);
       // A POST without a valid token fails the server's XSRF check before its auth says so.
-      const why = /_xsrf|\b40[13]\b|Forbidden|Unauthorized/.test(errorText(error)) ? `the server refused the token (403 Forbidden: ${errorText(error)}); check the token` : errorText(error);
+      const why =
+        notRunning !== undefined
+          ? `the server is not running${notRunning ? `: ${notRunning}` : ' (JupyterHub redirected to the hub)'}`
+          : /_xsrf|\b40[13]\b|Forbidden|Unauthorized/.test(errorText(error))
+            ? `the server refused the token (403 Forbidden: ${errorText(error)}); check the token`
+            : errorText(error);
       throw new Error(`could not start a ${this.kernelName ?? 'default'} kernel on the Jupyter Server at ${endpoint.url}: ${why}`);
     }
     this.broken = false;
@@ -253,8 +282,12 @@ class JupyterSession implements BackendSession {
 
   private onStatus(kernel: KernelHandle, status: KernelStatus): void {
     if (this.kernel !== kernel || this.restarting) return;
+    if (status === 'connecting') {
+      void this.checkKernel(kernel);
+      return;
+    }
     if (status === 'disconnected') {
-      this.kernelLost('the connection to the Jupyter Server was lost');
+      void this.checkKernel(kernel).then(() => this.kernel === kernel && this.kernelLost(`the connection to the Jupyter Server at ${this.server} was lost`));
       return;
     }
     if (status !== 'autorestarting' && status !== 'dead') return;
@@ -267,6 +300,27 @@ class JupyterSession implements BackendSession {
     this.log.warn(`Jupyter session "${this.options.session}": ${reason}`);
     if (this.active) this.active.finish({ status: 'crashed', message: reason }, reason);
     else this.stateLoss ??= `${reason} between runs`;
+  }
+
+  /**
+   * Asks the server whether it still has `kernel` (its connection dropped, or an interrupt failed): one that is gone
+   * is lost at once (a run in flight fails, the next starts a new kernel); one the server cannot be asked about is
+   * left to the client's reconnects.
+   */
+  private checkKernel(kernel: KernelHandle): Promise<void> {
+    this.checking ??= kernel
+      .check()
+      .then((result) => {
+        if (result.state === 'unreachable') this.log.warn(`Jupyter session "${this.options.session}": the Jupyter server at ${this.server} did not answer about the kernel (${result.why})`);
+        if (result.state === 'gone' && this.kernel === kernel) this.kernelLost(this.goneReason(result));
+      })
+      .finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private goneReason(result: Extract<KernelCheck, { state: 'gone' }>): string {
+    if (!result.serverStopped) return `the Jupyter server at ${this.server} no longer has the kernel (it was shut down or culled); the kernel and its variables are gone`;
+    return `the Jupyter server at ${this.server} stopped; the kernel and its variables are gone${result.detail ? ` (${result.detail})` : ''}`;
   }
 
   /** The session's local server died: its kernel is gone with it. */
@@ -291,6 +345,8 @@ class JupyterSession implements BackendSession {
     for (let attempt = 1; ; attempt++) {
       const kernel = await this.kernelStart.pass(() => this.ensureKernel());
       if (!kernel) return { status: 'interrupted' };
+      if (this.pendingNote) sink.stderr(`code-mode: ${this.pendingNote}\n`);
+      this.pendingNote = undefined;
       const { outcome, lostBeforeStart } = await this.execute(kernel, request, sink);
       // The kernel had died before the code reached it (the server notices a dead kernel only every few
       // seconds): nothing ran, so it runs on the restarted kernel, and the result says the state is gone.
@@ -308,8 +364,8 @@ class JupyterSession implements BackendSession {
         sink,
         settled: false,
         started: false,
-        finish: (outcome, lost) => {
-          if (run.settled) return;
+        finish: (outcome, lost, byRestart) => {
+          if (run.settled || (run.restarting && !byRestart)) return;
           run.settled = true;
           if (this.active === run) this.active = undefined;
           resolve({ outcome, ...(lost && !run.started ? { lostBeforeStart: lost } : {}) });
@@ -394,27 +450,39 @@ class JupyterSession implements BackendSession {
   }
 
   interrupt(): void {
-    if (this.active && this.kernel) {
-      this.kernel.interrupt().catch((error: unknown) => this.log.warn(`Jupyter session "${this.options.session}": interrupt failed: ${errorText(error)}`));
+    const kernel = this.kernel;
+    if (this.active && kernel) {
+      kernel.interrupt().catch((error: unknown) => {
+        this.log.warn(`Jupyter session "${this.options.session}": interrupt failed: ${errorText(error)}`);
+        // A server that no longer has the kernel answers 404 (or a hub's 405): the run fails now, saying why.
+        void this.checkKernel(kernel);
+      });
     } else {
       this.kernelStart.interrupt();
     }
   }
 
   async restart(): Promise<void> {
-    this.active?.finish({ status: 'crashed', message: 'the kernel was restarted' });
+    const run = this.active;
     const kernel = this.kernel;
     if (!kernel) {
+      run?.finish({ status: 'crashed', message: 'the kernel was restarted' });
       this.broken = false;
       return;
     }
+    // The run ends with what the restart did, once it is known.
+    if (run) run.restarting = true;
     this.needsSetup = true;
-    this.restarting = kernel.restart().catch(async (error: unknown) => {
-      // The server lost the kernel (or cannot restart it): the next run starts a new one.
-      this.log.warn(`Jupyter session "${this.options.session}": restart failed (${errorText(error)}); a new kernel starts on next use`);
-      if (this.kernel === kernel) this.kernel = undefined;
-      await kernel.shutdown().catch(() => undefined);
-    });
+    this.restarting = kernel.restart().then(
+      () => run?.finish({ status: 'crashed', message: 'the kernel was restarted' }, undefined, true),
+      async (error: unknown) => {
+        // The server lost the kernel (or cannot restart it): the next run starts a new one.
+        this.log.warn(`Jupyter session "${this.options.session}": restart failed (${errorText(error)}); a new kernel starts on next use`);
+        if (this.kernel === kernel) this.kernel = undefined;
+        await kernel.shutdown().catch(() => undefined);
+        run?.finish({ status: 'crashed', message: `the kernel could not be restarted: ${errorText(error)}`, restartFailed: errorText(error) }, undefined, true);
+      },
+    );
     try {
       await this.restarting;
     } finally {
@@ -449,9 +517,28 @@ class JupyterSession implements BackendSession {
     await kernel?.shutdown().catch((error: unknown) => this.log.warn(`Jupyter session "${this.options.session}": kernel shutdown failed: ${errorText(error)}`));
   }
 
-  /** pip runs where the kernel does, with the kernel's interpreter (as `%pip` would). */
+  /**
+   * pip runs where the kernel does, with the kernel's interpreter (as `%pip` would); then the running kernel is
+   * made to see what it installed, or the report says it needs a restart.
+   */
   async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
-    return pipInstall(this.pipProcess, specs, options.wheelhouse, options.wheelhouseSetting);
+    const report = await pipInstall(this.pipProcess, specs, options.wheelhouse, { wheelhouseSetting: options.wheelhouseSetting, managedEnvironment: MANAGED_KERNEL_ADVICE });
+    const installed = report.packages.filter((status) => status.installed).map((status) => status.name);
+    if (installed.length === 0) return report;
+    const unseen = await this.refreshImports(installed);
+    if (unseen.length === 0) return report;
+    return { ...report, message: `${report.message} The running kernel cannot import ${unseen.join(', ')} yet: start a new kernel (run_python with reset: true) to use ${unseen.length === 1 ? 'it' : 'them'}.` };
+  }
+
+  /** The distributions of `names` the running kernel still cannot see after refreshing its import paths. */
+  private async refreshImports(names: string[]): Promise<string[]> {
+    const kernel = await this.ensureKernel();
+    let published: { unseen?: unknown } | undefined;
+    await kernel.execute(supportCell('refresh', { names }), {
+      iopub: (type, content) => (published = (publishedOutcome(type, content) as typeof published) ?? published),
+      input: (_prompt, _password, reply) => reply(''),
+    });
+    return Array.isArray(published?.unseen) ? published.unseen.filter((name): name is string => typeof name === 'string') : names;
   }
 
   async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {

@@ -7,7 +7,7 @@ import { ServerConnection } from '@jupyterlab/services/lib/serverconnection';
 import * as net from 'node:net';
 import WebSocket from 'ws';
 import { socketFetch } from './socketFetch';
-import type { ExecuteReply, JupyterEndpoint, KernelHandle, KernelMessages, KernelStatus, ServerSummary } from './kernelTypes';
+import type { ExecuteReply, JupyterEndpoint, KernelCheck, KernelHandle, KernelMessages, KernelStatus, ServerSummary } from './kernelTypes';
 
 function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
   const base = endpoint.url.endsWith('/') ? endpoint.url : `${endpoint.url}/`;
@@ -15,11 +15,16 @@ function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
   // Node 20 has no global WebSocket. The token goes in the Authorization header, as on REST calls, rather than
   // in the WebSocket URL where proxies log it.
   // A server on a socket: the WebSocket's connection goes there (ws ignores a socketPath option for ws:// URLs).
+  // A stock Jupyter Server leaves Nagle's algorithm on for the kernel WebSocket: each message it sends while an
+  // earlier one is unacknowledged waits for this side's delayed ACK (~40 ms on Linux), several times a run. An
+  // unsolicited pong (RFC 6455 allows one; the server answers nothing) after every message carries that ACK at
+  // once, through a hub's proxy too.
   const socketPath = endpoint.socketPath;
   const socket = socketPath ? { createConnection: () => net.connect(socketPath) } : {};
   class AuthorizedWebSocket extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
       super(url, protocols, { ...socket, ...(token ? { headers: { Authorization: `token ${token}` } } : {}) });
+      this.on('message', () => this.readyState === WebSocket.OPEN && this.pong());
     }
   }
   return ServerConnection.makeSettings({
@@ -43,13 +48,70 @@ export async function describeServer(endpoint: JupyterEndpoint): Promise<ServerS
   };
 }
 
+/**
+ * JupyterHub's word for a user server that is not running, or undefined when `response` is not that: the hub
+ * answers a GET for it with 424 and a message naming where to start it again (after a redirect to /hub/user/...);
+ * an empty string when it redirected to the hub without one.
+ */
+async function stoppedServerMessage(response: Response): Promise<string | undefined> {
+  const atHub = response.redirected && /\/hub\//.test(new URL(response.url).pathname);
+  if (response.status !== 424 && !atHub) return undefined;
+  const body = await response.text().catch(() => '');
+  try {
+    const message = (JSON.parse(body) as { message?: unknown }).message;
+    return typeof message === 'string' ? message : '';
+  } catch {
+    return '';
+  }
+}
+
+/** When the server started (its api/status), to tell a server started again from one that only lost a kernel. */
+async function serverStarted(settings: ServerConnection.ISettings): Promise<string | undefined> {
+  const response = await ServerConnection.makeRequest(`${settings.baseUrl}api/status`, {}, settings);
+  if (!response.ok) return undefined;
+  const started = ((await response.json()) as { started?: unknown }).started;
+  return typeof started === 'string' ? started : undefined;
+}
+
+/** Why the server at `endpoint` cannot serve kernels when a JupyterHub says its user server is not running. */
+export async function notRunningReason(endpoint: JupyterEndpoint): Promise<string | undefined> {
+  const settings = serverSettings(endpoint);
+  const response = await ServerConnection.makeRequest(`${settings.baseUrl}api/status`, {}, settings).catch(() => undefined);
+  return response && (await stoppedServerMessage(response));
+}
+
 class KernelConnectionHandle implements KernelHandle {
   private statusListener?: (status: KernelStatus) => void;
 
-  constructor(private readonly connection: Kernel.IKernelConnection) {
+  constructor(
+    private readonly connection: Kernel.IKernelConnection,
+    private readonly serverStartedAt: string | undefined,
+  ) {
     connection.statusChanged.connect((_, status) => this.statusListener?.(status));
-    // The client gave up reconnecting (7 tries with back-off, about two minutes): the server is gone for it.
-    connection.connectionStatusChanged.connect((_, status) => status === 'disconnected' && this.statusListener?.('disconnected'));
+    // 'connecting': the WebSocket dropped and the client tries again; 'disconnected': it gave up (7 tries with
+    // back-off, about two minutes).
+    connection.connectionStatusChanged.connect((_, status) => status !== 'connected' && this.statusListener?.(status));
+  }
+
+  get connected(): boolean {
+    return this.connection.connectionStatus === 'connected';
+  }
+
+  async check(): Promise<KernelCheck> {
+    const settings = this.connection.serverSettings;
+    let response: Response;
+    try {
+      response = await ServerConnection.makeRequest(`${settings.baseUrl}api/kernels/${encodeURIComponent(this.id)}`, {}, settings);
+    } catch (error) {
+      return { state: 'unreachable', why: error instanceof Error ? error.message : String(error) };
+    }
+    const stopped = await stoppedServerMessage(response);
+    if (stopped !== undefined) return { state: 'gone', serverStopped: true, ...(stopped ? { detail: stopped } : {}) };
+    if (response.ok) return { state: 'alive' };
+    if (response.status !== 404) return { state: 'unreachable', why: `${response.status} ${response.statusText}` };
+    // The server answers without the kernel: it was started again since, or it shut the kernel down.
+    const started = await serverStarted(settings).catch(() => undefined);
+    return { state: 'gone', serverStopped: started !== undefined && started !== this.serverStartedAt };
   }
 
   get id(): string {
@@ -107,9 +169,10 @@ class KernelConnectionHandle implements KernelHandle {
 /** Starts a kernel of `kernelName` (the server's default when absent) and connects to it. */
 export async function startKernel(endpoint: JupyterEndpoint, kernelName: string | undefined): Promise<KernelHandle> {
   const settings = serverSettings(endpoint);
+  const started = await serverStarted(settings).catch(() => undefined);
   const model = await KernelAPI.startNew(kernelName ? { name: kernelName } : {}, settings);
   const connection = new KernelConnection({ model, serverSettings: settings, handleComms: false });
-  const handle = new KernelConnectionHandle(connection);
+  const handle = new KernelConnectionHandle(connection, started);
   try {
     await connection.info;
   } catch (error) {

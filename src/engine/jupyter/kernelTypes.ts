@@ -9,8 +9,17 @@ export interface JupyterEndpoint {
   socketPath?: string;
 }
 
-/** A kernel's execution state as the server reports it, and 'disconnected' when the server cannot be reached. */
-export type KernelStatus = 'unknown' | 'starting' | 'idle' | 'busy' | 'terminating' | 'restarting' | 'autorestarting' | 'dead' | 'disconnected';
+/**
+ * A kernel's execution state as the server reports it; 'connecting' when its WebSocket dropped and the client
+ * tries again, 'disconnected' when it gave up.
+ */
+export type KernelStatus = 'unknown' | 'starting' | 'idle' | 'busy' | 'terminating' | 'restarting' | 'autorestarting' | 'dead' | 'connecting' | 'disconnected';
+
+/**
+ * What the server says of a kernel asked after: there, gone (with whether its server stopped, and a JupyterHub's
+ * message for a user server that is not running), or no answer (the server cannot be reached: it may come back).
+ */
+export type KernelCheck = { state: 'alive' } | { state: 'gone'; serverStopped: boolean; detail?: string } | { state: 'unreachable'; why: string };
 
 /** The content of an execute_reply. */
 export interface ExecuteReply {
@@ -32,6 +41,10 @@ export interface KernelMessages {
 export interface KernelHandle {
   readonly id: string;
   readonly name: string;
+  /** Its WebSocket is up (messages sent now reach the kernel). */
+  readonly connected: boolean;
+  /** Asks the server whether it still has this kernel. */
+  check(): Promise<KernelCheck>;
   /** The listener is told each status change (one listener; a later one replaces it). */
   onStatus(listener: (status: KernelStatus) => void): void;
   /** The kernel's language_info: its name (python, R, julia) and version. */
@@ -57,4 +70,6 @@ export interface ServerSummary {
 export interface KernelClient {
   startKernel(endpoint: JupyterEndpoint, kernelName: string | undefined): Promise<KernelHandle>;
   describeServer(endpoint: JupyterEndpoint): Promise<ServerSummary>;
+  /** A JupyterHub's message when its user server at `endpoint` is not running; undefined otherwise. */
+  notRunningReason(endpoint: JupyterEndpoint): Promise<string | undefined>;
 }

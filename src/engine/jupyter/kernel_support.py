@@ -1,7 +1,8 @@
 """The engine's side inside a Jupyter kernel (ipykernel): runs each request as the other backends do.
 
 Loaded once per kernel by the Jupyter backend (src/engine/jupyter/backend.ts), as the module
-`_code_mode_kernel`, with the sources the other backends share (cell.py, user_input.py, code_mode.py).
+`_code_mode_kernel`, with the sources the other backends share (cell.py, user_input.py, code_mode.py,
+displays.py).
 
 A run is the cell `__import__("_code_mode_kernel").run("<base64 JSON request>")`: no user text is ever
 spliced into code. Its outcome leaves as a display_data message of OUTCOME_MIME on IOPub, after the run's
@@ -27,6 +28,7 @@ _marker = None
 _streams = None
 _cell = None
 _user_input = None
+_displays = None
 _cells = 0
 _MAIN_THREAD = threading.get_ident()
 
@@ -55,15 +57,22 @@ def _load(name, source):
 
 def setup(marker, sources, cwd=None, scratch=None):
     """Called once per kernel: `sources` are the shared modules' texts by name; the session starts in `cwd` when
-    the kernel's machine has that folder (a local server: the workspace), and CODE_MODE_SCRATCH names the
-    session's scratch folder when the machine has it. Publishes the kernel's pid."""
+    the kernel can enter that folder (a local server: the workspace), else in its own folder, and says so;
+    CODE_MODE_SCRATCH names the session's scratch folder when the machine has it. Publishes the kernel's pid,
+    its interpreter and that note."""
     import os
 
-    global _marker, _cell, _user_input, _streams
+    global _marker, _cell, _user_input, _streams, _displays
     _marker = marker
     _streams = (sys.stdout, sys.stderr)
-    if cwd and os.path.isdir(cwd):
-        os.chdir(cwd)
+    note = None
+    if cwd:
+        try:
+            os.chdir(cwd)
+        except OSError as exc:
+            # A hub's kernel runs as another user, often on another machine, than the editor with the workspace.
+            note = "the workspace folder %s is not usable by the kernel (%s: %s); it runs in its own folder %s" % (
+                cwd, type(exc).__name__, exc.strerror or exc, os.getcwd())
     if scratch and os.path.isdir(scratch):
         os.environ["CODE_MODE_SCRATCH"] = scratch
     host = types.ModuleType("_code_mode_host", "Calls from Python into the code-mode host (the tool bridge).")
@@ -73,7 +82,32 @@ def setup(marker, sources, cwd=None, scratch=None):
     _cell = _load("_code_mode_cell", sources["cell"])
     _user_input = _load("_code_mode_input", sources["user_input"])
     _load("code_mode", sources["code_mode"])
-    _publish({"pid": os.getpid(), "executable": sys.executable})
+    _displays = _load("_code_mode_displays", sources["displays"])
+    _displays.install(_show, builtin=False)
+    _publish({"pid": os.getpid(), "executable": sys.executable, "note": note})
+
+
+def _show(display):
+    """A display of displays.py (a figure left open) as IPython sends one: base64 for images."""
+    from IPython.display import publish_display_data
+
+    publish_display_data({display["mime"]: display["data"]})
+
+
+def _show_figures():
+    """Shows the figures a run left open under a non-interactive matplotlib backend (matplotlib.use("Agg")), then
+    closes them, as the other backends do; ipykernel's inline backend shows its own after the cell."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return
+    try:
+        from matplotlib.rcsetup import non_interactive_bk
+
+        shown_here = pyplot.get_backend().lower() in non_interactive_bk
+    except Exception:  # noqa: BLE001 - a patched or half-imported matplotlib must not break the run's result
+        return
+    if shown_here:
+        _displays.end_run()
 
 
 def call(method, params):
@@ -107,6 +141,7 @@ def run(encoded):
     # ipykernel puts its own input() in place for every request; the engine's asks the same way on every backend.
     saved = (builtins.input, sys.stdin)
     sys.stdin = _user_input.install(call, HostCallError)
+    _displays.begin_run()
     try:
         outcome = _cell.run_cell(request["code"], shell.user_ns, "<cell %d>" % _cells, request.get("script"))
     finally:
@@ -114,6 +149,7 @@ def run(encoded):
         # What the cell did to the streams (None, a closed file) must not reach ipykernel, which flushes them
         # after every request and hangs on one it cannot flush; nor the next cell, as on the other backends.
         sys.stdout, sys.stderr = _streams
+    _show_figures()
     _publish(outcome)
 
 
@@ -140,3 +176,29 @@ def process(encoded):
     except OSError as exc:
         result = {"code": None, "stdout": "", "stderr": "", "timedOut": False, "spawnError": str(exc)}
     _publish(result)
+
+
+def refresh(encoded):
+    """After pip installed into this kernel's environment: puts the user's site folder on sys.path when pip made it
+    after the kernel started (Python adds it at start only if it exists), forgets the import system's cached
+    folder listings, and publishes which of the named distributions this process still cannot see."""
+    import importlib
+    import importlib.metadata
+    import os
+    import site
+
+    names = _loads(_b64decode(encoded).decode("utf-8"))["names"]
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    if user_site and os.path.isdir(user_site) and user_site not in sys.path:
+        # Where Python would have put it: before the interpreter's own site folders.
+        shared = [i for i, entry in enumerate(sys.path) if entry in set(site.getsitepackages())]
+        sys.path.insert(shared[0] if shared else len(sys.path), user_site)
+        site.addsitedir(user_site)  # its .pth files
+    importlib.invalidate_caches()
+    unseen = []
+    for name in names:
+        try:
+            importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            unseen.append(name)
+    _publish({"unseen": unseen})

@@ -89,16 +89,28 @@ function pipEnvironment(): Record<string, string> {
 
 const NETWORK_TROUBLE = /NewConnectionError|Name or service not known|Temporary failure in name resolution|nodename nor servname|Network is unreachable|ConnectTimeoutError|ProxyError|getaddrinfo failed/;
 
-/** pip's own ERROR lines when it printed any, else the end of its output; `wheelhouseSetting` names the wheelhouse in advice. */
-function pipError(result: ProcessResult, wheelhouseSetting: string): string {
+/** What the advice in pip's errors names: the wheelhouse's setting, and the way to an interpreter of one's own. */
+export interface PipAdvice {
+  wheelhouseSetting?: string;
+  /** What to do about an interpreter the operating system manages (PEP 668), after "This interpreter is managed by the operating system:". */
+  managedEnvironment?: string;
+}
+
+const MANAGED_ENVIRONMENT = 'select a virtual environment (python -m venv) for it';
+/** pip's PEP 668 refusal; its explanation follows on lines of its own, which say what to do. */
+const EXTERNALLY_MANAGED = /^error: externally-managed-environment$/m;
+
+/** pip's own ERROR lines when it printed any, else the end of its output (a PEP 668 refusal whole), with advice. */
+function pipError(result: ProcessResult, advice: PipAdvice): string {
   if (result.spawnError) return `could not run pip: ${result.spawnError}`;
   if (result.timedOut) return `pip did not finish within ${PIP_TIME_LIMIT_MS / 60000} minutes and was stopped`;
   const output = `${result.stderr}\n${result.stdout}`;
   const errors = output.split('\n').filter((line) => line.startsWith('ERROR:'));
   let text = (errors.length > 0 ? errors.join('\n') : output.trim().split('\n').slice(-10).join('\n')).trim();
+  const managed = EXTERNALLY_MANAGED.exec(output);
   if (/No module named pip/.test(output)) text = 'pip is not installed in this interpreter (python -m ensurepip, or choose an environment with pip)';
-  else if (/externally-managed-environment/.test(output)) text += '\nThis interpreter is managed by the operating system: select a virtual environment (python -m venv) for it.';
-  else if (NETWORK_TROUBLE.test(output)) text += `\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder (${wheelhouseSetting}).`;
+  else if (managed) text = `${output.slice(managed.index).trim()}\nThis interpreter is managed by the operating system: ${advice.managedEnvironment ?? MANAGED_ENVIRONMENT}.`;
+  else if (NETWORK_TROUBLE.test(output)) text += `\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder (${advice.wheelhouseSetting ?? WHEELHOUSE_FLAGS}).`;
   if (!text) text = `pip exited with code ${result.code}`;
   if (text.length <= ERROR_CHARS) return text;
   const half = ERROR_CHARS / 2;
@@ -124,7 +136,7 @@ async function installedVersions(python: PipProcess, names: string[]): Promise<M
  * Installs `specs` with one pip run; when that fails and there were several, each is retried alone so the
  * good ones still go in and every failure is pinned to its package.
  */
-export async function pipInstall(python: PipProcess, specs: PackageSpec[], wheelhouse?: string, wheelhouseSetting = WHEELHOUSE_FLAGS): Promise<PackageReport> {
+export async function pipInstall(python: PipProcess, specs: PackageSpec[], wheelhouse?: string, advice: PipAdvice = {}): Promise<PackageReport> {
   const errors = new Map<PackageSpec, string>();
   for (const spec of specs) {
     // A file without a hash to check may be one on another machine (a remote kernel's): pip reads it there.
@@ -142,11 +154,11 @@ export async function pipInstall(python: PipProcess, specs: PackageSpec[], wheel
   if (pending.length > 0) {
     const all = await install(pending);
     if (all.code !== 0) {
-      if (pending.length === 1) errors.set(pending[0], pipError(all, wheelhouseSetting));
+      if (pending.length === 1) errors.set(pending[0], pipError(all, advice));
       else {
         for (const spec of pending) {
           const alone = await install([spec]);
-          if (alone.code !== 0) errors.set(spec, pipError(alone, wheelhouseSetting));
+          if (alone.code !== 0) errors.set(spec, pipError(alone, advice));
         }
       }
     }

@@ -526,7 +526,7 @@ class PythonSession implements BackendSession {
    * refreshes Python's import cache); a package it already imported keeps its old version until a reset.
    */
   async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
-    return pipInstall(localInterpreter(this.interpreter()), specs, options.wheelhouse, options.wheelhouseSetting);
+    return pipInstall(localInterpreter(this.interpreter()), specs, options.wheelhouse, { wheelhouseSetting: options.wheelhouseSetting });
   }
 
   async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {

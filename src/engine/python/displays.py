@@ -56,11 +56,13 @@ _shown = 0
 _over_limit = 0
 
 
-def install(emit):
-    """Make `display` a builtin that sends to `emit`."""
+def install(emit, builtin=True):
+    """Send displays to `emit`, and make `display` a builtin that shows objects that way (not in a Jupyter
+    kernel, which has IPython's own)."""
     global _emit
     _emit = emit
-    builtins.display = display
+    if builtin:
+        builtins.display = display
     # Figures are shown when the run ends, so plt.show() on the Agg backend is not the mistake it warns about.
     warnings.filterwarnings("ignore", message=r"(?s).*non-interactive, and thus cannot be shown", category=UserWarning)
 
