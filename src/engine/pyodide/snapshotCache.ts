@@ -17,12 +17,17 @@ export class SnapshotCache {
   /** stat identity of the file whose hash was last checked and found right. */
   private verifiedIdentity: string | undefined;
 
+  /**
+   * `runtime`: the runtime that makes and loads the snapshot when it is not Node (Deno): each keeps its own,
+   * as what Pyodide sets up at load differs with the runtime it finds itself in.
+   */
   constructor(
     readonly cacheDir: string,
     pyodideDir: string,
     private readonly log: Logger,
+    runtime?: 'deno',
   ) {
-    this.file = path.join(cacheDir, `pyodide-${buildId(pyodideDir)}.snapshot`);
+    this.file = path.join(cacheDir, `pyodide-${buildId(pyodideDir)}${runtime ? `.${runtime}` : ''}.snapshot`);
   }
 
   /** The snapshot to start from, checked against the hash recorded when it was cached; else undefined. */

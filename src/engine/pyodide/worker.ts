@@ -80,7 +80,12 @@ function capHeapGrowth(): void {
 
 function pyodideModule(): typeof import('pyodide') {
   // Loaded from the copied package at run time: bundling it would break its own file lookups.
-  return createRequire(__filename)(path.join(init.indexURL, 'pyodide.js')) as typeof import('pyodide');
+  const load = createRequire(__filename);
+  // Pyodide would import its Emscripten script as an ES module when it finds itself under Deno, where the
+  // script then misses the CommonJS names it uses (__dirname, require); required here first, as CommonJS, it
+  // sets the global that Pyodide looks for before loading it, under Node and Deno alike.
+  load(path.join(init.indexURL, 'pyodide.asm.js'));
+  return load(path.join(init.indexURL, 'pyodide.js')) as typeof import('pyodide');
 }
 
 async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boolean }> {
