@@ -308,7 +308,7 @@ class PyodideSession implements BackendSession {
       path.join(assets, 'pyodide-host.cjs'),
       [JSON.stringify(hostConfig)],
       // Deno's cache sits in the package cache: read-only to the code it runs, so no session can change what another one loads.
-      { mounts: view.mounts, network: shared.network, cwd: assets, choice: shared.sandboxChoice, denoDir: path.join(shared.cacheDir, 'deno') },
+      { mounts: view.mounts, network: shared.network, cwd: assets, choice: shared.sandboxChoice, denoDir: path.join(shared.cacheDir, 'deno'), log: this.options.log },
       2,
     );
     this.loading = true;

@@ -14,7 +14,7 @@ import userInputSource from '../python/user_input.py';
 import bootstrapSource from './bootstrap.py';
 import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type ToWorker, type WorkerInit } from './protocol';
 import { DROPPED, RingCorruption, RingWriter, STDERR, STDOUT, type RecordTag, type StreamId } from './ring';
-import { guardWorkerCreation, shimConstantsBinding, withholdProcessPowers } from './harden';
+import { guardWorkerCreation, refusalsAsErrno, shimConstantsBinding, withholdProcessPowers } from './harden';
 import { distributionUrl, packageCacheDir } from './packagePlan';
 import { WorkerPackages } from './workerPackages';
 import { isInside, writableIn, type Mount } from '../sandbox/fileView';
@@ -413,6 +413,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   capHeapGrowth();
   shimConstantsBinding();
+  refusalsAsErrno();
   const { py, fromSnapshot } = await loadInstance();
   heapModule = (py as unknown as { _module: EmscriptenModule })._module;
   const runCell = setUp(py);

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { findOnPath } from '../executables';
 import { assetsDir } from '../paths';
-import { isInside, type Mount } from './fileView';
+import { isInside, writableIn, type Mount } from './fileView';
 
 /** The Deno release the extension is built and tested with (package.json's optional dependency). */
 export const DENO_VERSION = '2.9.6';
@@ -74,6 +74,8 @@ export interface DenoRun {
   script: string[];
   mounts: readonly Mount[];
   network: 'off' | 'on';
+  /** Symbolic links found in the mounts that lead out of what they may read or write (symlinkDenials). */
+  links: LinkDenials;
 }
 
 /**
@@ -84,7 +86,8 @@ export interface DenoRun {
 export function denoArgs(run: DenoRun): string[] {
   const readable = run.mounts.map((mount) => mount.path);
   const writable = run.mounts.filter((mount) => mount.writable).map((mount) => mount.path);
-  const readOnlyInsideWritable = run.mounts.filter((mount) => !mount.writable && writable.some((dir) => isInside(mount.path, dir)));
+  const readOnlyInsideWritable = run.mounts.filter((mount) => !mount.writable && writable.some((dir) => isInside(mount.path, dir))).map((mount) => mount.path);
+  const denyWrite = [...readOnlyInsideWritable, ...run.links.denyWrite];
   return [
     'run',
     '--no-prompt',
@@ -96,7 +99,8 @@ export function denoArgs(run: DenoRun): string[] {
     '--deny-import',
     `--allow-read=${pathList(readable)}`,
     ...(writable.length ? [`--allow-write=${pathList(writable)}`] : []),
-    ...(readOnlyInsideWritable.length ? [`--deny-write=${pathList(readOnlyInsideWritable.map((mount) => mount.path))}`] : []),
+    ...(run.links.denyRead.length ? [`--deny-read=${pathList(run.links.denyRead)}`] : []),
+    ...(denyWrite.length ? [`--deny-write=${pathList(denyWrite)}`] : []),
     ...(run.network === 'on' ? ['--allow-net'] : []),
     ...run.script,
   ];
@@ -113,4 +117,68 @@ export function denoEnvironment(denoDir?: string): NodeJS.ProcessEnv {
 /** Deno splits permission lists on commas; a comma inside a path is written twice. */
 function pathList(paths: string[]): string {
   return paths.map((entry) => entry.replaceAll(',', ',,')).join(',');
+}
+
+export interface LinkDenials {
+  denyRead: string[];
+  denyWrite: string[];
+  /** Entries were left unexamined: the walk stopped at its bound. */
+  truncated: boolean;
+}
+
+/** A walk past this many entries stops (a workspace with a huge tree); the backend logs that it did. */
+const MAX_WALKED_ENTRIES = 50_000;
+
+/**
+ * Deno checks the path it is given, not where a symbolic link leads (measured on 2.9.6: with read access to
+ * a folder, a link in it to /etc/hostname reads that file). Code in the sandbox cannot make a link (Deno.symlink
+ * needs unrestricted read and write), but the workspace may hold some already: each link that leads outside
+ * what its mounts may read is denied reading and writing, and each that leads from a writable place to a
+ * read-only one (or to nothing, where a write would create the target) is denied writing. bubblewrap needs
+ * none of this: a link there resolves inside the sandbox's own view.
+ */
+export function symlinkDenials(mounts: readonly Mount[], maxEntries = MAX_WALKED_ENTRIES): LinkDenials {
+  const denials: LinkDenials = { denyRead: [], denyWrite: [], truncated: false };
+  const readable = mounts.map((mount) => mount.path);
+  let walked = 0;
+  const pending = outermostPaths(readable);
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (++walked > maxEntries) {
+        denials.truncated = true;
+        return denials;
+      }
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) pending.push(full);
+      else if (entry.isSymbolicLink()) denyLink(full, mounts, readable, denials);
+    }
+  }
+  return denials;
+}
+
+function denyLink(link: string, mounts: readonly Mount[], readable: string[], denials: LinkDenials): void {
+  let target: string | undefined;
+  try {
+    target = fs.realpathSync(link);
+  } catch {
+    target = undefined;
+  }
+  if (target === undefined || !readable.some((dir) => isInside(target, dir))) {
+    denials.denyRead.push(link);
+    denials.denyWrite.push(link);
+  } else if (writableIn(link, mounts) && !writableIn(target, mounts)) {
+    denials.denyWrite.push(link);
+  }
+}
+
+/** The paths not inside another one: walking an inner one again would find its links twice. */
+function outermostPaths(paths: string[]): string[] {
+  return [...new Set(paths)].filter((candidate) => !paths.some((other) => other !== candidate && isInside(candidate, other)));
 }

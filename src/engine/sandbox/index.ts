@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import { bubblewrap, bubblewrapArgs, runtimeExecutable, type NetworkAccess } from './bubblewrap';
-import { deno, denoArgs, denoEnvironment } from './deno';
+import { deno, denoArgs, denoEnvironment, symlinkDenials } from './deno';
+import type { Logger } from '../types';
 import type { Mount } from './fileView';
 import { minimalEnvironment, permissionFlags, permissionModelFlag } from './nodePermission';
 import { seccompFilter } from './seccomp';
@@ -44,6 +45,7 @@ export interface Confinement {
   choice: SandboxChoice;
   /** Deno's own cache folder, written by the runtime and not by the code it runs (the Deno mechanism only). */
   denoDir: string;
+  log: Logger;
 }
 
 /**
@@ -57,7 +59,9 @@ export function spawnConfinedHost(script: string, args: string[], confinement: C
   if (report.mechanism === 'deno') {
     const binary = (deno() as { binary: string }).binary;
     fs.mkdirSync(confinement.denoDir, { recursive: true });
-    const denoRun = denoArgs({ script: [script, ...args], mounts: confinement.mounts, network: confinement.network });
+    const links = symlinkDenials(confinement.mounts);
+    if (links.truncated) confinement.log.warn('the Deno sandbox looked for symbolic links leading out of the workspace in the first 50,000 entries only: links beyond them are followed');
+    const denoRun = denoArgs({ script: [script, ...args], mounts: confinement.mounts, network: confinement.network, links });
     const child = spawn(binary, denoRun, { env: denoEnvironment(confinement.denoDir), cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes] });
     return { child, report };
   }
