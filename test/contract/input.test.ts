@@ -4,17 +4,18 @@ import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
-import { BACKEND_KINDS, type BackendKind, type InputHandler, type InputRequest } from '../../src/engine/types';
+import { type BackendKind, type InputHandler, type InputRequest } from '../../src/engine/types';
 import { localJupyter } from '../support/jupyter';
+import { contractBackends, sandboxUnderTest } from '../support/sandboxUnderTest';
 import { testStorageDir } from '../support/mcp';
 
-for (const backend of BACKEND_KINDS) {
+for (const backend of contractBackends) {
   describe(`input on the ${backend} backend`, () => {
     let engine: Engine;
     const run = (code: string, onInput?: InputHandler, timeoutS?: number) => engine.run({ code, backend: backend as BackendKind, session: 'input', onInput, timeoutS });
 
     before(() => {
-      engine = createEngine({ storageDir: testStorageDir, jupyter: localJupyter });
+      engine = createEngine({ storageDir: testStorageDir, jupyter: localJupyter, pyodide: { sandbox: sandboxUnderTest } });
     });
     after(() => engine.dispose());
 

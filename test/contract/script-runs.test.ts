@@ -8,8 +8,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
-import { BACKEND_KINDS, type BackendKind } from '../../src/engine/types';
+import { type BackendKind } from '../../src/engine/types';
 import { localJupyter } from '../support/jupyter';
+import { contractBackends, sandboxUnderTest } from '../support/sandboxUnderTest';
 import { testStorageDir } from '../support/mcp';
 
 const MAIN = [
@@ -20,7 +21,7 @@ const MAIN = [
   '',
 ].join('\n');
 
-for (const backend of BACKEND_KINDS) {
+for (const backend of contractBackends) {
   describe(`script runs on the ${backend} backend`, () => {
     let engine: Engine;
     let workspace: string;
@@ -36,7 +37,7 @@ for (const backend of BACKEND_KINDS) {
       fs.writeFileSync(path.join(folder, 'demo.py'), 'def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n');
       mainFile = path.join(folder, 'main.py');
       fs.writeFileSync(mainFile, MAIN);
-      engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace], jupyter: localJupyter });
+      engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace], jupyter: localJupyter, pyodide: { sandbox: sandboxUnderTest } });
     });
     after(async () => {
       await engine.dispose();

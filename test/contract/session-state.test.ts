@@ -6,8 +6,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
-import { BACKEND_KINDS, type BackendKind } from '../../src/engine/types';
+import { type BackendKind } from '../../src/engine/types';
 import { localJupyter } from '../support/jupyter';
+import { contractBackends, sandboxUnderTest } from '../support/sandboxUnderTest';
 import { testStorageDir } from '../support/mcp';
 
 /** The deepest process under `pid` (first child each level): the interpreter itself, as the OOM killer would pick it. */
@@ -23,13 +24,13 @@ function interpreterUnder(pid: number): number {
   }
 }
 
-for (const backend of BACKEND_KINDS) {
+for (const backend of contractBackends) {
   describe(`session state on the ${backend} backend`, () => {
     let engine: Engine;
     const run = (code: string, session = 'contract', reset?: boolean) => engine.run({ code, backend: backend as BackendKind, session, reset });
 
     before(() => {
-      engine = createEngine({ storageDir: testStorageDir, jupyter: localJupyter });
+      engine = createEngine({ storageDir: testStorageDir, jupyter: localJupyter, pyodide: { sandbox: sandboxUnderTest } });
     });
     after(() => engine.dispose());
 

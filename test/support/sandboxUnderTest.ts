@@ -3,6 +3,7 @@
 // CODE_MODE_TEST_SANDBOX=deno (test/deno.env), so the same cases, with the same expectations, run with
 // Deno's permission model holding the boundary and bubblewrap not used.
 import { isSandboxChoice, type SandboxChoice } from '../../src/engine/sandbox/index';
+import { BACKEND_KINDS, type BackendKind } from '../../src/engine/types';
 
 const requested = process.env.CODE_MODE_TEST_SANDBOX ?? 'auto';
 if (!isSandboxChoice(requested)) throw new Error(`CODE_MODE_TEST_SANDBOX must be auto, bubblewrap or deno, not ${requested}`);
@@ -23,3 +24,6 @@ export function onlyBubblewrap(why: string): string | false {
 
 /** The CLI flag that selects the sandbox under test. */
 export const sandboxFlags: string[] = ['--pyodide-sandbox', sandboxUnderTest];
+
+/** The backends the contract suite runs on: all of them, or under Deno only Pyodide, the one it confines. */
+export const contractBackends: readonly BackendKind[] = underDeno ? ['pyodide'] : BACKEND_KINDS;

@@ -84,10 +84,12 @@ export interface DenoRun {
  * folders, and nothing else.
  */
 export function denoArgs(run: DenoRun): string[] {
-  const readable = run.mounts.map((mount) => mount.path);
   const writable = run.mounts.filter((mount) => mount.writable).map((mount) => mount.path);
   const readOnlyInsideWritable = run.mounts.filter((mount) => !mount.writable && writable.some((dir) => isInside(mount.path, dir))).map((mount) => mount.path);
+  const denyRead = run.links.denyRead;
   const denyWrite = [...readOnlyInsideWritable, ...run.links.denyWrite];
+  const readable = grantable(run.mounts.map((mount) => mount.path), denyRead);
+  const writableGranted = grantable(writable, [...denyRead, ...denyWrite]);
   return [
     'run',
     '--no-prompt',
@@ -98,9 +100,9 @@ export function denoArgs(run: DenoRun): string[] {
     '--no-npm',
     '--deny-import',
     `--allow-read=${pathList(readable)}`,
-    ...(writable.length ? [`--allow-write=${pathList(writable)}`] : []),
-    ...(run.links.denyRead.length ? [`--deny-read=${pathList(run.links.denyRead)}`] : []),
-    ...(denyWrite.length ? [`--deny-write=${pathList(denyWrite)}`] : []),
+    ...(writableGranted.length ? [`--allow-write=${pathList(writableGranted)}`] : []),
+    ...(denyRead.some(expressible) ? [`--deny-read=${pathList(denyRead.filter(expressible))}`] : []),
+    ...(denyWrite.some(expressible) ? [`--deny-write=${pathList(denyWrite.filter(expressible))}`] : []),
     ...(run.network === 'on' ? ['--allow-net'] : []),
     ...run.script,
   ];
@@ -114,9 +116,22 @@ export function denoEnvironment(denoDir?: string): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Deno splits permission lists on commas; a comma inside a path is written twice. */
 function pathList(paths: string[]): string {
-  return paths.map((entry) => entry.replaceAll(',', ',,')).join(',');
+  return paths.join(',');
+}
+
+/** Deno splits permission lists on commas, with no escape (measured on 2.9.6): a path with one cannot be named. */
+function expressible(target: string): boolean {
+  return !target.includes(',');
+}
+
+/**
+ * The grants of `paths` that can be made safely: a path Deno cannot name is not granted, and neither is one
+ * holding a denial Deno cannot name (it could not be taken back). Leaving a folder out only takes access away.
+ */
+function grantable(paths: string[], denials: string[]): string[] {
+  const unnamable = denials.filter((denial) => !expressible(denial));
+  return paths.filter((grant) => expressible(grant) && !unnamable.some((denial) => isInside(denial, grant)));
 }
 
 export interface LinkDenials {
