@@ -40,7 +40,16 @@ export function deno(): { binary: string; version: string } | { unavailable: str
 /** dist/deno/deno[.exe] in a platform-specific package of the extension. */
 function bundledBinary(): string | undefined {
   const file = path.join(assetsDir(), BUNDLED_DENO_DIR, executableName());
-  return fs.existsSync(file) ? file : undefined;
+  if (!fs.existsSync(file)) return undefined;
+  // The package keeps the executable bit; an unpacker that drops it would leave the binary unusable.
+  if (process.platform !== 'win32') {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+    } catch {
+      fs.chmodSync(file, 0o755);
+    }
+  }
+  return file;
 }
 
 /** The binary of the `@deno/<platform>` package that npm installed beside the `deno` package (the CLI). */
