@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { deno, denoArgs, denoEnvironment, denoTarget, symlinkDenials } from '../../src/engine/sandbox/deno';
+import { DENO_VERSION, deno, denoArgs, denoEnvironment, denoTarget, symlinkDenials } from '../../src/engine/sandbox/deno';
 import type { Mount } from '../../src/engine/sandbox/fileView';
 import { sandboxReport } from '../../src/engine/sandbox/index';
 import { SnapshotCache } from '../../src/engine/pyodide/snapshotCache';
@@ -65,6 +65,9 @@ describe('Deno as the Pyodide sandbox', () => {
     const found = deno();
     assert.ok('binary' in found, 'unavailable' in found ? found.unavailable : '');
     assert.match(found.version, /^2\.\d+\.\d+$/);
+    // The version named in the advice to install it is the one package.json pins.
+    const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(assetsDir()), 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> };
+    assert.equal(manifest.optionalDependencies.deno, DENO_VERSION);
     assert.equal(denoTarget('linux', 'x64'), 'linux-x64-glibc');
     assert.equal(denoTarget('win32', 'arm64'), 'win32-arm64');
     assert.equal(denoTarget('darwin', 'x64'), 'darwin-x64');

@@ -16,8 +16,8 @@ import { isInside, writableIn, type Mount } from './fileView';
 /** The Deno release the extension is built and tested with (package.json's optional dependency). */
 export const DENO_VERSION = '2.9.6';
 /** Where the packaged extension carries its platform's binary, under dist/ (scripts/package-targets.mjs puts it there). */
-export const BUNDLED_DENO_DIR = 'deno';
-export const HOW_TO_GET_DENO = `install it with "npm install deno@${DENO_VERSION}" where Code Mode is installed, put deno (2.x) on PATH, or install the platform-specific package of the extension`;
+const BUNDLED_DENO_DIR = 'deno';
+const HOW_TO_GET_DENO = `install it with "npm install deno@${DENO_VERSION}" where Code Mode is installed, put deno (2.x) on PATH, or install the platform-specific package of the extension`;
 
 let probed: { binary: string; version: string } | { unavailable: string } | undefined;
 
@@ -42,11 +42,11 @@ function bundledBinary(): string | undefined {
   const file = path.join(assetsDir(), BUNDLED_DENO_DIR, executableName());
   if (!fs.existsSync(file)) return undefined;
   // The package keeps the executable bit; an unpacker that drops it would leave the binary unusable.
-  if (process.platform !== 'win32') {
+  if (process.platform !== 'win32' && !executable(file)) {
     try {
-      fs.accessSync(file, fs.constants.X_OK);
-    } catch {
       fs.chmodSync(file, 0o755);
+    } catch {
+      // A read-only installation: the probe then says why the binary cannot run.
     }
   }
   return file;
@@ -72,6 +72,15 @@ export function denoTarget(platform: NodeJS.Platform = process.platform, arch: s
   if (platform === 'linux') return `linux-${arch}-glibc`;
   if (platform === 'darwin' || platform === 'win32') return `${platform}-${arch}`;
   return undefined;
+}
+
+function executable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function executableName(): string {
@@ -151,7 +160,7 @@ export interface LinkDenials {
 }
 
 /** A walk past this many entries stops (a workspace with a huge tree); the backend logs that it did. */
-const MAX_WALKED_ENTRIES = 50_000;
+export const MAX_WALKED_ENTRIES = 50_000;
 
 /**
  * Deno checks the path it is given, not where a symbolic link leads (measured on 2.9.6: with read access to

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import { bubblewrap, bubblewrapArgs, runtimeExecutable, type NetworkAccess } from './bubblewrap';
-import { deno, denoArgs, denoEnvironment, symlinkDenials } from './deno';
+import { deno, denoArgs, denoEnvironment, MAX_WALKED_ENTRIES, symlinkDenials } from './deno';
 import type { Logger } from '../types';
 import type { Mount } from './fileView';
 import { minimalEnvironment, permissionFlags, permissionModelFlag } from './nodePermission';
@@ -60,7 +60,7 @@ export function spawnConfinedHost(script: string, args: string[], confinement: C
     const binary = (deno() as { binary: string }).binary;
     fs.mkdirSync(confinement.denoDir, { recursive: true });
     const links = symlinkDenials(confinement.mounts);
-    if (links.truncated) confinement.log.warn('the Deno sandbox looked for symbolic links leading out of the workspace in the first 50,000 entries only: links beyond them are followed');
+    if (links.truncated) confinement.log.warn(`the Deno sandbox looked for symbolic links leading out of the workspace in the first ${MAX_WALKED_ENTRIES} entries only: links beyond them are followed`);
     const denoRun = denoArgs({ script: [script, ...args], mounts: confinement.mounts, network: confinement.network, links });
     const child = spawn(binary, denoRun, { env: denoEnvironment(confinement.denoDir), cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes] });
     return { child, report };
