@@ -19,8 +19,9 @@ if (args.has('--if-missing') && fs.existsSync(path.join(dist, 'cli.js'))) proces
 const nodeEntries = [
   ['src/extension.ts', 'extension.js'],
   ['src/mcp/stdio.ts', 'cli.js'],
-  ['src/engine/pyodide/host.ts', 'pyodide-host.js'],
-  ['src/engine/pyodide/worker.ts', 'pyodide-worker.js'],
+  // .cjs: Deno, which runs them where bubblewrap cannot (sandbox/deno.ts), takes a plain .js file for an ES module.
+  ['src/engine/pyodide/host.ts', 'pyodide-host.cjs'],
+  ['src/engine/pyodide/worker.ts', 'pyodide-worker.cjs'],
   // The Jupyter client library, loaded only when the jupyter backend is first used.
   ['src/engine/jupyter/kernelClient.ts', 'jupyter-client.js'],
 ];

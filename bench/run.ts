@@ -1,7 +1,8 @@
 // npm run bench — medians and ratios against baselines measured in the same run:
 //   * a spawn-per-call baseline (`python3 -c` per call),
 //   * the MCP floor: an SDK stdio server whose tool runs nothing (bench/floorServer.ts), called with the same
-//     SDK client as ours, interleaved call by call with our run_python calls and with the engine alone.
+//     SDK client as ours, interleaved call by call with our run_python calls and with the engine alone,
+//   * the Pyodide sandbox's two mechanisms (bubblewrap, Deno), start from the snapshot and warm runs alternating.
 // Numbers are printed, never asserted: this machine is shared and noisy.
 //
 //   npm run bench [-- --quick] [--root <checkout>] [--compare <checkout>]
@@ -21,6 +22,8 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import type { Engine } from '../src/engine/engine';
+import type { SandboxChoice } from '../src/engine/sandbox/index';
 import type { BackendKind, Logger, RunResult } from '../src/engine/types';
 import { FLOOR_TOOL } from './floorServer';
 import { measureMemory } from './memory';
@@ -194,13 +197,13 @@ interface PyodideStart {
 }
 
 /** Starts one Pyodide session with a new backend on `storage`, as a newly started server would, and stops it. */
-async function startPyodideOnce(target: Target, storage: string, expect: 'cold' | 'snapshot'): Promise<{ ms: number; hostLoadMs: number; sandbox: string }> {
+async function startPyodideOnce(target: Target, storage: string, expect: 'cold' | 'snapshot' | 'either', sandbox?: SandboxChoice): Promise<{ ms: number; hostLoadMs: number; sandbox: string }> {
   const lines: string[] = [];
   const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
   const scratchDir = path.join(storage, 'scratch');
   fs.mkdirSync(scratchDir, { recursive: true });
   // As the engine builds it (index.ts), with the defaults; createPyodideBackend's signature is the same across versions.
-  const session = target.pyodide.createPyodideBackend({ cacheDir: path.join(storage, 'pyodide-cache'), log }).create({
+  const session = target.pyodide.createPyodideBackend({ cacheDir: path.join(storage, 'pyodide-cache'), log, ...(sandbox ? { sandbox } : {}) }).create({
     session: 'bench',
     log,
     scratchDir,
@@ -213,7 +216,7 @@ async function startPyodideOnce(target: Target, storage: string, expect: 'cold' 
     const ready = lines.map((line) => /ready in (\d+) ms, (from the cached snapshot|cold)/.exec(line)).find((m) => m);
     if (!ready) throw new Error(`no ready line from Pyodide: ${lines.join('\n')}`);
     const fromSnapshot = ready[2] === 'from the cached snapshot';
-    if (fromSnapshot !== (expect === 'snapshot')) throw new Error(`expected a ${expect} start, got: ${ready[0]}`);
+    if (expect !== 'either' && fromSnapshot !== (expect === 'snapshot')) throw new Error(`expected a ${expect} start, got: ${ready[0]}`);
     const sandbox = lines.map((line) => /\(sandbox: ([^)]+)\)/.exec(line)?.[1]).find((m) => m) ?? 'not reported (forked host)';
     return { ms, hostLoadMs: Number(ready[1]), sandbox };
   } finally {
@@ -247,6 +250,50 @@ async function measurePyodideStarts(targets: Target[]): Promise<Map<Target, Pyod
     }
   }
   return starts;
+}
+
+// ---- the Pyodide sandbox mechanisms, measured in the same run --------------------------------------------
+
+/** bubblewrap (Linux) and Deno's permission model (sandbox/deno.ts), each with its own snapshot in the cache. */
+const SANDBOX_CHOICES: SandboxChoice[] = ['bubblewrap', 'deno'];
+
+interface MechanismFigures {
+  /** What the backend reported it ran under (a choice that cannot be had here falls back). */
+  mechanism: string;
+  snapshotMs: number[];
+  snapshotHostLoadMs: number[];
+  warm: number[];
+}
+
+/** Start from the snapshot and warm engine.run, for each mechanism, alternating between them. */
+async function measureSandboxMechanisms(target: Target): Promise<Map<SandboxChoice, MechanismFigures>> {
+  const figures = new Map<SandboxChoice, MechanismFigures>(SANDBOX_CHOICES.map((choice) => [choice, { mechanism: '', snapshotMs: [], snapshotHostLoadMs: [], warm: [] }]));
+  // Makes each mechanism's snapshot if this storage has none yet (Deno keeps its own).
+  for (const choice of SANDBOX_CHOICES) figures.get(choice)!.mechanism = (await startPyodideOnce(target, target.storage, 'either', choice)).sandbox;
+  for (let i = 0; i < SNAPSHOT_STARTS; i++) {
+    for (const choice of SANDBOX_CHOICES) {
+      const start = await startPyodideOnce(target, target.storage, 'snapshot', choice);
+      figures.get(choice)!.snapshotMs.push(start.ms);
+      figures.get(choice)!.snapshotHostLoadMs.push(start.hostLoadMs);
+    }
+  }
+  const engines = SANDBOX_CHOICES.map((choice) => ({ choice, engine: target.engines.createEngine({ storageDir: target.storage, workspaceRoots: [target.workspace], pyodide: { sandbox: choice } }) }));
+  try {
+    const once = async (engine: Engine) => {
+      const result = await engine.run({ code: CODE, backend: 'pyodide' });
+      if (result.stdout !== '2\n') throw new Error(`unexpected result ${JSON.stringify(result)}`);
+    };
+    for (let i = 0; i < 50; i++) for (const { engine } of engines) await once(engine);
+    for (let round = 0; round < WARM_CALLS; round++) {
+      for (let k = 0; k < engines.length; k++) {
+        const { choice, engine } = engines[(round + k) % engines.length];
+        figures.get(choice)!.warm.push(await timed(() => once(engine)));
+      }
+    }
+  } finally {
+    await Promise.all(engines.map(({ engine }) => engine.dispose()));
+  }
+  return figures;
 }
 
 /** Server spawn → first run_python result, with the snapshot cached; targets and backends alternate. */
@@ -439,6 +486,7 @@ async function main(): Promise<void> {
     const starts = await measurePyodideStarts(targets);
     const serverStarts = await measureServerStarts(targets);
     const warm = await measureWarm(targets);
+    const mechanisms = await measureSandboxMechanisms(primary);
     const throughput = new Map<string, number>();
     for (const [key, conn] of warm.servers) {
       throughput.set(key, await measureThroughput(conn));
@@ -493,6 +541,15 @@ async function main(): Promise<void> {
       targets.map((t) => {
         const s = starts.get(t)!;
         return [t.label, s.sandbox, fmt(median(s.coldMs)), fmt(median(s.snapshotMs)), fmt(median(s.snapshotHostLoadMs))];
+      }),
+    );
+
+    console.log(`\nThe Pyodide sandbox's mechanisms at ${primary.label}, alternating in the same run (a new backend for each start; engine.run for warm runs)`);
+    table(
+      ['asked for', 'ran under', `from the snapshot (ms, median of ${SNAPSHOT_STARTS})`, 'host-reported load (ms, median)', 'warm print(1+1) p50 (ms)', 'warm p90 (ms)'],
+      SANDBOX_CHOICES.map((choice) => {
+        const m = mechanisms.get(choice)!;
+        return [choice, m.mechanism, fmt(median(m.snapshotMs)), fmt(median(m.snapshotHostLoadMs)), fmt(median(m.warm)), fmt(percentile(m.warm, 90))];
       }),
     );
 

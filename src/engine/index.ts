@@ -5,7 +5,7 @@ import { Engine } from './engine';
 import { createJupyterBackend } from './jupyter/backend';
 import { createPyodideBackend } from './pyodide/backend';
 import { createPythonBackend } from './python/backend';
-import type { NetworkAccess } from './sandbox/index';
+import type { NetworkAccess, SandboxChoice } from './sandbox/index';
 import type { Logger } from './types';
 
 export interface EngineSetup {
@@ -35,6 +35,8 @@ export function defaultStorageDir(): string {
 export interface PyodideSettings {
   heapLimitMb?: number;
   network?: NetworkAccess;
+  /** What confines Pyodide: auto (bubblewrap where it works, else Deno), bubblewrap or deno. */
+  sandbox?: SandboxChoice;
   workspaceWritable?: boolean;
   /** Files the host reads as configuration outside the protected names (a --servers file): never writable from Pyodide. */
   protectedPaths?: string[];

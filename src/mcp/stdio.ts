@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { CLI_APPROVAL_NAMES, defaultApprovalPolicy, isApprovalMode, parseToolPatterns, type ApprovalPolicy } from '../engine/codemode/approval';
 import { attachCodeMode } from '../engine/codemode/index';
 import { isBackendKind, timeoutProblem } from '../engine/config';
-import { isNetworkAccess } from '../engine/sandbox/index';
+import { isNetworkAccess, isSandboxChoice } from '../engine/sandbox/index';
 import { createEngine, defaultStorageDir, LOCAL_JUPYTER, type JupyterSettings } from '../engine/index';
 import { RunHistory } from '../engine/history';
 import { createStores } from '../engine/stores/index';
@@ -38,6 +38,10 @@ Usage: code-mode-mcp [options]
                               included (default: 4096; enforced on Linux)
   --pyodide-workspace-write   let code in Pyodide change files in --workspace (default: read-only)
   --pyodide-network <off|on>  whether code in the Pyodide sandbox may use the network (default: off)
+  --pyodide-sandbox <auto|bubblewrap|deno>
+                              what confines Pyodide: bubblewrap (Linux), Deno's permission model
+                              (the optional dependency "deno", or deno on PATH), or auto: bubblewrap
+                              where it works, else Deno (default: auto)
   --max-sessions <n>          live sessions per backend; past it the least recently used idle
                               one is ended and its next run is told (default: 8)
   --pyodide-only              refuse the python and jupyter backends (e.g. for an untrusted workspace)
@@ -73,6 +77,7 @@ function parseCli(argv: string[]) {
       storage: { type: 'string' },
       'heap-mb': { type: 'string' },
       'pyodide-network': { type: 'string' },
+      'pyodide-sandbox': { type: 'string' },
       'pyodide-workspace-write': { type: 'boolean' },
       'python-memory-mb': { type: 'string' },
       'max-sessions': { type: 'string' },
@@ -109,6 +114,8 @@ function parseCli(argv: string[]) {
   if (pythonMemoryMb !== undefined && !(Number.isInteger(pythonMemoryMb) && pythonMemoryMb >= 0)) throw new Error('--python-memory-mb must be a whole number of MB (0 for no cap)');
   const network = values['pyodide-network'] ?? 'off';
   if (!isNetworkAccess(network)) throw new Error(`--pyodide-network must be "off" or "on", not "${network}"`);
+  const sandbox = values['pyodide-sandbox'] ?? 'auto';
+  if (!isSandboxChoice(sandbox)) throw new Error(`--pyodide-sandbox must be "auto", "bubblewrap" or "deno", not "${sandbox}"`);
   const maxSessions = values['max-sessions'] === undefined ? undefined : Number(values['max-sessions']);
   if (maxSessions !== undefined && !(Number.isInteger(maxSessions) && maxSessions >= 1 && maxSessions <= 64)) throw new Error('--max-sessions must be a whole number from 1 to 64');
   const wheelhouseDir = values.wheelhouse ?? process.env.CODE_MODE_WHEELHOUSE;
@@ -120,7 +127,7 @@ function parseCli(argv: string[]) {
   if ('error' in autoApprove) throw new Error(`--auto-approve: ${autoApprove.error}`);
   const approval: ApprovalPolicy = { ...defaultApprovalPolicy, mode: approvalMode, autoApprove, names: CLI_APPROVAL_NAMES };
   const http = parseHttpFlags(values);
-  return { http, approval, help: values.help ?? false, backend, jupyter, timeoutS, heapMb, network, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+  return { http, approval, help: values.help ?? false, backend, jupyter, timeoutS, heapMb, network, sandbox, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
 }
 
 function jupyterFlags(url: string | undefined, token: string | undefined, kernelName: string | undefined): JupyterSettings | undefined {
@@ -172,7 +179,7 @@ async function main(): Promise<void> {
     pythonPath: cli.python,
     pythonMemoryLimitMb: cli.pythonMemoryMb,
     storageDir,
-    pyodide: { heapLimitMb: cli.heapMb, network: cli.network, workspaceWritable: cli.workspaceWritable, protectedPaths: cli.servers ? [path.resolve(cli.servers)] : [] },
+    pyodide: { heapLimitMb: cli.heapMb, network: cli.network, sandbox: cli.sandbox, workspaceWritable: cli.workspaceWritable, protectedPaths: cli.servers ? [path.resolve(cli.servers)] : [] },
     workspaceRoots: [cli.workspace],
     ...(cli.jupyter ? { jupyter: cli.jupyter } : {}),
     log: stderrLogger,

@@ -8,6 +8,7 @@ import type { EngineSetup, JupyterSettings, PyodideSettings } from '../engine/in
 import { jupyterBackendFor, LOCAL_JUPYTER, pyodideBackendFor } from '../engine/index';
 import { createPythonBackend } from '../engine/python/backend';
 import type { BackendFactory, BackendKind, Logger } from '../engine/types';
+import { isSandboxChoice, type SandboxChoice } from '../engine/sandbox/index';
 import type { ExtensionSettings } from './settings';
 
 export interface BackendSettings {
@@ -31,12 +32,17 @@ export function readBackendSettings(c: vscode.WorkspaceConfiguration): BackendSe
     pyodide: {
       heapLimitMb: c.get<number>('pyodide.heapLimitMB', 1024),
       network: c.get<string>('pyodide.network', 'off') === 'on' ? 'on' : 'off',
+      sandbox: sandboxChoice(c.get<string>('pyodide.sandbox', 'auto')),
       workspaceWritable: c.get<boolean>('pyodide.workspaceWrite', false),
       // The files the extension reads as configuration sit at the top of the workspace folders, protected by name.
       protectedPaths: [],
     },
     jupyter: { url: c.get<string>('jupyter.url', '').trim(), kernelName: c.get<string>('jupyter.kernel', '').trim() },
   };
+}
+
+function sandboxChoice(value: string): SandboxChoice {
+  return isSandboxChoice(value) ? value : 'auto';
 }
 
 /** What the backends need besides settings: where their caches live, the log, the interpreter in use. */
@@ -101,12 +107,13 @@ export function factorySwaps(before: BackendSettings, after: BackendSettings, en
   if (before.python.memoryLimitMb !== after.python.memoryLimitMb) {
     swaps.push({ factory: pythonFactory(after, env), reason: `the memory cap of workspace-Python sessions changed to ${after.python.memoryLimitMb || 'none'} MB` });
   }
-  const { heapLimitMb, network, workspaceWritable } = after.pyodide;
-  if (before.pyodide.heapLimitMb !== heapLimitMb || before.pyodide.network !== network || before.pyodide.workspaceWritable !== workspaceWritable) {
+  const { heapLimitMb, network, workspaceWritable, sandbox } = after.pyodide;
+  const pyodideChanged = (['heapLimitMb', 'network', 'workspaceWritable', 'sandbox'] as const).some((key) => before.pyodide[key] !== after.pyodide[key]);
+  if (pyodideChanged) {
     const workspace = workspaceWritable ? 'writable' : 'read-only';
     swaps.push({
       factory: pyodideBackendFor(env.storageDir, after.pyodide, env.logger),
-      reason: `the Pyodide settings changed (heap ${heapLimitMb} MB, network ${network}, workspace ${workspace})`,
+      reason: `the Pyodide settings changed (heap ${heapLimitMb} MB, network ${network}, workspace ${workspace}, sandbox ${sandbox})`,
     });
   }
   const jupyter = jupyterFactory(after, env);

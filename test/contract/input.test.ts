@@ -7,6 +7,7 @@ import { createEngine } from '../../src/engine/index';
 import type { InputHandler, InputRequest } from '../../src/engine/types';
 import { contractTargets } from '../support/contractTargets';
 import { testStorageDir } from '../support/mcp';
+import { sandboxUnderTest } from '../support/sandboxUnderTest';
 
 for (const target of contractTargets()) {
   const backend = target.backend;
@@ -15,7 +16,7 @@ for (const target of contractTargets()) {
     const run = (code: string, onInput?: InputHandler, timeoutS?: number) => engine.run({ code, backend, session: 'input', onInput, timeoutS });
 
     before(async () => {
-      engine = createEngine({ storageDir: testStorageDir, jupyter: await target.setUp() });
+      engine = createEngine({ storageDir: testStorageDir, pyodide: { sandbox: sandboxUnderTest }, jupyter: await target.setUp() });
     });
     after(async () => {
       await engine.dispose();

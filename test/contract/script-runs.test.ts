@@ -10,6 +10,7 @@ import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { contractTargets } from '../support/contractTargets';
 import { testStorageDir } from '../support/mcp';
+import { sandboxUnderTest } from '../support/sandboxUnderTest';
 
 const MAIN = [
   'import os, sys',
@@ -38,7 +39,7 @@ for (const target of contractTargets()) {
       fs.writeFileSync(path.join(folder, 'demo.py'), 'def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n');
       mainFile = path.join(folder, 'main.py');
       fs.writeFileSync(mainFile, MAIN);
-      engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace], jupyter: await target.setUp() });
+      engine = createEngine({ storageDir: testStorageDir, pyodide: { sandbox: sandboxUnderTest }, workspaceRoots: [workspace], jupyter: await target.setUp() });
     });
     after(async () => {
       await engine.dispose();

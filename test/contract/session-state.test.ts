@@ -8,6 +8,7 @@ import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { contractTargets } from '../support/contractTargets';
 import { testStorageDir } from '../support/mcp';
+import { sandboxUnderTest } from '../support/sandboxUnderTest';
 
 /** The deepest process under `pid` (first child each level): the interpreter itself, as the OOM killer would pick it. */
 function interpreterUnder(pid: number): number {
@@ -29,7 +30,7 @@ for (const target of contractTargets()) {
     const run = (code: string, session = 'contract', reset?: boolean) => engine.run({ code, backend, session, reset });
 
     before(async () => {
-      engine = createEngine({ storageDir: testStorageDir, jupyter: await target.setUp() });
+      engine = createEngine({ storageDir: testStorageDir, pyodide: { sandbox: sandboxUnderTest }, jupyter: await target.setUp() });
     });
     after(async () => {
       await engine.dispose();

@@ -2,10 +2,11 @@
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { connectStdio, runPython, type StdioConnection } from '../support/mcp';
+import { cliPath, connectStdio, runPython, type StdioConnection } from '../support/mcp';
 
 describe('environment', () => {
   let storage: string;
@@ -92,4 +93,28 @@ describe('environment', () => {
     const flagged = (await call('environment', {})).structuredContent as { settings: { timeout_s: number } };
     assert.equal(flagged.settings.timeout_s, 7);
   });
+});
+
+describe('environment with --pyodide-sandbox deno', () => {
+  let conn: StdioConnection;
+  before(async () => {
+    conn = await connectStdio(['--pyodide-sandbox', 'deno']);
+  });
+  after(async () => {
+    await conn?.close();
+  });
+
+  test('reports Deno as the mechanism, complete, and runs Python under it', async () => {
+    const result = (await conn.client.callTool({ name: 'environment', arguments: {} })) as CallToolResult;
+    const sandbox = (result.structuredContent as { backends: { pyodide: { sandbox: { mechanism: string; complete: boolean; gaps: string[]; network: string } } } }).backends.pyodide.sandbox;
+    assert.deepEqual(sandbox, { mechanism: 'deno', complete: true, network: 'off', gaps: [] });
+    const { result: run } = await runPython(conn.client, { code: 'import js\nprint(type(js.Deno).__name__, 6 * 7)' });
+    assert.equal(run.stdout, 'JsProxy 42\n', JSON.stringify(run.diagnostics));
+  });
+});
+
+test('an unknown --pyodide-sandbox is refused with the choices', () => {
+  const result = spawnSync(process.execPath, [cliPath, '--pyodide-sandbox', 'chroot'], { encoding: 'utf8' });
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /--pyodide-sandbox must be "auto", "bubblewrap" or "deno", not "chroot"/);
 });

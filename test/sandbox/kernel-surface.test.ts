@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { bubblewrap, bubblewrapArgs } from '../../src/engine/sandbox/bubblewrap';
 import { seccompFilter } from '../../src/engine/sandbox/seccomp';
+import { onlyBubblewrap } from '../support/sandboxUnderTest';
 
 const EPERM = 1;
 const ENOSYS = 38;
@@ -67,7 +68,12 @@ function errnosInside(numbers: Record<string, number>): Record<string, number> {
   return JSON.parse(result.stdout) as Record<string, number>;
 }
 
-describe('the kernel surface inside the sandbox', () => {
+/** Under Deno (npm run test:sandbox:deno) these cases are named in the output as not held, never silently left out. */
+const notUnderDeno = onlyBubblewrap(
+  "Deno has no seccomp filter and no namespaces: JavaScript and Python cannot make raw system calls, but a bug in Deno or V8 exploited from code would act with this user's whole kernel surface, files, processes and network",
+);
+
+describe('the kernel surface inside the sandbox', { skip: notUnderDeno }, () => {
   test('bubblewrap and a seccomp filter exist here', () => {
     assert.ok('binary' in bubblewrap(), 'bubblewrap is not usable on this machine');
   });

@@ -11,7 +11,8 @@ import type { Engine } from '../../src/engine/engine';
 import { FrameDecoder, FrameError, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../src/engine/framing';
 import { createEngine } from '../../src/engine/index';
 import { repoRoot, testStorageDir } from '../support/mcp';
-import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
+import { inNestedWorker, settleInWorker, writeToChannel, type Run } from '../support/pyodideProbe';
+import { sandboxUnderTest } from '../support/sandboxUnderTest';
 
 const MIB = 1024 * 1024;
 const HEAP_MB = 256;
@@ -60,7 +61,7 @@ describe('limits the server enforces on what sessions send', () => {
   const bystander: Run = (code) => engine.run({ code, backend: 'pyodide', session: 'limits-bystander' });
 
   before(async () => {
-    engine = createEngine({ storageDir: testStorageDir });
+    engine = createEngine({ storageDir: testStorageDir, pyodide: { sandbox: sandboxUnderTest } });
     const kept = await bystander('kept = "bystander state"');
     assert.equal(kept.success, true, JSON.stringify(kept.diagnostics));
   });
@@ -144,7 +145,7 @@ describe('limits the server enforces on what sessions send', () => {
     const outcome = await settleInWorker(
       attacker,
       inNestedWorker(
-        `const head = Buffer.alloc(4); head.writeUInt32BE(${claimed}); require('node:fs').writeSync(4, Buffer.concat([head, Buffer.alloc(${MIB}, 0x20)])); await new Promise(() => undefined); return 'still alive'`,
+        `const head = Buffer.alloc(4); head.writeUInt32BE(${claimed}); ${writeToChannel(`Buffer.concat([head, Buffer.alloc(${MIB}, 0x20)])`)}; await new Promise(() => undefined); return 'still alive'`,
       ),
     );
     // The reason comes from the run that saw the process stopped: the poll, or the one after it.

@@ -8,6 +8,7 @@ import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { testStorageDir } from '../support/mcp';
 import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
+import { sandboxUnderTest, underDeno } from '../support/sandboxUnderTest';
 
 describe('Pyodide with codeMode.pyodide.network on', () => {
   let engine: Engine;
@@ -23,7 +24,7 @@ describe('Pyodide with codeMode.pyodide.network on', () => {
     });
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
     port = (web.address() as AddressInfo).port;
-    engine = createEngine({ storageDir: testStorageDir, pyodide: { network: 'on' } });
+    engine = createEngine({ storageDir: testStorageDir, pyodide: { network: 'on', sandbox: sandboxUnderTest } });
   });
   after(async () => {
     web.close();
@@ -45,8 +46,9 @@ describe('Pyodide with codeMode.pyodide.network on', () => {
     assert.equal(socket, 'ok:ok:connected');
   });
 
-  test('the rest of the boundary holds', { skip: process.platform !== 'linux' && 'the OS sandbox is Linux-only' }, async () => {
-    assert.match(await settleInWorker(run, inNestedWorker(`process.kill(${process.pid}, 0); return 'visible'`)), /^ok:err:kill ESRCH/);
+  test('the rest of the boundary holds', { skip: process.platform !== 'linux' && !underDeno && 'needs bubblewrap (Linux) or Deno' }, async () => {
+    assert.match(await settleInWorker(run, inNestedWorker(`process.kill(${process.pid}, 0); return 'visible'`)), underDeno ? /^ok:err:Requires run access/ : /^ok:err:kill ESRCH/);
+    assert.match(await settleInWorker(run, inNestedWorker(`return require('node:fs').readFileSync('/etc/passwd', 'utf8')`)), /^ok:err:/);
     assert.match(await settleInWorker(run, inNestedWorker(`return require('node:child_process').execSync('id').toString()`)), /^ok:err:/);
   });
 });

@@ -11,6 +11,7 @@ import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { connectStdio, testStorageDir } from '../support/mcp';
 import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
+import { sandboxFlags, sandboxUnderTest } from '../support/sandboxUnderTest';
 
 /** Every file below `dir` with its content, to compare before and after the attacks. */
 function snapshotTree(dir: string): Record<string, string> {
@@ -59,6 +60,7 @@ describe('files the host reads as configuration', () => {
       storageDir: testStorageDir,
       workspaceRoots: [configured, bare],
       pyodide: {
+        sandbox: sandboxUnderTest,
         workspaceWritable: true,
         // An existing servers file, and one in a folder that does not exist yet.
         protectedPaths: [path.join(configured, 'tools', 'servers.json'), path.join(configured, 'data', 'later', 'servers.json')],
@@ -157,7 +159,7 @@ describe('a --servers file inside a writable workspace, through the CLI', () => 
 
   test('Python cannot rewrite the file the server starts MCP servers from', async () => {
     const servers = path.join(workspace, 'tools', 'servers.json');
-    const connection = await connectStdio(['--workspace', workspace, '--pyodide-workspace-write', '--servers', servers]);
+    const connection = await connectStdio(['--workspace', workspace, '--pyodide-workspace-write', '--servers', servers, ...sandboxFlags]);
     try {
       const response = await connection.client.callTool({
         name: 'run_python',

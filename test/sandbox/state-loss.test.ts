@@ -16,6 +16,7 @@ import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import type { RunResult } from '../../src/engine/types';
 import { connectHttp, until } from '../support/http';
+import { sandboxFlags, sandboxUnderTest } from '../support/sandboxUnderTest';
 import { cliPath, runPython, testStorageDir } from '../support/mcp';
 import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
 
@@ -47,7 +48,7 @@ describe('Pyodide: no silent state loss', () => {
   let engine: Engine;
 
   before(() => {
-    engine = createEngine({ storageDir: testStorageDir });
+    engine = createEngine({ storageDir: testStorageDir, pyodide: { sandbox: sandboxUnderTest } });
   });
   after(async () => {
     await engine?.dispose();
@@ -184,7 +185,7 @@ describe('scratch folders are per session', () => {
   let engine: Engine;
 
   before(() => {
-    engine = createEngine({ storageDir: testStorageDir });
+    engine = createEngine({ storageDir: testStorageDir, pyodide: { sandbox: sandboxUnderTest } });
   });
   after(async () => {
     await engine?.dispose();
@@ -254,7 +255,7 @@ describe('scratch folders are per session', () => {
   });
 
   test('an evicted session and a disposed engine take their folders along', async () => {
-    const small = createEngine({ storageDir: testStorageDir, config: { maxSessions: 1 } });
+    const small = createEngine({ storageDir: testStorageDir, config: { maxSessions: 1 }, pyodide: { sandbox: sandboxUnderTest } });
     try {
       const first = await scratchOf((code) => small.run({ code, backend: 'python', session: 'first' }));
       const second = await scratchOf((code) => small.run({ code, backend: 'python', session: 'second' }));
@@ -277,7 +278,7 @@ describe('two HTTP clients of one CLI server', () => {
 
   before(async () => {
     workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-workspace-'));
-    child = spawn(process.execPath, [cliPath, '--http', '--backend', 'pyodide', '--storage', testStorageDir, '--workspace', workspace], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(process.execPath, [cliPath, '--http', '--backend', 'pyodide', '--storage', testStorageDir, '--workspace', workspace, ...sandboxFlags], { stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await until(() => /bearer token .*: (\S+)/.test(stderr) || child.exitCode !== null, 'the CLI says where it serves, with which token');
     url = /MCP over HTTP on (\S+)/.exec(stderr)?.[1] ?? '';

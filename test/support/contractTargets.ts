@@ -1,9 +1,11 @@
 // What the contract suite (test/contract/*.test.ts) runs over: every backend, and the jupyter backend a second
-// time on a kernel of a real JupyterHub's user server (test/support/jupyterhub.ts), reached by URL and token.
+// time on a kernel of a real JupyterHub's user server (test/support/jupyterhub.ts), reached by URL and token;
+// Pyodide in the sandbox under test (test/support/sandboxUnderTest.ts).
 import type { JupyterSettings } from '../../src/engine/index';
-import { BACKEND_KINDS, type BackendKind } from '../../src/engine/types';
+import type { BackendKind } from '../../src/engine/types';
 import { localJupyter } from './jupyter';
 import { startTestHub, type TestHub } from './jupyterhub';
+import { contractBackends, underDeno } from './sandboxUnderTest';
 
 export interface ContractTarget {
   /** The suite's name says it: "the pyodide backend", "the jupyter backend on a JupyterHub". */
@@ -31,9 +33,10 @@ function hubTarget(): ContractTarget {
   };
 }
 
+/** Under Deno (CODE_MODE_TEST_SANDBOX=deno) only Pyodide, the backend it confines: the others ran already. */
 export function contractTargets(): ContractTarget[] {
-  const local = BACKEND_KINDS.map(
+  const local = contractBackends.map(
     (backend): ContractTarget => ({ label: `${backend} backend`, backend, remoteKernel: false, setUp: async () => localJupyter, tearDown: async () => undefined }),
   );
-  return [...local, hubTarget()];
+  return underDeno ? local : [...local, hubTarget()];
 }

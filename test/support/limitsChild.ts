@@ -8,6 +8,7 @@ import { createEngine } from '../../src/engine/index';
 import { RunHistory } from '../../src/engine/history';
 import type { BackendKind, RunResult } from '../../src/engine/types';
 import { testStorageDir } from './mcp';
+import { sandboxUnderTest } from './sandboxUnderTest';
 
 /** Python that raises displays.py's own limits, as any code in a run may. */
 const RAISE_LIMITS = 'import _code_mode_displays as d\nfor name in ("MAX_DATA_BYTES", "MAX_DATA_CHARS", "MAX_PER_RUN"):\n    setattr(d, name, 10**12)\n';
@@ -56,7 +57,8 @@ async function main(): Promise<void> {
   const scenario = process.argv[2] ?? '';
   const { backend, runs } = SCENARIOS[scenario] ?? {};
   if (!backend || !runs) throw new Error(`no scenario ${scenario}`);
-  const engine = createEngine({ storageDir: testStorageDir });
+  // The sandbox under test reaches this child through the environment it inherits (CODE_MODE_TEST_SANDBOX).
+  const engine = createEngine({ storageDir: testStorageDir, pyodide: { sandbox: sandboxUnderTest } });
   const history = new RunHistory();
   engine.onRunEvent((event) => history.handle(event));
   try {

@@ -46,6 +46,14 @@ export function inNestedWorker(body: string): string {
 }))`;
 }
 
+/**
+ * Nested-worker statements that write `bytes` (a JS expression) to the host's channel to the server (fd 4): as a
+ * file descriptor, or, where descriptors are not files to JavaScript (Deno), as a socket on it.
+ */
+export function writeToChannel(bytes: string): string {
+  return `const bytes = ${bytes}; try { require('node:fs').writeSync(4, bytes); } catch { await new Promise((resolve, reject) => { const s = new (require('node:net').Socket)({ fd: 4, readable: false, writable: true }); s.on('error', reject); s.write(bytes, resolve); }); }`;
+}
+
 /** A nested-worker body that connects to `port` on loopback, or to the Unix socket at `socketPath`. */
 export function connectBody(target: { port: number; host?: string } | { socketPath: string }): string {
   const args = 'socketPath' in target ? JSON.stringify(target.socketPath) : `${target.port}, ${JSON.stringify(target.host ?? '127.0.0.1')}`;
@@ -62,7 +70,7 @@ export const SPAWN_LOAD_OPEN_ATTEMPTS: Record<string, string> = {
   'child_process.fork': `require('node:child_process').fork('/bin/true'); return 'forked'`,
   'child_process.execFile': `return await new Promise((res, rej) => require('node:child_process').execFile('id', (e, out) => (e ? rej(e) : res(out))))`,
   'cluster.fork': `require('node:cluster').fork(); return 'forked'`,
-  'process.binding(spawn_sync)': `return typeof process.binding('spawn_sync').spawn`,
+  'process.binding(spawn_sync)': `const { spawn } = process.binding('spawn_sync'); if (typeof spawn !== 'function') throw new Error('no spawn_sync binding'); return typeof spawn`,
   'process.dlopen': `process.dlopen({ exports: {} }, '/usr/lib/x86_64-linux-gnu/libc.so.6'); return 'loaded'`,
   'inspector.open': `require('node:inspector').open(0); return require('node:inspector').url()`,
   'a worker asking for --allow-child-process': `return await new Promise((resolve, reject) => { const w = new (require('node:worker_threads').Worker)("require('node:worker_threads').parentPort.postMessage(String(require('node:child_process').execSync('id')))", { eval: true, execArgv: ['--allow-child-process'] }); w.on('message', resolve); w.on('error', reject); })`,

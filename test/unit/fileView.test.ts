@@ -38,7 +38,7 @@ describe('the sandbox file view', () => {
       workspaceRoots: [root],
       protectedPaths: [],
     });
-    assert.equal(writableIn(path.join(root, 'dist', 'pyodide-host.js'), mounts), false);
+    assert.equal(writableIn(path.join(root, 'dist', 'pyodide-host.cjs'), mounts), false);
     assert.equal(writableIn(path.join(root, 'cache', 'snapshot'), mounts), false);
     assert.equal(writableIn(path.join(root, 'cache', 'outbox', 'snapshot'), mounts), true);
   });

@@ -1,5 +1,5 @@
-// The Pyodide backend against real Pyodide (run `npm run build` first: it needs dist/pyodide-host.js,
-// dist/pyodide-worker.js and dist/pyodide/). One snapshot cache per test run, in a temp folder.
+// The Pyodide backend against real Pyodide (run `npm run build` first: it needs dist/pyodide-host.cjs,
+// dist/pyodide-worker.cjs and dist/pyodide/). One snapshot cache per test run, in a temp folder.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -9,7 +9,7 @@ import type { Readable, Writable } from 'node:stream';
 import { encodeFrame, FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../framing';
 import { assetsDir } from '../paths';
 import { fileView } from '../sandbox/fileView';
-import { sandboxReport, spawnConfinedNode, type NetworkAccess } from '../sandbox/index';
+import { sandboxReport, spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../sandbox/index';
 import { checkedStatus, summarize } from '../packages/report';
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import {
@@ -43,6 +43,8 @@ export interface PyodideBackendConfig {
   cacheDir: string;
   /** Whether code in Pyodide may use the network (default off). */
   network?: NetworkAccess;
+  /** What confines the host process (default auto: bubblewrap where it works, else Deno); see sandbox/index.ts. */
+  sandbox?: SandboxChoice;
   /** Whether code in Pyodide may change files in the workspace folders (default: it sees them read-only). */
   workspaceWritable?: boolean;
   /**
@@ -68,6 +70,7 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
   const heapLimitMb = Math.min(Math.floor(requested), MAX_HEAP_LIMIT_MB);
   const backendLog = config.log ?? silentLogger;
   const network = config.network ?? 'off';
+  const sandboxChoice = config.sandbox ?? 'auto';
   let shared: SharedSetup | undefined;
   // Created on first use: the folders and the snapshot check cost nothing until Pyodide is wanted.
   const setup = (): SharedSetup => {
@@ -75,21 +78,22 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
     fs.mkdirSync(config.cacheDir, { recursive: true });
     // Bound into the sandbox at its own path, so the path must not go through symlinks.
     const cacheDir = fs.realpathSync(config.cacheDir);
-    const sandbox = sandboxReport(network);
+    const sandbox = sandboxReport(network, sandboxChoice);
     for (const gap of sandbox.gaps) backendLog.warn(`Pyodide sandbox (${sandbox.mechanism}): ${gap}`);
     return (shared = {
       cacheDir,
       heapLimitMb,
       network,
+      sandboxChoice,
       workspaceWritable: config.workspaceWritable ?? false,
       protectedPaths: (config.protectedPaths ?? []).map(realPathOfPossiblyMissing),
-      snapshots: new SnapshotCache(cacheDir, pyodideDir(), backendLog),
+      snapshots: new SnapshotCache(cacheDir, pyodideDir(), backendLog, sandbox.mechanism === 'deno' ? 'deno' : undefined),
     });
   };
   return {
     kind: 'pyodide',
     create: (options) => new PyodideSession(setup, options, backendLog),
-    sandbox: () => sandboxReport(network),
+    sandbox: () => sandboxReport(network, sandboxChoice),
   };
 }
 
@@ -98,6 +102,7 @@ interface SharedSetup {
   cacheDir: string;
   heapLimitMb: number;
   network: NetworkAccess;
+  sandboxChoice: SandboxChoice;
   workspaceWritable: boolean;
   protectedPaths: string[];
   snapshots: SnapshotCache;
@@ -299,7 +304,13 @@ class PyodideSession implements BackendSession {
       workspaceRoots: workspace,
       mounts: view.mounts,
     };
-    const { child, report } = spawnConfinedNode([path.join(assets, 'pyodide-host.js'), JSON.stringify(hostConfig)], { mounts: view.mounts, network: shared.network, cwd: assets }, 2);
+    const { child, report } = spawnConfinedHost(
+      path.join(assets, 'pyodide-host.cjs'),
+      [JSON.stringify(hostConfig)],
+      // Deno's cache sits in the package cache: read-only to the code it runs, so no session can change what another one loads.
+      { mounts: view.mounts, network: shared.network, cwd: assets, choice: shared.sandboxChoice, denoDir: path.join(shared.cacheDir, 'deno'), log: this.options.log },
+      2,
+    );
     this.loading = true;
     let resolveReady = (): void => undefined;
     let failStart = (_error: Error): void => undefined;

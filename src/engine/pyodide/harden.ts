@@ -73,3 +73,14 @@ function installWorkerGuard(source: string): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (require('node:module') as typeof import('node:module')).syncBuiltinESMExports();
 }
+
+/**
+ * Under Deno, a refused file operation throws Deno's NotCapable, which carries no errno code: Emscripten's
+ * NODEFS passes such an error through as a crash of the instance instead of an OSError. Given the code of a
+ * refused permission, Python sees PermissionError, as it would for a file the operating system refuses.
+ */
+export function refusalsAsErrno(): void {
+  const errors = (globalThis as { Deno?: { errors?: { NotCapable?: { prototype: object } } } }).Deno?.errors;
+  const refusal = errors?.NotCapable?.prototype;
+  if (refusal && !Object.hasOwn(refusal, 'code')) Object.defineProperty(refusal, 'code', { value: 'EACCES', writable: false, configurable: false });
+}

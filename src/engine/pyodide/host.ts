@@ -31,8 +31,9 @@ const OUTPUT_INTERVAL_MS = 16;
 const SIGINT = 2;
 
 const config = JSON.parse(process.argv[2] ?? '{}') as HostConfig;
-// bubblewrap sets it whatever the environment given; Python should see an empty one.
-delete process.env.PWD;
+// bubblewrap sets it whatever the environment given; Python should see an empty one. Under Deno the
+// environment cannot even be read (no --allow-env), and changing it would throw.
+if (!('Deno' in globalThis)) delete process.env.PWD;
 const fromBackend = new net.Socket({ fd: HOST_INPUT_FD, readable: true, writable: false });
 const toBackend = new net.Socket({ fd: HOST_OUTPUT_FD, readable: false, writable: true });
 
@@ -90,7 +91,7 @@ function spawnWorker(): Instance {
     outputRing,
     replyPort: port2,
   };
-  const worker = new Worker(path.join(__dirname, 'pyodide-worker.js'), { workerData: init, transferList: [port2] });
+  const worker = new Worker(path.join(__dirname, 'pyodide-worker.cjs'), { workerData: init, transferList: [port2] });
   const created: Instance = {
     worker,
     interrupt: new Int32Array(interrupt),

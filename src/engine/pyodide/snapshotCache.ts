@@ -14,15 +14,23 @@ const STALE_MS = 10 * 60 * 1000;
 
 export class SnapshotCache {
   readonly file: string;
+  /** The file names of this Pyodide build's snapshots, for every runtime, start with this. */
+  private readonly buildPrefix: string;
   /** stat identity of the file whose hash was last checked and found right. */
   private verifiedIdentity: string | undefined;
 
+  /**
+   * `runtime`: the runtime that makes and loads the snapshot when it is not Node (Deno): each keeps its own,
+   * as what Pyodide sets up at load differs with the runtime it finds itself in.
+   */
   constructor(
     readonly cacheDir: string,
     pyodideDir: string,
     private readonly log: Logger,
+    runtime?: 'deno',
   ) {
-    this.file = path.join(cacheDir, `pyodide-${buildId(pyodideDir)}.snapshot`);
+    this.buildPrefix = `pyodide-${buildId(pyodideDir)}.`;
+    this.file = path.join(cacheDir, `${this.buildPrefix}${runtime ? `${runtime}.` : ''}snapshot`);
   }
 
   /** The snapshot to start from, checked against the hash recorded when it was cached; else undefined. */
@@ -94,10 +102,10 @@ export class SnapshotCache {
   /** Snapshots of other Pyodide builds can never be restored, and stale temp files and outboxes were left by killed processes; each is tens of MB. */
   private removeLeftovers(): void {
     try {
-      const own = path.basename(this.file);
       for (const name of fs.readdirSync(this.cacheDir)) {
         const other = path.join(this.cacheDir, name);
-        const outdated = /^pyodide-.+\.snapshot(\.sha256)?$/.test(name) && !name.startsWith(own);
+        // Another runtime's snapshot of the same build is in use by the other sandbox mechanism: it stays.
+        const outdated = /^pyodide-.+\.snapshot(\.sha256)?$/.test(name) && !name.startsWith(this.buildPrefix);
         const abandoned = /^pyodide-.+\.tmp$/.test(name) && isStale(other);
         if (outdated || abandoned) fs.rmSync(other, { force: true });
       }

@@ -14,7 +14,7 @@ import userInputSource from '../python/user_input.py';
 import bootstrapSource from './bootstrap.py';
 import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type ToWorker, type WorkerInit } from './protocol';
 import { DROPPED, RingCorruption, RingWriter, STDERR, STDOUT, type RecordTag, type StreamId } from './ring';
-import { guardWorkerCreation, shimConstantsBinding, withholdProcessPowers } from './harden';
+import { guardWorkerCreation, refusalsAsErrno, shimConstantsBinding, withholdProcessPowers } from './harden';
 import { distributionUrl, packageCacheDir } from './packagePlan';
 import { WorkerPackages } from './workerPackages';
 import { isInside, writableIn, type Mount } from '../sandbox/fileView';
@@ -80,7 +80,12 @@ function capHeapGrowth(): void {
 
 function pyodideModule(): typeof import('pyodide') {
   // Loaded from the copied package at run time: bundling it would break its own file lookups.
-  return createRequire(__filename)(path.join(init.indexURL, 'pyodide.js')) as typeof import('pyodide');
+  const load = createRequire(__filename);
+  // Pyodide would import its Emscripten script as an ES module when it finds itself under Deno, where the
+  // script then misses the CommonJS names it uses (__dirname, require); required here first, as CommonJS, it
+  // sets the global that Pyodide looks for before loading it, under Node and Deno alike.
+  load(path.join(init.indexURL, 'pyodide.asm.js'));
+  return load(path.join(init.indexURL, 'pyodide.js')) as typeof import('pyodide');
 }
 
 async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boolean }> {
@@ -408,6 +413,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   capHeapGrowth();
   shimConstantsBinding();
+  refusalsAsErrno();
   const { py, fromSnapshot } = await loadInstance();
   heapModule = (py as unknown as { _module: EmscriptenModule })._module;
   const runCell = setUp(py);

@@ -1,10 +1,14 @@
 // How a Pyodide host process is confined. Python in Pyodide reaches the host process's JavaScript (`import
 // js`), so the boundary has to hold for the whole process and every realm it could create, whatever the code
-// inside does: it comes from the operating system where the platform has a mechanism, and from Node's
-// permission model beneath it everywhere.
+// inside does: it comes from the operating system where the platform has a mechanism (bubblewrap.ts), else from
+// Deno's permission model (deno.ts), which checks every operation of every realm; Node's permission model
+// beneath bubblewrap, or alone where neither exists, is the last resort.
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import { bubblewrap, bubblewrapArgs, runtimeExecutable, type NetworkAccess } from './bubblewrap';
+import { deno, denoArgs, denoEnvironment, MAX_WALKED_ENTRIES, symlinkDenials } from './deno';
+import type { Logger } from '../types';
 import type { Mount } from './fileView';
 import { minimalEnvironment, permissionFlags, permissionModelFlag } from './nodePermission';
 import { seccompFilter } from './seccomp';
@@ -15,9 +19,17 @@ export function isNetworkAccess(value: unknown): value is NetworkAccess {
   return value === 'off' || value === 'on';
 }
 
+/** What a person asks for: `auto` is bubblewrap where it works, else Deno, else Node's permission model alone. */
+export type SandboxChoice = 'auto' | 'bubblewrap' | 'deno';
+export const SANDBOX_CHOICES: readonly SandboxChoice[] = ['auto', 'bubblewrap', 'deno'];
+
+export function isSandboxChoice(value: unknown): value is SandboxChoice {
+  return SANDBOX_CHOICES.includes(value as SandboxChoice);
+}
+
 /** What confines Pyodide here, for the environment tool, the README's promise and the logs. */
 export interface SandboxReport {
-  mechanism: 'bubblewrap' | 'node-permission' | 'none';
+  mechanism: 'bubblewrap' | 'deno' | 'node-permission' | 'none';
   /** Every clause of the sandbox contract holds (see the README's security model). */
   complete: boolean;
   network: NetworkAccess;
@@ -30,25 +42,39 @@ export interface Confinement {
   mounts: Mount[];
   network: NetworkAccess;
   cwd: string;
+  choice: SandboxChoice;
+  /** Deno's own cache folder, written by the runtime and not by the code it runs (the Deno mechanism only). */
+  denoDir: string;
+  log: Logger;
 }
 
 /**
- * Starts `node <nodeArgs>` confined as tightly as this machine allows, with stdin ignored, stdout and stderr
- * piped, and `extraPipes` more pipes from fd 3 on.
+ * Starts the host script `script` with `args` confined as tightly as this machine and `confinement.choice`
+ * allow, with stdin ignored, stdout and stderr piped, and `extraPipes` more pipes from fd 3 on. The script
+ * runs under Node (bubblewrap, Node's permission model) or Deno (its Node compatibility).
  */
-export function spawnConfinedNode(nodeArgs: string[], confinement: Confinement, extraPipes: number): { child: ChildProcess; report: SandboxReport } {
-  const node = [...permissionFlags(confinement.mounts), ...nodeArgs];
-  const report = sandboxReport(confinement.network);
+export function spawnConfinedHost(script: string, args: string[], confinement: Confinement, extraPipes: number): { child: ChildProcess; report: SandboxReport } {
+  const report = sandboxReport(confinement.network, confinement.choice);
   const pipes = Array.from({ length: extraPipes }, () => 'pipe' as const);
-  const bwrap = bubblewrap();
-  if (!('binary' in bwrap)) {
+  if (report.mechanism === 'deno') {
+    const binary = (deno() as { binary: string }).binary;
+    fs.mkdirSync(confinement.denoDir, { recursive: true });
+    const links = symlinkDenials(confinement.mounts);
+    if (links.truncated) confinement.log.warn(`the Deno sandbox looked for symbolic links leading out of the workspace in the first ${MAX_WALKED_ENTRIES} entries only: links beyond them are followed`);
+    const denoRun = denoArgs({ script: [script, ...args], mounts: confinement.mounts, network: confinement.network, links });
+    const child = spawn(binary, denoRun, { env: denoEnvironment(confinement.denoDir), cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes] });
+    return { child, report };
+  }
+  const node = [...permissionFlags(confinement.mounts), script, ...args];
+  if (report.mechanism !== 'bubblewrap') {
     const child = spawn(process.execPath, node, { env: minimalEnvironment(), cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes] });
     return { child, report };
   }
   const filter = seccompFilter();
   const seccompFd = filter ? 3 + extraPipes : undefined;
-  const args = [...bubblewrapArgs(confinement.mounts, confinement.network, confinement.cwd, seccompFd), '--', runtimeExecutable(), ...node];
-  const child = spawn(bwrap.binary, args, { env: {}, cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes, ...(filter ? (['pipe'] as const) : [])] });
+  const bwrap = bubblewrap() as { binary: string };
+  const bwrapArgs = [...bubblewrapArgs(confinement.mounts, confinement.network, confinement.cwd, seccompFd), '--', runtimeExecutable(), ...node];
+  const child = spawn(bwrap.binary, bwrapArgs, { env: {}, cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes, ...(filter ? (['pipe'] as const) : [])] });
   if (filter && seccompFd !== undefined) {
     const stream = child.stdio[seccompFd] as Writable;
     stream.on('error', () => undefined);
@@ -57,17 +83,30 @@ export function spawnConfinedNode(nodeArgs: string[], confinement: Confinement, 
   return { child, report };
 }
 
-/** What the sandbox is on this machine with `network`; the same for every session. */
-export function sandboxReport(network: NetworkAccess): SandboxReport {
-  const bwrap = bubblewrap();
+/** What the sandbox is on this machine with `network` and `choice`; the same for every session. */
+export function sandboxReport(network: NetworkAccess, choice: SandboxChoice = 'auto'): SandboxReport {
+  const bwrap = choice === 'deno' ? undefined : bubblewrap();
+  if (bwrap && 'binary' in bwrap) return bubblewrapReport(network);
+  const denoFound = choice === 'bubblewrap' ? undefined : deno();
+  if (denoFound && 'binary' in denoFound) return { mechanism: 'deno', complete: true, network, gaps: [] };
+  const missing = [
+    ...(bwrap && 'unavailable' in bwrap ? [bwrap.unavailable] : []),
+    ...(denoFound && 'unavailable' in denoFound ? [denoFound.unavailable] : []),
+  ];
+  return nodePermissionReport(network, missing.join('; '));
+}
+
+function bubblewrapReport(network: NetworkAccess): SandboxReport {
+  const gaps = seccompFilter() ? [] : [`no seccomp filter for ${process.arch}: code could start processes inside the sandbox (still without network, other processes or other files)`];
+  if (permissionModelFlag() === undefined) gaps.push("Node's permission model is unavailable in this runtime (a second layer only: bubblewrap holds the boundary)");
+  return { mechanism: 'bubblewrap', complete: gaps.length === 0, network, gaps };
+}
+
+/** Node's permission model alone: `missing` says why neither bubblewrap nor Deno confines the process. */
+function nodePermissionReport(network: NetworkAccess, missing: string): SandboxReport {
   const permissionModel = permissionModelFlag() !== undefined;
-  if ('binary' in bwrap) {
-    const gaps = seccompFilter() ? [] : [`no seccomp filter for ${process.arch}: code could start processes inside the sandbox (still without network, other processes or other files)`];
-    if (!permissionModel) gaps.push("Node's permission model is unavailable in this runtime (a second layer only: bubblewrap holds the boundary)");
-    return { mechanism: 'bubblewrap', complete: gaps.length === 0, network, gaps };
-  }
   const gaps = [
-    `${bwrap.unavailable}: without an OS sandbox, code in Pyodide can signal other processes of this user`,
+    `${missing}: without an OS sandbox or Deno, code in Pyodide can signal other processes of this user`,
     ...(network === 'off' ? ['network is refused inside Pyodide but not by the operating system: a determined program can still open sockets'] : []),
   ];
   if (!permissionModel) gaps.push("Node's permission model is unavailable in this runtime: code in Pyodide can read and write files and start processes as this user");
