@@ -1,12 +1,10 @@
 // One card per run: status, where it ran, the code, live output, the error and what it displayed.
 import { tracebackFrames } from '../engine/tracebackFrames';
 import type { Diagnostics, Display, RunOrigin, RunResult } from '../engine/types';
-import { renderDisplay } from './displays';
 import { button, el, formatClock, formatDuration } from './dom';
+import { CARD_TEXT_CAP, DROPPED_NOTE, OutputView } from './outputView';
 import { droppedText, type PageToHostMessage, type RunCard } from './protocol';
 
-/** Characters of stdout + stderr a card keeps; beyond it the rest of a flood is dropped with a note. */
-const CARD_TEXT_CAP = 200_000;
 /** Code longer than this many lines starts collapsed. */
 const OPEN_CODE_LINES = 8;
 
@@ -30,8 +28,6 @@ export interface CardHost {
   changed(): void;
 }
 
-const DROPPED_NOTE = `\n… [output beyond ${CARD_TEXT_CAP / 1000} K characters is not kept in this view]\n`;
-
 /** Appends `text` to `current` without letting a card's two streams together pass CARD_TEXT_CAP. */
 function appendCapped(current: string, other: string, text: string): string {
   if (!text || current.endsWith(DROPPED_NOTE)) return current;
@@ -45,13 +41,6 @@ function setButtonLabel(node: HTMLButtonElement, label: string): void {
   if (span) span.textContent = label;
 }
 
-interface StreamView {
-  block: HTMLElement;
-  pre: HTMLPreElement;
-  text: Text;
-  pending: string;
-}
-
 export class RunCardView {
   readonly root: HTMLElement;
   private readonly badge: HTMLElement;
@@ -60,9 +49,8 @@ export class RunCardView {
   private readonly rerunButton: HTMLButtonElement;
   private readonly interruptButton: HTMLButtonElement;
   private readonly copyButton: HTMLButtonElement;
-  private readonly streams: Record<Stream, StreamView>;
+  private readonly output = new OutputView();
   private readonly errorBox: HTMLElement;
-  private readonly displaysBox: HTMLElement;
   private readonly droppedNote: HTMLElement;
   private readonly emptyNote: HTMLElement;
 
@@ -102,26 +90,20 @@ export class RunCardView {
       ]),
     ]);
 
-    this.streams = { stdout: this.makeStream('stdout'), stderr: this.makeStream('stderr') };
     this.errorBox = el('div', { className: 'error-block', attrs: { role: 'alert' } });
-    this.displaysBox = el('div', { className: 'displays' });
     this.droppedNote = el('p', { className: 'note displays-dropped' });
     this.emptyNote = el('p', { className: 'note empty-output', text: 'No output' });
 
     this.root = el('article', { className: 'run-card', attrs: { 'data-run-id': run.runId, tabindex: '-1' } }, [
       head,
       this.renderCode(run.code),
-      this.streams.stdout.block,
-      this.streams.stderr.block,
+      this.output.root,
       this.errorBox,
-      this.displaysBox,
       this.droppedNote,
       this.emptyNote,
     ]);
 
-    this.setStreamText('stdout', model.stdout);
-    this.setStreamText('stderr', model.stderr);
-    for (const display of model.displays) this.displaysBox.append(renderDisplay(display));
+    this.showOutput();
     this.renderDroppedNote();
     this.renderStatus();
   }
@@ -142,7 +124,7 @@ export class RunCardView {
       reason,
     };
     this.model.displays = [];
-    this.displaysBox.replaceChildren();
+    this.output.dropDisplays();
     this.renderDroppedNote();
     this.updateEmptyNote();
     this.host.changed();
@@ -164,31 +146,21 @@ export class RunCardView {
     const after = appendCapped(before, this.model[other], text);
     if (after === before) return;
     this.model[stream] = after;
-    this.streams[stream].pending += after.slice(before.length);
+    this.output.appendText(stream, after.slice(before.length));
     this.host.scheduleFlush(this);
     this.host.changed();
   }
 
   /** Writes the output that arrived since the last frame. */
   flush(): void {
-    for (const stream of ['stdout', 'stderr'] as const) {
-      const view = this.streams[stream];
-      if (!view.pending) continue;
-      const pre = view.pre;
-      // Follow the output only when the person has not scrolled up to read something.
-      const atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-      view.text.appendData(view.pending);
-      view.pending = '';
-      view.block.hidden = false;
-      if (atBottom) pre.scrollTop = pre.scrollHeight;
-    }
+    this.output.flush();
     this.updateEmptyNote();
   }
 
   addDisplay(display: Display): void {
     if (!this.running || this.model.displaysDropped) return;
     this.model.displays.push(display);
-    this.displaysBox.append(renderDisplay(display));
+    this.output.addDisplay(display);
     this.updateEmptyNote();
     this.host.changed();
   }
@@ -197,13 +169,9 @@ export class RunCardView {
     this.model.result = result;
     this.model.stdout = appendCapped('', '', result.stdout);
     this.model.stderr = appendCapped('', this.model.stdout, result.stderr);
-    this.setStreamText('stdout', this.model.stdout);
-    this.setStreamText('stderr', this.model.stderr);
-    // Displays streamed live are the same ones the result lists; re-render only when they differ.
-    if (result.displays && result.displays.length !== this.model.displays.length && !this.model.displaysDropped) {
-      this.model.displays = [...result.displays];
-      this.displaysBox.replaceChildren(...this.model.displays.map(renderDisplay));
-    }
+    // Displays streamed live are the same ones the result lists, unless some came while the page was away.
+    if (result.displays && result.displays.length !== this.model.displays.length && !this.model.displaysDropped) this.model.displays = [...result.displays];
+    this.showOutput();
     this.renderStatus();
     this.host.changed();
   }
@@ -222,19 +190,11 @@ export class RunCardView {
     this.root.focus({ preventScroll: true });
   }
 
-  private makeStream(stream: Stream): StreamView {
-    const text = document.createTextNode('');
-    const pre = el('pre', { className: 'stream-text' }, [text]);
-    const block = el('div', { className: `stream ${stream}`, attrs: { 'aria-label': stream } }, stream === 'stderr' ? [el('span', { className: 'stream-label', text: 'stderr' }), pre] : [pre]);
-    block.hidden = true;
-    return { block, pre, text, pending: '' };
-  }
-
-  private setStreamText(stream: Stream, value: string): void {
-    const view = this.streams[stream];
-    view.pending = '';
-    view.text.data = value;
-    view.block.hidden = !value;
+  /** The result's order when it has one; else (running, or a result from before `outputs`) text then displays. */
+  private showOutput(): void {
+    const { result, stdout, stderr, displays } = this.model;
+    if (result?.outputs) this.output.showOrdered(result.outputs, displays);
+    else this.output.showGrouped(stdout, stderr, displays);
   }
 
   private renderCode(code: string): HTMLElement {
@@ -300,8 +260,7 @@ export class RunCardView {
   }
 
   private async copyOutput(): Promise<void> {
-    const { stdout, stderr, result } = this.model;
-    const text = [stdout, stderr, result?.diagnostics?.traceback ?? ''].filter(Boolean).join('\n');
+    const text = [this.output.text(), this.model.result?.diagnostics?.traceback ?? ''].filter(Boolean).join('\n');
     try {
       await navigator.clipboard.writeText(text);
       setButtonLabel(this.copyButton, 'Copied');

@@ -402,7 +402,7 @@ describe('results page in Chromium', () => {
       origin: node.querySelector('.origin')?.textContent,
       duration: node.querySelector('.duration')?.textContent,
       code: node.querySelector('.code-text')?.textContent,
-      stderrHidden: (node.querySelector('.stderr') as HTMLElement).hidden,
+      stderrShown: node.querySelector('.stderr') !== null,
       errorHidden: (node.querySelector('.error-block') as HTMLElement).hidden,
       rerunHidden: (node.querySelector('.rerun') as HTMLElement).hidden,
       interruptHidden: (node.querySelector('.interrupt') as HTMLElement).hidden,
@@ -415,7 +415,7 @@ describe('results page in Chromium', () => {
       origin: 'agent (MCP)',
       duration: '1.23 s',
       code: 'total = sum(range(10))\nprint(total)',
-      stderrHidden: true,
+      stderrShown: false,
       errorHidden: true,
       rerunHidden: false,
       interruptHidden: true,
@@ -441,12 +441,13 @@ describe('results page in Chromium', () => {
     await post(page, { type: 'runOutput', runId: 's1', stream: 'stderr', text: 'DeprecationWarning: soon\n' });
     await waitForText(page, `${card('s1')} .stderr`, 'DeprecationWarning');
 
-    // A burst of chunks lands in one frame and nothing is lost or duplicated.
+    // A burst of chunks lands in one frame and nothing is lost or duplicated; it comes after the stderr it followed.
     await page.evaluate(() => {
       for (let i = 0; i < 500; i++) window.postMessage({ type: 'runOutput', runId: 's1', stream: 'stdout', text: `line ${i}\n` }, '*');
     });
-    await waitForText(page, `${card('s1')} .stdout`, 'line 499');
-    const burst = (await page.textContent(`${card('s1')} .stdout pre`)) ?? '';
+    await waitForText(page, `${card('s1')} .stdout:last-child`, 'line 499');
+    assert.deepEqual(await page.$$eval(`${card('s1')} .outputs > *`, (nodes) => nodes.map((node) => node.className)), ['stream stdout', 'stream stderr', 'stream stdout']);
+    const burst = (await page.textContent(`${card('s1')} .stdout:last-child pre`)) ?? '';
     assert.equal(burst.split('\n').filter((l) => l.startsWith('line ')).length, 500);
 
     await page.click(`${card('s1')} .interrupt`);
@@ -459,6 +460,35 @@ describe('results page in Chromium', () => {
     assert.equal(await page.textContent(`${card('s1')} .duration`), '3.02 s');
     assert.ok(await page.isHidden(`${card('s1')} .interrupt`));
     assert.ok(await page.isHidden(`${card('s1')} .spinner`));
+    assert.deepEqual(errors, []);
+  });
+
+  test('text and displays show in the order the program made them, live and from the result', async () => {
+    const { page, errors } = await openPage();
+    const table = { mime: 'text/html', data: '<table><tr><td>42</td></tr></table>' };
+    const png = { mime: 'image/png', data: gradientPng(8).toString('base64') };
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('o1', 'print("a"); display(table); print("done")') },
+      { type: 'runOutput', runId: 'o1', stream: 'stdout', text: 'a\n' },
+      { type: 'runDisplay', runId: 'o1', display: table },
+      { type: 'runOutput', runId: 'o1', stream: 'stdout', text: 'done\n' },
+    );
+    const order = () =>
+      page.$$eval(`${card('o1')} .outputs > *`, (nodes) => nodes.map((node) => (node.matches('.stream') ? node.textContent : `[${node.getAttribute('data-mime')}]`)));
+    await waitForText(page, `${card('o1')} .stdout:last-child`, 'done');
+    assert.deepEqual(await order(), ['a\n', '[text/html]', 'done\n'], 'live');
+    // The result's order is authoritative, also for what never streamed (the figure a run left open).
+    const outputs = [
+      { type: 'stream', name: 'stdout', text: 'a\n' },
+      { type: 'display', index: 0 },
+      { type: 'stream', name: 'stdout', text: 'done\n' },
+      { type: 'stream', name: 'stderr', text: 'warned\n' },
+      { type: 'display', index: 1 },
+    ] as const;
+    await post(page, { type: 'runFinished', runId: 'o1', result: result('o1', { stdout: 'a\ndone\n', stderr: 'warned\n', displays: [table, png], outputs: [...outputs] }) });
+    await page.waitForSelector(`${card('o1')}[data-status="ok"]`);
+    assert.deepEqual(await order(), ['a\n', '[text/html]', 'done\n', 'stderrwarned\n', '[image/png]'], 'from the result');
     assert.deepEqual(errors, []);
   });
 
