@@ -27,6 +27,9 @@ const ICONS = {
   copy: 'copy',
   clear: 'clear-all',
   close: 'close',
+  newer: 'arrow-up',
+  save: 'save',
+  zoom: 'zoom-in',
 } as const;
 
 export type IconName = keyof typeof ICONS;

@@ -936,6 +936,24 @@ describe('results page in Chromium', () => {
     await page.waitForSelector(card('new2'));
     assert.ok(Math.abs((await top(card(reading))) - before) <= 1, 'the run being read did not move');
     assert.ok(!(await inView(card('new2'))));
+    // ... and a marker says a newer result is there, floating in view, and takes them to it.
+    await page.waitForSelector('.new-results:not([hidden])');
+    assert.equal((await page.textContent('.new-results'))?.trim(), '1 new result');
+    await post(page, { type: 'runStarted', run: runInfo('new2b') });
+    await page.waitForFunction(() => document.querySelector('.new-results')?.textContent?.trim() === '2 new results');
+    const marker = await page.$eval('.new-results', (node) => node.getBoundingClientRect().top);
+    assert.ok(marker >= 0 && marker < 100, `the marker is at the top of the view (${marker})`);
+    await page.click('.new-results');
+    await page.waitForFunction(() => window.scrollY === 0);
+    assert.ok(await inView(card('new2b')), 'the marker took the person to the newest run');
+    assert.ok(await page.isHidden('.new-results'));
+    // After a reload the page starts at the newest run, whatever scroll position was restored.
+    const restored = Array.from({ length: 8 }, (_, i) => ({ run: runInfo(`h${i}`), stdout: lines, stderr: '', displays: [], result: result(`h${i}`, { stdout: lines }) }));
+    await post(page, { type: 'history', runs: restored });
+    await page.evaluate(() => window.scrollTo(0, 1500));
+    assert.ok((await page.evaluate(() => window.scrollY)) > 1000, 'the page is long enough to be scrolled');
+    await post(page, { type: 'history', runs: restored });
+    await page.waitForFunction(() => window.scrollY === 0);
 
     // A tool form opened earlier is part of the timeline: newer runs come above it, in view.
     await page.evaluate(() => window.scrollTo(0, 0));
