@@ -108,6 +108,43 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.equal(newest.runId, result.run_id);
   });
 
+  it('a later run leaves the person in the Explorer: a badge and the status bar say a result is there, no Output panel', async () => {
+    const codeMode = await api();
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'hello.py');
+    await vscode.window.showTextDocument(file);
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    await until('the Results view out of sight', () => !codeMode.results.isVisible());
+    const channelReveals = codeMode.runsChannelReveals();
+    const result = (await vscode.commands.executeCommand('codeMode.runFile')) as RunResult;
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.equal(codeMode.results.isVisible(), false, 'the side bar stays on the Explorer');
+    assert.equal(codeMode.runsChannelReveals(), channelReveals, 'the Output panel does not open either');
+    assert.equal(codeMode.results.unseenRuns, 1, 'the badge counts the result');
+    assert.match(codeMode.runStatus().text, /1 new result/);
+    assert.equal(codeMode.runStatus().visible, true);
+    // Showing the results is seeing them: the badge and the status bar's note go.
+    await vscode.commands.executeCommand('codeMode.openResults');
+    await until('the results seen', () => codeMode.results.isVisible() && codeMode.results.unseenRuns === 0);
+    assert.doesNotMatch(codeMode.runStatus().text, /new result/);
+  });
+
+  it("a person's run shows its output in program order and attaches no file it only names", async () => {
+    const codeMode = await api();
+    const folder = vscode.workspace.workspaceFolders![0]!.uri;
+    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder, 'data.csv'), Buffer.from('city,temp\nOslo,4\n'));
+    const file = vscode.Uri.joinPath(folder, 'ordered.py');
+    await vscode.workspace.fs.writeFile(file, Buffer.from('print("read from data.csv")\ndisplay("THE-TABLE")\nprint("done")\n'));
+    await vscode.window.showTextDocument(file);
+    const result = (await vscode.commands.executeCommand('codeMode.runFile')) as RunResult;
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.deepEqual(result.displays, [{ mime: 'text/plain', data: 'THE-TABLE' }], 'only what the code displayed, not data.csv');
+    await vscode.commands.executeCommand('codeMode.openResults');
+    const card = await until('the ordered card', async () => (await codeMode.results.probe()).find((c) => c.runId === result.run_id && c.status === 'ok'));
+    const at = (text: string) => card.text.indexOf(text);
+    assert.ok(at('read from data.csv') >= 0 && at('read from data.csv') < at('THE-TABLE') && at('THE-TABLE') < at('done'), card.text);
+    assert.ok(!card.text.includes('Oslo'), 'the csv was not attached');
+  });
+
   it('the runs channel keeps the head and the tail of a capped output, and says how much is left out', async () => {
     const codeMode = await api();
     await openPython('for i in range(2000):\n    print(f"line {i:05d}", "x" * 90)\n');
