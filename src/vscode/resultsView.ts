@@ -12,6 +12,7 @@ import {
 import { makeNonce, renderResultsHtml } from './resultsHtml';
 import { errorText } from '../engine/errorText';
 import { PendingRequests } from '../engine/requests';
+import { saveImage } from './saveImage';
 import { resultsLocation } from './settings';
 
 export const RESULTS_VIEW_ID = 'codeMode.results';
@@ -258,6 +259,11 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
       case 'openLocation':
         await openLocation(message.file, message.line);
         return;
+      case 'saveImage': {
+        const saved = await saveImage(message);
+        if (saved) void vscode.window.showInformationMessage(`Code Mode: saved the figure to ${vscode.workspace.asRelativePath(saved)}.`);
+        return;
+      }
       case 'probeResult':
         this.probes.resolve(message.requestId, message.cards);
         return;

@@ -3,7 +3,7 @@ import { tracebackFrames } from '../engine/tracebackFrames';
 import type { Diagnostics, Display, RunOrigin, RunResult } from '../engine/types';
 import { button, el, formatClock, formatDuration } from './dom';
 import { CARD_TEXT_CAP, DROPPED_NOTE, OutputView } from './outputView';
-import { droppedText, type PageToHostMessage, type RunCard } from './protocol';
+import { droppedText, SAVABLE_IMAGES, type PageToHostMessage, type RunCard, type SavableImageMime } from './protocol';
 
 /** Code longer than this many lines starts collapsed. */
 const OPEN_CODE_LINES = 8;
@@ -49,7 +49,7 @@ export class RunCardView {
   private readonly rerunButton: HTMLButtonElement;
   private readonly interruptButton: HTMLButtonElement;
   private readonly copyButton: HTMLButtonElement;
-  private readonly output = new OutputView();
+  private readonly output: OutputView;
   private readonly errorBox: HTMLElement;
   private readonly droppedNote: HTMLElement;
   private readonly emptyNote: HTMLElement;
@@ -90,6 +90,9 @@ export class RunCardView {
       ]),
     ]);
 
+    this.output = new OutputView(({ mime, data, title }) => {
+      if (isSavableImage(mime)) this.host.post({ type: 'saveImage', mime, data, ...(title ? { title } : {}) });
+    });
     this.errorBox = el('div', { className: 'error-block', attrs: { role: 'alert' } });
     this.droppedNote = el('p', { className: 'note displays-dropped' });
     this.emptyNote = el('p', { className: 'note empty-output', text: 'No output' });
@@ -269,6 +272,10 @@ export class RunCardView {
     }
     window.setTimeout(() => setButtonLabel(this.copyButton, 'Copy'), 1500);
   }
+}
+
+function isSavableImage(mime: string): mime is SavableImageMime {
+  return Object.hasOwn(SAVABLE_IMAGES, mime);
 }
 
 /** The badge of a failed run: the Python exception, else what kind of failure; a refused run says it did not run. */

@@ -3,6 +3,7 @@
 import type { Display, OutputItem, StreamName } from '../engine/types';
 import { renderDisplay } from './displays';
 import { el } from './dom';
+import type { SaveImage } from './imageTools';
 
 /** Characters of stdout + stderr a card keeps; beyond it the rest of a flood is dropped with a note. */
 export const CARD_TEXT_CAP = 200_000;
@@ -24,6 +25,8 @@ export class OutputView {
   private chars = 0;
   private capped = false;
 
+  constructor(private readonly save?: SaveImage) {}
+
   /** Live text: shown on the next flush(), within the card's cap. Returns what was kept of it. */
   appendText(stream: StreamName, text: string): string {
     const kept = this.take(text);
@@ -35,7 +38,7 @@ export class OutputView {
   }
 
   addDisplay(display: Display): void {
-    const node = renderDisplay(display);
+    const node = renderDisplay(display, this.save);
     this.displayNodes.push(node);
     this.root.append(node);
     this.last = undefined;

@@ -618,6 +618,66 @@ describe('results page in Chromium', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('a figure enlarges on click, saves through the host as it came, and copies as PNG; a large table scrolls inside the card', async () => {
+    const { page, errors } = await openPage('dark', 420);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    const png = gradientPng(640).toString('base64');
+    const rows = Array.from({ length: 200 }, (_, i) => `<tr>${Array.from({ length: 30 }, (_, j) => `<td>r${i}c${j}</td>`).join('')}</tr>`).join('');
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('fig1', 'plt.show(); display(df)') },
+      { type: 'runDisplay', runId: 'fig1', display: { mime: 'image/png', data: png, title: 'out/loss curve.png' } },
+      { type: 'runDisplay', runId: 'fig1', display: { mime: 'image/svg+xml', data: CHART_SVG, title: 'chart' } },
+      { type: 'runDisplay', runId: 'fig1', display: { mime: 'text/html', data: `<table>${rows}</table>` } },
+    );
+    const figure = `${card('fig1')} .display[data-mime="image/png"]`;
+    await page.waitForFunction((s) => (document.querySelector(`${s} img`) as HTMLImageElement | null)?.complete === true, figure);
+    const shown = await page.$eval(`${figure} img`, (img) => img.getBoundingClientRect().width);
+    assert.ok(shown < 420, `fitted in the card (${shown} px)`);
+
+    // Click to enlarge: a modal view of the figure at the view's size; a click on it shows it at its own size.
+    await page.click(`${figure} img`);
+    await page.waitForSelector('dialog.lightbox[open]');
+    assert.equal(await page.textContent('.lightbox-head span'), 'out/loss curve.png');
+    await page.click('.lightbox-body img');
+    assert.equal(await page.$eval('.lightbox-body img', (img) => Math.round(img.getBoundingClientRect().width)), 640, 'its own size');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => !document.querySelector('dialog.lightbox'));
+
+    // Save asks the host, with the data as the run displayed it (SVG stays SVG markup).
+    await page.hover(`${card('fig1')} .display[data-mime="image/svg+xml"] img`);
+    await page.click(`${card('fig1')} .display[data-mime="image/svg+xml"] .save`);
+    await page.hover(`${figure} img`);
+    await page.click(`${figure} .save`);
+    const saves = (await sent(page)).filter((m) => m.type === 'saveImage');
+    assert.deepEqual(saves, [
+      { type: 'saveImage', mime: 'image/svg+xml', data: CHART_SVG, title: 'chart' },
+      { type: 'saveImage', mime: 'image/png', data: png, title: 'out/loss curve.png' },
+    ]);
+    assert.deepEqual(parsePageMessage(saves[1]), saves[1], 'the host accepts it');
+    assert.equal(parsePageMessage({ ...saves[1], mime: 'text/html' }), undefined, 'only images');
+
+    // Copy puts a PNG of the figure on the clipboard.
+    await page.click(`${figure} .copy-image`);
+    await page.waitForFunction(() => document.querySelector('.copy-image.flashed')?.getAttribute('aria-label') === 'Copied');
+    const copied = await page.evaluate(async () => {
+      const [item] = await navigator.clipboard.read();
+      const blob = await item!.getType('image/png');
+      return Array.from(new Uint8Array(await blob.arrayBuffer()));
+    });
+    assert.deepEqual(checkPng(Buffer.from(copied)), { width: 640, height: 640 });
+
+    // The table keeps to the card's width and a bounded height, and scrolls inside its frame.
+    const frameBox = await page.$eval(`${card('fig1')} .html-frame-wrapper`, (node) => node.getBoundingClientRect());
+    assert.ok(frameBox.height <= 480 && frameBox.right <= 420, JSON.stringify(frameBox));
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'the view does not scroll sideways');
+    const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().startsWith('about:srcdoc'))!;
+    await frame.waitForSelector('td');
+    const scroll = await frame.evaluate(() => ({ down: document.scrollingElement!.scrollHeight > window.innerHeight, across: document.scrollingElement!.scrollWidth > window.innerWidth }));
+    assert.deepEqual(scroll, { down: true, across: true });
+    assert.deepEqual(errors, []);
+  });
+
   test('an HTML table renders in a sandboxed srcdoc frame, themed, and its script does not run', async () => {
     const { page, errors } = await openPage();
     await post(
