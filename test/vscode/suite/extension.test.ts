@@ -93,6 +93,28 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.ok(tools.some((t) => t.kind === 'tool' && t.tool.name === 'run_python'), 'run_python listed');
   });
 
+  it("settings read right to a newcomer: your runs' first, the agents' saying so, Markdown with links, no language category", () => {
+    const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
+      categories: string[];
+      contributes: { configuration: { title: string; order: number; properties: Record<string, { markdownDescription?: string; description?: string; order: number }> }[] };
+    };
+    const sections = [...manifest.contributes.configuration].sort((a, b) => a.order - b.order);
+    assert.deepEqual(sections.map((section) => section.title), ['Your Runs', "Agents' Runs (MCP)", 'Interpreters', 'Tools Python Code Can Call', 'Guardrails']);
+    const first = Object.entries(sections[0]!.properties).sort(([, a], [, b]) => a.order - b.order)[0]!;
+    assert.equal(first[0], 'codeMode.run.backend');
+    const agents = sections[1]!.properties['codeMode.defaultBackend']!;
+    assert.match(agents.markdownDescription ?? '', /^Backend of agents' runs .* Your own runs use #codeMode\.run\.backend#\.$/);
+    const all = sections.flatMap((section) => Object.entries(section.properties));
+    assert.deepEqual(all.filter(([, p]) => !p.markdownDescription || p.description !== undefined).map(([key]) => key), [], 'every setting has a Markdown description');
+    // Every link names a setting there is.
+    const keys = new Set(all.map(([key]) => key));
+    const links = all.flatMap(([, p]) => [...(p.markdownDescription ?? '').matchAll(/#(codeMode\.[\w.]+)#/g)].map((m) => m[1]!));
+    assert.ok(links.length >= 5 && links.every((link) => keys.has(link)), links.join(', '));
+    assert.ok(!manifest.categories.includes('Programming Languages'));
+    // VS Code registered them: the values resolve through the configuration API.
+    assert.equal(vscode.workspace.getConfiguration('codeMode').inspect('run.backend')?.defaultValue, 'python');
+  });
+
   it('the first run leaves the editor as it was: one group, the code editor active, results in the sidebar, no output panel', async () => {
     const codeMode = await api();
     const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'hello.py');
