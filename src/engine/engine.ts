@@ -57,6 +57,8 @@ export interface RunOptions {
   /** Aborting interrupts the run (or drops it while queued); the result says CANCELLED. */
   signal?: AbortSignal;
   origin?: RunOrigin;
+  /** The MCP tool that started the run, named in the run's start event. */
+  tool?: string;
   /** Events of this run only, in addition to the engine-wide listeners. */
   onEvent?: (event: RunEvent) => void;
 }
@@ -630,7 +632,17 @@ export class Engine {
     };
 
     const location = options.script && { file: options.script.path, line: options.script.firstLine };
-    emit({ type: 'started', runId, session: session.name, backend, code: options.code, origin: options.origin ?? 'test', startedAt: Date.now(), ...(location ? { location } : {}) });
+    emit({
+      type: 'started',
+      runId,
+      session: session.name,
+      backend,
+      code: options.code,
+      origin: options.origin ?? 'test',
+      startedAt: Date.now(),
+      ...(location ? { location } : {}),
+      ...(options.tool ? { tool: options.tool } : {}),
+    });
     // Before the interpreter starts and again once it has (nothing listened for an abort meanwhile).
     const cancelledBeforeRunning = () => {
       active.interruptedBy = 'cancel';

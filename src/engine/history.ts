@@ -168,8 +168,8 @@ export class RunHistory {
   }
 
   private add(event: Extract<RunEvent, { type: 'started' }>): RunRecord {
-    const { runId, session, backend, code, origin, startedAt, location } = event;
-    const record: RunRecord = { run: { runId, session, backend, code, origin, startedAt, ...(location ? { location } : {}) }, stdout: '', stderr: '', displays: [] };
+    const { runId, session, backend, code, origin, startedAt, location, tool } = event;
+    const record: RunRecord = { run: { runId, session, backend, code, origin, startedAt, ...(location ? { location } : {}), ...(tool ? { tool } : {}) }, stdout: '', stderr: '', displays: [] };
     if (this.records.has(runId)) this.forget(runId);
     this.records.set(runId, record);
     this.sizes.set(runId, { code: 0, text: 0, displays: 0, compact: false });

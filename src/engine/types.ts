@@ -144,6 +144,8 @@ export interface RunInfo {
   startedAt: number;
   /** Where the code comes from, when it is a file's (or lines of one). */
   location?: { file: string; line: number };
+  /** The MCP tool that started the run (run_python), when a tool did. */
+  tool?: string;
 }
 
 export type RunEvent =

@@ -254,6 +254,8 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
         await this.actions.rerun(message.runId);
         return;
       case 'interrupt':
+        // The other page showing this run (side bar, panel beside) says so too.
+        this.post({ type: 'interrupting', runId: message.runId });
         await this.actions.interrupt(message.runId);
         return;
       case 'openLocation':

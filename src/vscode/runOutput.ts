@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { tracebackFrames } from '../engine/tracebackFrames';
 import type { RunEvent } from '../engine/types';
+import { backendLabel, failureLabel, originLabel } from '../webview/labels';
 
 const TRANSCRIPT_CHARS = 256 * 1024;
 /** Where a capped stream's head ends and its tail begins in a result (the engine's CappedOutput.text()). */
@@ -53,7 +54,7 @@ export class RunOutputWriter implements vscode.Disposable {
     switch (event.type) {
       case 'started': {
         const time = new Date(event.startedAt).toLocaleTimeString();
-        this.channel.appendLine(`── run ${event.runId} · ${event.backend} · session "${event.session}" · ${event.origin} · ${time} ──`);
+        this.channel.appendLine(`── run ${event.runId} · ${backendLabel(event.backend)} · session "${event.session}" · ${originLabel(event)} · ${time} ──`);
         break;
       }
       case 'stdout':
@@ -80,7 +81,7 @@ export class RunOutputWriter implements vscode.Disposable {
           const failing = d.traceback ? tracebackFrames(d.traceback).pop() : undefined;
           if (failing) this.channel.appendLine(`at ${failing.file}:${failing.line}`);
         }
-        const status = result.success ? 'ok' : d?.error_type === 'INVALID_ARGUMENT' ? 'not run' : `failed (${d?.exception ?? d?.error_type})`;
+        const status = result.success ? 'ok' : d?.error_type === 'INVALID_ARGUMENT' ? 'Not run' : `failed (${failureLabel(d)})`;
         this.channel.appendLine(`── ${status} in ${result.duration_ms} ms${result.truncated ? ' · output truncated' : ''} ──\n`);
         break;
       }

@@ -2,10 +2,10 @@
 // and Run Selection use, a spinner while code runs, and the few actions a run needs one click away.
 import * as vscode from 'vscode';
 import type { BackendKind, RunEvent } from '../engine/types';
+import { BACKEND_LABELS as BACKEND_NAMES } from '../webview/labels';
 
 export const STATUS_MENU_COMMAND = 'codeMode.statusMenu';
 
-const BACKEND_NAMES: Record<BackendKind, string> = { python: 'Python', pyodide: 'Pyodide', jupyter: 'Jupyter' };
 
 /** What the item shows now (the integration tests read it; VS Code offers no API to read the status bar back). */
 export interface RunStatusSnapshot {

@@ -1,7 +1,8 @@
 // One card per run: status, where it ran, the code, live output, the error and what it displayed.
 import { tracebackFrames } from '../engine/tracebackFrames';
-import type { Diagnostics, Display, RunOrigin, RunResult } from '../engine/types';
+import type { Diagnostics, Display, RunResult } from '../engine/types';
 import { button, el, formatClock, formatDuration } from './dom';
+import { backendLabel, originLabel, statusLabel } from './labels';
 import { CARD_TEXT_CAP, DROPPED_NOTE, OutputView } from './outputView';
 import { droppedText, SAVABLE_IMAGES, type PageToHostMessage, type RunCard, type SavableImageMime } from './protocol';
 
@@ -10,15 +11,6 @@ const OPEN_CODE_LINES = 8;
 
 type Stream = 'stdout' | 'stderr';
 
-const BACKEND_LABELS: Record<string, string> = { pyodide: 'Pyodide', python: 'Python' };
-const ORIGIN_LABELS: Record<RunOrigin, string> = {
-  mcp: 'agent (MCP)',
-  command: 'command',
-  explorer: 'tool explorer',
-  cli: 'CLI',
-  generate: 'generate and run',
-  test: 'test',
-};
 
 export interface CardHost {
   post(message: PageToHostMessage): void;
@@ -36,8 +28,9 @@ function appendCapped(current: string, other: string, text: string): string {
   return current + text.slice(0, Math.max(0, room)) + DROPPED_NOTE;
 }
 
+/** The button's text, not its icon: the icon is a span in the codicon font too. */
 function setButtonLabel(node: HTMLButtonElement, label: string): void {
-  const span = node.querySelector('span');
+  const span = node.querySelector('.label');
   if (span) span.textContent = label;
 }
 
@@ -65,15 +58,14 @@ export class RunCardView {
     const started = el('time', { className: 'started', text: formatClock(run.startedAt), attrs: { datetime: new Date(run.startedAt).toISOString(), title: new Date(run.startedAt).toLocaleString() } });
 
     const meta = el('span', { className: 'card-meta' }, [
-      el('span', { className: 'meta-item backend', text: BACKEND_LABELS[run.backend] ?? run.backend, attrs: { title: 'backend' } }),
+      el('span', { className: 'meta-item backend', text: backendLabel(run.backend), attrs: { title: 'backend' } }),
       el('span', { className: 'meta-item session', text: run.session, attrs: { title: 'session' } }),
-      el('span', { className: 'meta-item origin', text: ORIGIN_LABELS[run.origin] ?? run.origin, attrs: { title: 'started from' } }),
+      el('span', { className: 'meta-item origin', text: originLabel(run), attrs: { title: 'started from' } }),
     ]);
 
     this.interruptButton = button('Interrupt', 'stop', 'card-button interrupt', 'Interrupt this run');
     this.interruptButton.addEventListener('click', () => {
-      this.interruptButton.disabled = true;
-      setButtonLabel(this.interruptButton, 'Interrupting…');
+      this.markInterrupting();
       this.host.post({ type: 'interrupt', runId: run.runId });
     });
     this.rerunButton = button('Re-run', 'rerun', 'card-button rerun', 'Run this code again in the same session');
@@ -179,6 +171,13 @@ export class RunCardView {
     this.host.changed();
   }
 
+  /** Interrupt was asked for, here or in the other page showing this run (the side bar and the panel beside). */
+  markInterrupting(): void {
+    if (!this.running) return;
+    this.interruptButton.disabled = true;
+    setButtonLabel(this.interruptButton, 'Interrupting…');
+  }
+
   /** Updates the elapsed time of a running card. */
   tick(now: number): void {
     if (this.running) this.duration.textContent = formatDuration(now - this.model.run.startedAt);
@@ -218,7 +217,7 @@ export class RunCardView {
     const result = this.model.result;
     const status = !result ? 'running' : result.success ? 'ok' : 'error';
     this.root.dataset.status = status;
-    this.badgeLabel.textContent = !result ? 'running' : result.success ? 'ok' : failureLabel(result.diagnostics);
+    this.badgeLabel.textContent = statusLabel(result);
     if (result?.diagnostics) this.badge.dataset.errorType = result.diagnostics.error_type;
     this.duration.textContent = result ? formatDuration(result.duration_ms) : formatDuration(Date.now() - this.model.run.startedAt);
     this.interruptButton.hidden = !!result;
@@ -276,13 +275,6 @@ export class RunCardView {
 
 function isSavableImage(mime: string): mime is SavableImageMime {
   return Object.hasOwn(SAVABLE_IMAGES, mime);
-}
-
-/** The badge of a failed run: the Python exception, else what kind of failure; a refused run says it did not run. */
-function failureLabel(diagnostics: Diagnostics | null): string {
-  if (!diagnostics) return 'error';
-  if (diagnostics.exception) return diagnostics.exception;
-  return diagnostics.error_type === 'INVALID_ARGUMENT' ? 'not run' : diagnostics.error_type;
 }
 
 /** The traceback as text, its `File "...", line N` frames as links that open the file at that line. */

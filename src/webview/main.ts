@@ -208,6 +208,9 @@ function handle(message: HostToPageMessage): void {
     case 'reveal':
       cards.get(message.runId)?.reveal();
       return;
+    case 'interrupting':
+      cards.get(message.runId)?.markInterrupting();
+      return;
     case 'toolForm':
       showToolForm(message.tool);
       return;

@@ -42,6 +42,8 @@ export type HostToPageMessage =
   | { type: 'history'; runs: RunCard[] }
   /** Scrolls to a card and highlights it. */
   | { type: 'reveal'; runId: string }
+  /** A page asked to interrupt the run: every page's card says "Interrupting…" until it finishes. */
+  | { type: 'interrupting'; runId: string }
   | { type: 'toolForm'; tool: ToolFormSpec }
   /** `content` is a string, MCP content blocks (`{type:'text',text}` / `{type:'image',data,mimeType}`), or any JSON value. */
   | { type: 'toolResult'; requestId: string; ok: boolean; content: unknown }
@@ -139,8 +141,8 @@ export function parsePageMessage(value: unknown): PageToHostMessage | undefined 
 export function messageForRunEvent(event: RunEvent): HostToPageMessage {
   switch (event.type) {
     case 'started': {
-      const { runId, session, backend, code, origin, startedAt } = event;
-      return { type: 'runStarted', run: { runId, session, backend, code, origin, startedAt } };
+      const { runId, session, backend, code, origin, startedAt, tool } = event;
+      return { type: 'runStarted', run: { runId, session, backend, code, origin, startedAt, ...(tool ? { tool } : {}) } };
     }
     case 'stdout':
     case 'stderr':

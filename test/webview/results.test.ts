@@ -453,6 +453,13 @@ describe('results page in Chromium', () => {
     await page.click(`${card('s1')} .interrupt`);
     assert.ok((await sent(page)).some((m) => m.type === 'interrupt' && m.runId === 's1'));
     assert.ok(await page.isDisabled(`${card('s1')} .interrupt`));
+    // "Interrupting…" is text in the view's font, beside the stop icon (not written into the icon's glyph).
+    const label = await page.$eval(`${card('s1')} .interrupt`, (node) => ({
+      text: node.querySelector('.label')?.textContent,
+      font: getComputedStyle(node.querySelector('.label')!).fontFamily === getComputedStyle(document.body).fontFamily,
+      icon: node.querySelector('.codicon')?.textContent,
+    }));
+    assert.deepEqual(label, { text: 'Interrupting…', font: true, icon: '' });
 
     await post(page, { type: 'runFinished', runId: 's1', result: result('s1', { backend: 'python', stdout: 'step 0\nstep 1\nstep 2\n', stderr: 'DeprecationWarning: soon\n', duration_ms: 3021 }) });
     await page.waitForSelector(`${card('s1')}[data-status="ok"]`);
@@ -489,6 +496,25 @@ describe('results page in Chromium', () => {
     await post(page, { type: 'runFinished', runId: 'o1', result: result('o1', { stdout: 'a\ndone\n', stderr: 'warned\n', displays: [table, png], outputs: [...outputs] }) });
     await page.waitForSelector(`${card('o1')}[data-status="ok"]`);
     assert.deepEqual(await order(), ['a\n', '[text/html]', 'done\n', 'stderrwarned\n', '[image/png]'], 'from the result');
+    assert.deepEqual(errors, []);
+  });
+
+  test("labels: Jupyter capitalised, failures in words, a tool form's run named after the tool, Interrupting… in every page", async () => {
+    const { page, errors } = await openPage();
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('j1', '1/0', { backend: 'jupyter' }) },
+      { type: 'runFinished', runId: 'j1', result: result('j1', { backend: 'jupyter', success: false, diagnostics: { error_type: 'CANCELLED', message: 'the run was cancelled. The session state is kept.' } }) },
+      { type: 'runStarted', run: { ...runInfo('f1', 'print(1)', { origin: 'explorer' }), tool: 'run_python' } },
+    );
+    await page.waitForSelector(`${card('j1')}[data-status="error"]`);
+    assert.equal(await page.textContent(`${card('j1')} .backend`), 'Jupyter');
+    assert.equal(await page.textContent(`${card('j1')} .badge`), 'Cancelled');
+    assert.equal(await page.textContent(`${card('f1')} .origin`), 'run_python form');
+    // The other page showing this run (side bar or panel beside) asked to interrupt it: this one says so too.
+    await post(page, { type: 'interrupting', runId: 'f1' });
+    await page.waitForFunction((s) => (document.querySelector(s) as HTMLButtonElement).disabled, `${card('f1')} .interrupt`);
+    assert.equal(await page.textContent(`${card('f1')} .interrupt .label`), 'Interrupting…');
     assert.deepEqual(errors, []);
   });
 
@@ -560,11 +586,11 @@ describe('results page in Chromium', () => {
         result: result('r1', { success: false, duration_ms: 0, backend: 'python', diagnostics: { error_type: 'INVALID_ARGUMENT', message: 'Workspace Python is off because this workspace is not trusted (Restricted Mode).' } }),
       },
     );
-    await waitForText(page, `${card('r1')} .badge`, 'not run');
+    await waitForText(page, `${card('r1')} .badge`, 'Not run');
     assert.equal(await page.textContent(`${card('r1')} .error-title`), 'Workspace Python is off because this workspace is not trusted (Restricted Mode).');
     assert.doesNotMatch((await page.textContent(card('r1'))) ?? '', /INVALID_ARGUMENT/);
 
-    assert.equal(await page.textContent(`${card('t1')} .badge`), 'TIMEOUT');
+    assert.equal(await page.textContent(`${card('t1')} .badge`), 'Timed out');
     assert.equal(await page.textContent(`${card('t1')} .duration`), '30.0 s');
     const notes = await page.$$eval(`${card('t1')} .error-note`, (nodes) => nodes.map((n) => n.textContent));
     assert.deepEqual(notes, ['Time limit: 30 s.', 'The session was reset: its variables and imports are gone.']);

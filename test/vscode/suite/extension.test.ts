@@ -91,6 +91,12 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     );
     const tools = (await explorer.getChildren(sections[1])) as ExplorerNode[];
     assert.ok(tools.some((t) => t.kind === 'tool' && t.tool.name === 'run_python'), 'run_python listed');
+    // VS Code's Tools are the ones Python can use: VS Code's chat-internal tools are left out.
+    const listed = ((await explorer.getChildren(sections[2])) as ExplorerNode[]).map((n) => String(explorer.getTreeItem(n).label));
+    const internal = vscode.lm.tools.map((t) => t.name).filter((name) => /_internal$|confirmation/.test(name) || ['task_complete', 'runSubagent', 'inline_chat_exit'].includes(name));
+    assert.ok(internal.length > 0, 'this VS Code has internal tools to leave out');
+    assert.deepEqual(listed.filter((label) => internal.includes(label)), [], `listed: ${listed.join(', ')}`);
+    assert.ok(listed.length > 0 && listed.every((label) => vscode.lm.tools.some((t) => t.name === label)), `listed: ${listed.join(', ')}`);
   });
 
   it("settings read right to a newcomer: your runs' first, the agents' saying so, Markdown with links, no language category", () => {
@@ -551,7 +557,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.deepEqual([yours.backend, yours.session, yours.stdout], ['pyodide', 'interactive', 'yours\n'], 'your runs fall back to Pyodide in Restricted Mode');
     // The refused run has a card that says why, not a bare error code.
     const refusedCard = await until('the refused run in the results view', async () => (await codeMode.results.probe()).find((c) => c.runId === refused.run_id));
-    assert.match(refusedCard.text, /not run/);
+    assert.match(refusedCard.text, /Not run/);
     assert.match(refusedCard.text, /not trusted \(Restricted Mode\)/);
     assert.doesNotMatch(refusedCard.text, /INVALID_ARGUMENT/);
     const { explorer } = codeMode;
