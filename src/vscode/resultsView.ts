@@ -88,8 +88,8 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
       this.revealPanel();
       return;
     }
-    if (this.view?.visible) return;
-    if (this.companion?.visible || !this.memory.get<boolean>(REVEALED_ONCE_KEY)) {
+    // The Code Mode side bar is showing (either view), or this is the first run: the Results view opens, expanded.
+    if (this.view?.visible || this.companion?.visible || !this.memory.get<boolean>(REVEALED_ONCE_KEY)) {
       await this.memory.update(REVEALED_ONCE_KEY, true);
       await this.revealView();
     }
