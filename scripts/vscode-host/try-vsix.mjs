@@ -32,6 +32,7 @@
 //      attaches no data.csv the script only names; the figure enlarges on click and Save writes a
 //      PNG; reading an older card, a new run shows the "new result" marker that leads to it.
 // Exit code: 0 every check passed; 1 a check failed; 2 harness error or timeout.
+import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -585,8 +586,8 @@ async function layoutAndResults(runButton) {
   // Reading an older card when a new run arrives (item 2): a marker leads to it.
   const frame = (await newestCard())?.frame;
   if (frame) {
-    await frame.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-    const scrolled = await frame.evaluate(() => window.scrollY);
+    await frame.evaluate(() => globalThis.scrollTo(0, globalThis.document.documentElement.scrollHeight));
+    const scrolled = await frame.evaluate(() => globalThis.scrollY);
     await page.locator('.part.editor .editor-instance .monaco-editor .view-lines').first().click();
     await runButton.click();
     const marker = frame.locator('.new-results:not([hidden])');
@@ -594,7 +595,7 @@ async function layoutAndResults(runButton) {
     check('reading an older card, a new run shows the "new result" marker', scrolled > 0 && shown, `scrolled to ${scrolled}`);
     await screenshot('new-result-marker');
     if (shown) await marker.click();
-    const atNewest = await poll(async () => (await frame.evaluate(() => window.scrollY)) === 0 && (await frame.locator('.new-results').isHidden()), 10_000);
+    const atNewest = await poll(async () => (await frame.evaluate(() => globalThis.scrollY)) === 0 && (await frame.locator('.new-results').isHidden()), 10_000);
     check('the marker takes the person to the newest run', atNewest);
   }
 }
