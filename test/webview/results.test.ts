@@ -518,6 +518,26 @@ describe('results page in Chromium', () => {
     assert.deepEqual(errors, []);
   });
 
+  test("in a narrow view a traceback scrolls sideways: its ^^^ markers stay under the code they point at", async () => {
+    const { page, errors } = await openPage('dark', 340);
+    const code = '    result = compute_the_ratio_of(first_measurement_value, second_measurement_value) / zero_denominator';
+    const marker = `    ${' '.repeat(code.indexOf('compute') - 4)}${'^'.repeat(code.length - code.indexOf('compute'))}`;
+    const traceback = `Traceback (most recent call last):\n  File "/work/report.py", line 9, in <module>\n${code}\n${marker}\nZeroDivisionError: division by zero\n`;
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('tb1', 'report()') },
+      { type: 'runFinished', runId: 'tb1', result: result('tb1', { success: false, diagnostics: { error_type: 'RuntimeError', exception: 'ZeroDivisionError', message: 'division by zero', traceback } }) },
+    );
+    const box = await page.waitForSelector(`${card('tb1')} .traceback`);
+    const shape = await box.evaluate((node) => {
+      const lineHeight = parseFloat(getComputedStyle(node).lineHeight);
+      const padding = parseFloat(getComputedStyle(node).paddingTop) + parseFloat(getComputedStyle(node).paddingBottom);
+      return { lines: Math.round((node.scrollHeight - padding) / lineHeight), sideways: node.scrollWidth > node.clientWidth, pageSideways: document.documentElement.scrollWidth > window.innerWidth };
+    });
+    assert.deepEqual(shape, { lines: 5, sideways: true, pageSideways: false }, 'five lines, none wrapped; the traceback scrolls, the page does not');
+    assert.deepEqual(errors, []);
+  });
+
   test('a flood of output is capped per card', async () => {
     const { page } = await openPage();
     await post(page, { type: 'runStarted', run: runInfo('flood') });

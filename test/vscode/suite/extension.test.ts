@@ -171,6 +171,10 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const at = (text: string) => card.text.indexOf(text);
     assert.ok(at('read from data.csv') >= 0 && at('read from data.csv') < at('THE-TABLE') && at('THE-TABLE') < at('done'), card.text);
     assert.ok(!card.text.includes('Oslo'), 'the csv was not attached');
+    // The runs channel follows the same order.
+    const channel = codeMode.runsChannelText();
+    const from = channel.lastIndexOf('read from data.csv');
+    assert.ok(from >= 0 && from < channel.indexOf('[display text/plain]', from) && channel.indexOf('[display text/plain]', from) < channel.indexOf('done', from), channel.slice(-400));
   });
 
   it('the runs channel keeps the head and the tail of a capped output, and says how much is left out', async () => {
