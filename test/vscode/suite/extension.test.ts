@@ -177,6 +177,21 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.ok(from >= 0 && from < channel.indexOf('[display text/plain]', from) && channel.indexOf('[display text/plain]', from) < channel.indexOf('done', from), channel.slice(-400));
   });
 
+  it("a run from run_python's tool form is named after the tool, in the card and in Recent Runs", async () => {
+    const codeMode = await api();
+    const reply = await codeMode.results.invokeFromForm(undefined, 'run_python', { code: 'print("from the form")' });
+    assert.equal(reply.ok, true, JSON.stringify(reply.content));
+    const record = await until('the form run in the history', () => codeMode.history.all().find((r) => r.run.code === 'print("from the form")' && r.result));
+    assert.deepEqual([record.run.origin, record.run.tool], ['explorer', 'run_python']);
+    const { explorer } = codeMode;
+    const runs = (await explorer.getChildren((await explorer.getChildren()).find((n) => n.kind === 'section' && n.section === 'runs'))) as ExplorerNode[];
+    const node = runs.find((n) => n.kind === 'run' && n.record.run.runId === record.run.runId)!;
+    assert.equal(explorer.getTreeItem(node).label, 'run_python: print("from the form")');
+    await vscode.commands.executeCommand('codeMode.openResults');
+    const card = await until('the form run card', async () => (await codeMode.results.probe()).find((c) => c.runId === record.run.runId));
+    assert.match(card.text, /run_python form/);
+  });
+
   it('the runs channel keeps the head and the tail of a capped output, and says how much is left out', async () => {
     const codeMode = await api();
     await openPython('for i in range(2000):\n    print(f"line {i:05d}", "x" * 90)\n');
