@@ -228,7 +228,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       return text.includes('line 2') ? text : undefined;
     });
     // Your runs: the workspace interpreter, in a session of your own (the agents' is "default").
-    assert.match(runsText, /── run .* python · session "interactive" · command/);
+    assert.match(runsText, /── run .* Python · session "interactive" · command/);
     assert.match(runsText, /line 0\nline 1\nline 2\n/);
     assert.match(runsText, /── ok in [\d.]+ ms ──/);
     const shown = await until('the run card in the webview', async () => {
