@@ -59,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
 
   const toolApprovals = container.toolApprovals.approvals;
   const actionDeps: ResultsActionDeps = { history, engine, bridge, tools: () => mcp.localClient(), settings, results: () => results, toolApprovals };
-  const results = new ResultsView(context.extensionUri, history, resultsActions(actionDeps), log);
+  const results = new ResultsView(context.extensionUri, history, resultsActions(actionDeps), log, context.globalState);
   const explorer = new ToolExplorer(
     engine,
     interpreterPath,
@@ -73,6 +73,8 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     () => settings().backends.jupyter.url,
     () => settings().exposeVscodeTools,
   );
+  const explorerTree = vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true });
+  results.setCompanion(explorerTree);
   const mcpProvider = new CodeModeMcpProvider(settings, interpreterPath, () => mcp.loopback(), context.extensionPath);
   const status = new RunStatusItem(
     () => personBackend(settings(), vscode.workspace.isTrusted),
@@ -121,7 +123,8 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.window.onDidChangeActiveTextEditor(() => status.update()),
     vscode.commands.registerCommand(STATUS_MENU_COMMAND, () => status.showMenu()),
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
-    vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true }),
+    explorerTree,
+    results.onDidChangeUnseen((count) => status.setUnseen(count)),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
     ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, problems, toolApprovals }),
     registerGenerateCommand({ engine: () => engine.get(), toolsSummary: async () => (await bridge.get()).bridge.search(''), log, toolApprovals }, results),

@@ -25,8 +25,14 @@
 //      through Code Mode: Show Output;
 //   5. more runs a person would make: a typed line with Ctrl+Alt+Enter (an error, in the same
 //      session), "Run Selection in the Other Backend" (Pyodide) and the ▶ (Run File); the status
-//      bar item's menu; then the Recent Runs section of the tree.
+//      bar item's menu; then the Recent Runs section of the tree;
+//   6. the person's layout and results: ▶ on a report script while the side bar shows the Explorer
+//      keeps the Explorer and the Output panel closed, with a badge on the Code Mode icon and "1 new
+//      result" in the status bar; the card shows print, table, print, figure in that order and
+//      attaches no data.csv the script only names; the figure enlarges on click and Save writes a
+//      PNG; reading an older card, a new run shows the "new result" marker that leads to it.
 // Exit code: 0 every check passed; 1 a check failed; 2 harness error or timeout.
+import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -100,6 +106,7 @@ const env = isolatedEnv(tmp);
 for (const d of [dirs.workspace, path.join(dirs.userData, 'User')]) fs.mkdirSync(d, { recursive: true });
 
 const PY_FILE = 'scores.py';
+const REPORT_FILE = 'report.py';
 fs.writeFileSync(
   path.join(dirs.workspace, PY_FILE),
   [
@@ -109,6 +116,27 @@ fs.writeFileSync(
     'scores = [88, 92, 79, 93, 85]',
     'print("mean", statistics.mean(scores))',
     'print("stdev", round(statistics.stdev(scores), 2))',
+    '',
+  ].join('\n'),
+);
+// A report a person runs with ▶: text, a table, text and a figure (a PNG made in pure Python), and the
+// name of a data file it reads, which must not be attached to their card.
+fs.writeFileSync(path.join(dirs.workspace, 'data.csv'), 'city,temp\nOslo,4\nLima,19\n');
+fs.writeFileSync(
+  path.join(dirs.workspace, REPORT_FILE),
+  [
+    'import struct, zlib',
+    'print("read from data.csv")',
+    'class Table:',
+    '    def _repr_html_(self):',
+    '        return "<table><tr><th>city</th><th>temp</th></tr><tr><td>Oslo</td><td>4</td></tr></table>"',
+    'display(Table())',
+    'print("done")',
+    'def chunk(kind, data):',
+    '    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)',
+    'rows = b"".join(b"\\x00" + bytes(v for x in range(96) for v in (x * 2, y * 4, 160)) for y in range(48))',
+    'png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 96, 48, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")',
+    'display(png, title="gradient")',
     '',
   ].join('\n'),
 );
@@ -460,6 +488,9 @@ async function main() {
   }, 15_000);
   check('Backends shows both interpreters ready', ready, (ready ?? sectionChildren(await treeRows(), 'Backends')).map((b) => `${b.label}: ${b.description}`).join('; '));
   await resultsPane().locator('.pane-header[aria-expanded="false"]').click().catch(() => {});
+
+  await layoutAndResults(runButton);
+
   // Errors the extension host logged for Code Mode: printed, not a check (a bundled dependency's
   // probe of the global `navigator` is reported by VS Code on Node 22+ hosts; see the README).
   const errors = [...new Set(consoleErrors.map((e) => e.replace(/^%c\s*ERR\s+color:\s*\S+\s*/, '').split('\n')[0]))];
@@ -470,6 +501,103 @@ async function main() {
   await new Promise((r) => setTimeout(r, 500));
   const full = await screenshot('workbench');
   if (opt.readme) await readmeScreenshots(full);
+}
+
+/** Quick Open on `file`; true once it is the active editor. */
+async function openFile(file) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(file);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  return poll(() => page.locator('.part.editor .tab.active', { hasText: file }).count(), 15_000);
+}
+
+/** The card of the newest run in the Results view's page, and that page's frame. */
+async function newestCard() {
+  for (const frame of await resultsFrames()) {
+    const card = frame.locator('.run-card').first();
+    if (await card.count()) return { frame, card };
+  }
+  return undefined;
+}
+
+/** Step 6: the person's layout is kept, and what a run shows is in order and usable (issue 21 items 2, 4, 5, 6, 8). */
+async function layoutAndResults(runButton) {
+  check(`Quick Open opens ${REPORT_FILE}`, await openFile(REPORT_FILE));
+  const cardsBefore = (await resultCards()).length;
+  // The person works in the Explorer; a run must leave the side bar there.
+  await page.keyboard.press('Control+Shift+E');
+  const explorerView = page.locator('.part.sidebar [id="workbench.view.explorer"]');
+  check('Ctrl+Shift+E shows the Explorer in the side bar', await poll(() => explorerView.isVisible(), 10_000));
+  await runButton.click();
+  const statusItem = page.locator('.part.statusbar .statusbar-item', { hasText: 'Code Mode:' }).first();
+  const told = await poll(async () => {
+    const text = (await statusItem.textContent()) ?? '';
+    return /1 new result/.test(text) ? text : undefined;
+  }, 90_000);
+  check('the status bar item says "1 new result" once the run is done', told, told?.trim() ?? (await statusItem.textContent().catch(() => ''))?.trim());
+  check('the side bar still shows the Explorer', await explorerView.isVisible());
+  check('the Output panel did not open for the run', !(await page.locator('.part.panel .output-view').isVisible().catch(() => false)));
+  const badge = page.locator('.part.activitybar .action-item', { has: page.locator('.action-label[aria-label^="Code Mode"]') }).locator('.badge-content');
+  const badgeText = await poll(async () => ((await badge.first().isVisible().catch(() => false)) ? (await badge.first().textContent())?.trim() : undefined), 10_000);
+  check('a badge on the Code Mode icon says a result is there', badgeText === '1', `badge: ${badgeText ?? 'none'}`);
+  await screenshot('explorer-kept');
+
+  // Seeing the results clears the badge and the status bar's note.
+  // The item, not its label: with a badge the label's box is covered by the badge.
+  await page.locator('.part.activitybar .action-item', { has: page.locator('.action-label[aria-label^="Code Mode"]') }).first().click({ timeout: 10_000 });
+  check('the Code Mode icon shows the Results view', await poll(() => resultsPane().locator('.pane-body').isVisible(), 15_000));
+  const cleared = await poll(async () => !(await badge.first().isVisible().catch(() => false)) && !/new result/.test((await statusItem.textContent()) ?? ''), 10_000);
+  check('seen: the badge and "new result" are gone', cleared);
+
+  // Program order, and no attached data file (items 5 and 8).
+  const found = await poll(async () => {
+    const cards = await resultCards();
+    return cards.length > cardsBefore && cards[0].status === 'ok' ? await newestCard() : undefined;
+  }, 30_000);
+  const order = found
+    ? await found.card.locator('.outputs > *').evaluateAll((nodes) => nodes.map((n) => (n.matches('.stream') ? n.textContent.trim() : `[${n.getAttribute('data-mime')}]`)))
+    : [];
+  check('the card shows the output in program order: text, table, text, figure', JSON.stringify(order) === JSON.stringify(['read from data.csv', '[text/html]', 'done', '[image/png]']), order.join(' | ') || 'no card');
+  check("the person's run attaches no data.csv it only names", found && !(await found.card.locator('.display[data-mime="text/csv"]').count()) && !/Lima/.test((await found.card.textContent()) ?? ''));
+
+  // The figure (item 6): click to enlarge, Escape to close, Save writes the PNG where the person says.
+  if (found) {
+    const figure = found.card.locator('.display[data-mime="image/png"]');
+    await figure.locator('img').click();
+    const enlarged = await poll(() => found.frame.locator('dialog.lightbox[open] img').isVisible(), 10_000);
+    await screenshot('figure-enlarged');
+    check('a click on the figure enlarges it', enlarged);
+    await page.keyboard.press('Escape');
+    check('Escape closes the enlarged figure', await poll(async () => (await found.frame.locator('dialog.lightbox').count()) === 0, 10_000));
+    await figure.hover();
+    await figure.locator('.save').click();
+    // code-server's save dialog is the simple one: a path in a quick input, accepted with Enter.
+    const dialog = page.locator('.quick-input-widget input.input');
+    const proposed = await poll(async () => ((await dialog.isVisible()) ? await dialog.inputValue() : undefined), 10_000);
+    if (proposed) await page.keyboard.press('Enter');
+    const saved = path.join(dirs.workspace, 'gradient.png');
+    const written = await poll(() => fs.existsSync(saved) && fs.readFileSync(saved).subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex')), 15_000);
+    check('Save on the figure writes gradient.png (a PNG) where the dialog says', written, `dialog: ${proposed ?? 'none'}`);
+  }
+
+  // Reading an older card when a new run arrives (item 2): a marker leads to it.
+  const frame = (await newestCard())?.frame;
+  if (frame) {
+    await frame.evaluate(() => globalThis.scrollTo(0, globalThis.document.documentElement.scrollHeight));
+    const scrolled = await frame.evaluate(() => globalThis.scrollY);
+    await page.locator('.part.editor .editor-instance .monaco-editor .view-lines').first().click();
+    await runButton.click();
+    const marker = frame.locator('.new-results:not([hidden])');
+    const shown = await poll(() => marker.isVisible(), 60_000);
+    check('reading an older card, a new run shows the "new result" marker', scrolled > 0 && shown, `scrolled to ${scrolled}`);
+    await screenshot('new-result-marker');
+    if (shown) await marker.click();
+    const atNewest = await poll(async () => (await frame.evaluate(() => globalThis.scrollY)) === 0 && (await frame.locator('.new-results').isHidden()), 10_000);
+    check('the marker takes the person to the newest run', atNewest);
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { defaultEngineConfig, isBackendKind, SESSION_NAME, timeoutProblem, type EngineConfig } from './config';
 import { displaysForPrintedFiles } from './displayFiles';
 import { CappedOutput } from './output';
+import { OutputOrder } from './outputOrder';
 import { distributionForImport, missingTopLevelModule } from './packages/importNames';
 import { findLocalModule } from './packages/localModules';
 import { distributionOf, parsePackageList, parseRequirement, type PackageSpec, type RequirementSpec } from './packages/spec';
@@ -12,6 +13,7 @@ import { roundMs, shapeResult } from './result';
 import { boundOutcome, RunDisplays } from './runLimits';
 import { ScratchFolders } from './scratch';
 import {
+  isPersonOrigin,
   silentLogger,
   type BackendFactory,
   type BackendInfo,
@@ -32,6 +34,7 @@ import {
   type RunResult,
   type ScriptRun,
   type HostCallRun,
+  type StreamName,
   type ToolApprovals,
   type ToolCallRecord,
 } from './types';
@@ -59,6 +62,8 @@ export interface RunOptions {
   /** Aborting interrupts the run (or drops it while queued); the result says CANCELLED. */
   signal?: AbortSignal;
   origin?: RunOrigin;
+  /** The MCP tool that started the run, named in the run's start event. */
+  tool?: string;
   /** Events of this run only, in addition to the engine-wide listeners. */
   onEvent?: (event: RunEvent) => void;
 }
@@ -602,6 +607,7 @@ export class Engine {
     let stdout = new CappedOutput(this.config.outputCapBytes);
     let stderr = new CappedOutput(this.config.outputCapBytes);
     const displays: Display[] = [];
+    let order = new OutputOrder();
     // What the interpreter sends is bounded here whatever its own limits say (runLimits.ts).
     let admitted = new RunDisplays();
     const started = performance.now();
@@ -634,6 +640,7 @@ export class Engine {
           stdout,
           stderr,
           displays,
+          outputs: order.items({ stdout, stderr }),
           diagnostics,
           reset,
           toolCalls,
@@ -646,7 +653,17 @@ export class Engine {
       return result;
     };
 
-    emit({ type: 'started', runId, session: session.name, backend, code: options.code, origin, startedAt: Date.now(), ...(location ? { location } : {}) });
+    emit({
+      type: 'started',
+      runId,
+      session: session.name,
+      backend,
+      code: options.code,
+      origin,
+      startedAt: Date.now(),
+      ...(location ? { location } : {}),
+      ...(options.tool ? { tool: options.tool } : {}),
+    });
     // Before the interpreter starts and again once it has (nothing listened for an abort meanwhile).
     const cancelledBeforeRunning = () => {
       active.interruptedBy = 'cancel';
@@ -671,31 +688,32 @@ export class Engine {
     }
     if (options.signal?.aborted) return cancelledBeforeRunning();
 
+    const text = (stream: StreamName, chunk: unknown) => {
+      if (typeof chunk !== 'string') return;
+      const output = stream === 'stdout' ? stdout : stderr;
+      const start = output.byteLength;
+      const live = output.append(chunk);
+      order.text(stream, start, output.byteLength);
+      if (live) emit({ type: stream, runId, text: live });
+    };
+    const show = (display: Display) => {
+      displays.push(display);
+      order.display(displays.length - 1);
+      emit({ type: 'display', runId, display });
+    };
     const sink: BackendSink = {
-      stdout: (text) => {
-        if (typeof text !== 'string') return;
-        const live = stdout.append(text);
-        if (live) emit({ type: 'stdout', runId, text: live });
-      },
-      stderr: (text) => {
-        if (typeof text !== 'string') return;
-        const live = stderr.append(text);
-        if (live) emit({ type: 'stderr', runId, text: live });
-      },
+      stdout: (chunk) => text('stdout', chunk),
+      stderr: (chunk) => text('stderr', chunk),
       dropped: (stream, bytes) => (stream === 'stdout' ? stdout : stderr).skip(Number(bytes) || 0),
       display: (display) => {
         const kept = admitted.admit(display);
-        if (!kept) return;
-        displays.push(kept);
-        emit({ type: 'display', runId, display: kept });
+        if (kept) show(kept);
       },
     };
     // After the code's displays and before the files it printed: how many it showed beyond the limit.
     const noteDropped = () => {
       const note = admitted.takeNote();
-      if (!note) return;
-      displays.push(note);
-      emit({ type: 'display', runId, display: note });
+      if (note) show(note);
     };
     let outcome = await this.attempt(session, active, options, timeoutS, sink);
     const autoInstalled = await this.autoInstall(session, outcome, active, options);
@@ -708,25 +726,24 @@ export class Engine {
         stdout = new CappedOutput(this.config.outputCapBytes);
         stderr = new CappedOutput(this.config.outputCapBytes);
         displays.length = 0;
+        order = new OutputOrder();
         admitted = new RunDisplays();
         outcome = await this.attempt(session, active, options, timeoutS, sink);
       }
     }
     noteDropped();
-    await this.showPrintedFiles(session, runId, stdout.text(), displays, emit);
+    // Agents show a file by printing its path; a person's run shows what it displays ("read data.csv" attaches nothing).
+    if (!isPersonOrigin(options.origin ?? 'test')) await this.showPrintedFiles(session, runId, stdout.text(), show);
     return finish(outcome, undefined, autoInstalled);
   }
 
   /** Images and text files whose paths the run printed, after what the code displayed itself. */
-  private async showPrintedFiles(session: Session, runId: string, text: string, displays: Display[], emit: (event: RunEvent) => void): Promise<void> {
+  private async showPrintedFiles(session: Session, runId: string, text: string, show: (display: Display) => void): Promise<void> {
     // The workspace and this session's own scratch folder: never another session's.
     const roots = [...this.workspaceRoots, ...(session.scratchDir ? [session.scratchDir] : [])];
     if (roots.length === 0) return;
     try {
-      for (const display of await displaysForPrintedFiles(text, roots)) {
-        displays.push(display);
-        emit({ type: 'display', runId, display });
-      }
+      for (const display of await displaysForPrintedFiles(text, roots)) show(display);
     } catch (error) {
       this.log.warn(`files printed by run ${runId} could not be shown: ${String(error)}`);
     }

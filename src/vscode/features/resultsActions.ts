@@ -18,7 +18,7 @@ export interface ResultsActionDeps {
   tools: () => Promise<LocalMcpClient>;
   settings: () => ExtensionSettings;
   /** The results view; a getter, since the view is made with these actions. */
-  results: () => Pick<ResultsPresenter, 'reveal'>;
+  results: () => Pick<ResultsPresenter, 'present'>;
   /** The window's tool-approval question. */
   toolApprovals: ToolApprovals;
 }
@@ -28,7 +28,7 @@ export async function rerun(deps: ResultsActionDeps, runId: string): Promise<Run
   const record = deps.history.get(runId);
   if (!record) return undefined;
   const engine = await deps.engine.get();
-  void deps.results().reveal();
+  void deps.results().present();
   return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command', ...personRunOptions(deps.settings().personRun, deps.toolApprovals) });
 }
 

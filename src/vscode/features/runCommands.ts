@@ -9,8 +9,10 @@ import type { EngineService } from '../services/engineService';
 import { updateSetting, type ExtensionSettings, type PersonRunSettings } from '../settings';
 
 export interface ResultsPresenter {
+  /** Shows the results, scrolled to one run when given (an explicit request: Show Results, a Recent Runs entry). */
   reveal(runId?: string): Promise<void>;
-  isVisible(): boolean;
+  /** Brings a person's run into sight without taking the side bar from another view (see ResultsView.present). */
+  present(): Promise<void>;
 }
 
 export interface RunCommandDeps {
@@ -38,10 +40,9 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
     const engine = await engines.get();
     const settings = currentSettings().personRun;
     const pending = engine.run({ code, backend, script, session: personSession(settings, document), origin: 'command', ...personRunOptions(settings, toolApprovals) });
-    await results.reveal();
-    // The runs channel is always written; it opens only where the results cannot be seen (or when asked to),
-    // so the same output is not shown twice at once.
-    if (settings.showRunsChannel || !results.isVisible()) runsChannel.reveal(true);
+    await results.present();
+    // The runs channel is always written; the result is in the Results view, so it opens only when asked to.
+    if (settings.showRunsChannel) runsChannel.reveal(true);
     const result = await pending;
     if (!result.success && result.diagnostics?.error_type === 'INVALID_ARGUMENT') {
       void vscode.window.showWarningMessage(`Code Mode: ${result.diagnostics.message}`);
