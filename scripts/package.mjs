@@ -8,6 +8,8 @@
 // which vsce derives it itself. With neither, the images stay relative and the page shows their alt text; the
 // README is written to read well that way.
 //
+//   --target T        a platform-specific package (vsce's --target; scripts/package-targets.mjs uses it)
+//   --out FILE        the package's file name (default code-mode-python.vsix)
 //   --manifest FILE   read this package.json instead of the repository's (tests)
 //   --print-args      print vsce's arguments as JSON and package nothing
 import { spawnSync } from 'node:child_process';
@@ -17,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: opt } = parseArgs({ options: { manifest: { type: 'string' }, 'print-args': { type: 'boolean' } }, strict: true });
+const { values: opt } = parseArgs({ options: { target: { type: 'string' }, out: { type: 'string' }, manifest: { type: 'string' }, 'print-args': { type: 'boolean' } }, strict: true });
 if (opt.manifest && !opt['print-args']) {
   process.stderr.write('[package] --manifest only goes with --print-args: vsce packages the repository itself\n');
   process.exit(2);
@@ -27,7 +29,7 @@ const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
 
 /** vsce's arguments for `manifest`; throws with what to fix when the image base is not an https URL. */
 function vsceArgs() {
-  const args = ['package', '--no-dependencies', '-o', 'code-mode-python.vsix'];
+  const args = ['package', '--no-dependencies', '-o', opt.out ?? 'code-mode-python.vsix', ...(opt.target ? ['--target', opt.target] : [])];
   const base = typeof manifest.config?.imagesBaseUrl === 'string' ? manifest.config.imagesBaseUrl.trim() : '';
   const repository = typeof manifest.repository === 'string' ? manifest.repository : manifest.repository?.url;
   if (base) {
