@@ -122,9 +122,13 @@ export interface RunInfo {
   startedAt: number;
   /** Where the code comes from, when it is a file's (or lines of one). */
   location?: { file: string; line: number };
+  /** A queued run: what it waits for (the file, or the code's first line, of the work queued before it). */
+  waitingFor?: string;
 }
 
 export type RunEvent =
+  /** A run that waits behind other work on its session; `started` follows when its turn comes (or `finished`, cancelled). */
+  | ({ type: 'queued' } & RunInfo & { waitingFor: string })
   | ({ type: 'started' } & RunInfo)
   | { type: 'stdout' | 'stderr'; runId: string; text: string }
   | { type: 'display'; runId: string; display: Display }

@@ -65,6 +65,7 @@ export class RunCardView {
   private readonly displaysBox: HTMLElement;
   private readonly droppedNote: HTMLElement;
   private readonly emptyNote: HTMLElement;
+  private readonly queuedNote: HTMLElement;
 
   constructor(
     readonly model: RunCard,
@@ -85,7 +86,7 @@ export class RunCardView {
     this.interruptButton = button('Interrupt', 'stop', 'card-button interrupt', 'Interrupt this run');
     this.interruptButton.addEventListener('click', () => {
       this.interruptButton.disabled = true;
-      setButtonLabel(this.interruptButton, 'Interrupting…');
+      setButtonLabel(this.interruptButton, this.root.dataset.status === 'queued' ? 'Cancelling…' : 'Interrupting…');
       this.host.post({ type: 'interrupt', runId: run.runId });
     });
     this.rerunButton = button('Re-run', 'rerun', 'card-button rerun', 'Run this code again in the same session');
@@ -107,9 +108,11 @@ export class RunCardView {
     this.displaysBox = el('div', { className: 'displays' });
     this.droppedNote = el('p', { className: 'note displays-dropped' });
     this.emptyNote = el('p', { className: 'note empty-output', text: 'No output' });
+    this.queuedNote = el('p', { className: 'note queued-note', text: run.waitingFor ? `waiting for ${run.waitingFor}` : '' });
 
     this.root = el('article', { className: 'run-card', attrs: { 'data-run-id': run.runId, tabindex: '-1' } }, [
       head,
+      this.queuedNote,
       this.renderCode(run.code),
       this.streams.stdout.block,
       this.streams.stderr.block,
@@ -253,9 +256,16 @@ export class RunCardView {
 
   private renderStatus(): void {
     const result = this.model.result;
-    const status = !result ? 'running' : result.success ? 'ok' : 'error';
+    // A queued run waits behind another on its session; its start replaces this card with a running one.
+    const queued = !result && this.model.run.waitingFor !== undefined;
+    const status = !result ? (queued ? 'queued' : 'running') : result.success ? 'ok' : 'error';
     this.root.dataset.status = status;
-    this.badgeLabel.textContent = !result ? 'running' : result.success ? 'ok' : failureLabel(result.diagnostics);
+    this.badgeLabel.textContent = !result ? status : result.success ? 'ok' : failureLabel(result.diagnostics);
+    this.queuedNote.hidden = !queued;
+    if (queued) {
+      setButtonLabel(this.interruptButton, 'Cancel');
+      this.interruptButton.title = 'Cancel this run before it starts';
+    }
     if (result?.diagnostics) this.badge.dataset.errorType = result.diagnostics.error_type;
     this.duration.textContent = result ? formatDuration(result.duration_ms) : formatDuration(Date.now() - this.model.run.startedAt);
     this.interruptButton.hidden = !!result;

@@ -119,10 +119,11 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
     vscode.commands.registerCommand('codeMode.interrupt', async () => {
       const engine = await engines.ifCreated();
       if (!engine) return false;
-      const running = engine.describeSessions().filter((s) => s.runningRunId);
-      for (const session of running) engine.interrupt(session.name, session.backend);
-      if (running.length === 0) void vscode.window.showInformationMessage('Code Mode: nothing is running.');
-      return running.length > 0;
+      // Every run the person sees as running: those running or starting their interpreter, and those queued.
+      const runIds = engine.describeSessions().flatMap((s) => [...(s.runningRunId ? [s.runningRunId] : []), ...s.queuedRunIds]);
+      const stopped = runIds.filter((runId) => engine.cancelRun(runId));
+      if (stopped.length === 0) void vscode.window.showInformationMessage('Code Mode: nothing is running.');
+      return stopped.length > 0;
     }),
     vscode.commands.registerCommand('codeMode.showOutput', () => runsChannel.reveal()),
     vscode.commands.registerCommand('codeMode.openResults', (runId?: string) => results.reveal(runId)),
