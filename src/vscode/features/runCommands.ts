@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { SessionDescription } from '../../engine/engine';
 import type { BackendKind, RunResult, ScriptRun } from '../../engine/types';
 import { codeToRun } from '../codeText';
+import { offerMissingModule } from '../missingModule';
 import type { RunOutputWriter } from '../runOutput';
 import type { RunProblems } from '../runProblems';
 import { offerTimeoutSetting, personBackend, personRunOptions, personSession, scriptOf } from '../personRun';
@@ -45,6 +46,7 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
       void vscode.window.showWarningMessage(`Code Mode: ${result.diagnostics.message}`);
     }
     offerTimeoutSetting(result);
+    void offerMissingModule(result, backend, interpreterPath(), script);
     if (script) problems.update(script, result);
     return result;
   };
