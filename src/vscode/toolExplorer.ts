@@ -185,11 +185,11 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const item = new vscode.TreeItem(where ?? (firstLine.trim().slice(0, 60) || '(empty)'));
         item.id = `run:${run.runId}`;
         const d = result?.diagnostics;
-        const status = !result ? 'running' : result.success ? 'ok' : (d?.exception ?? (d?.error_type === 'INVALID_ARGUMENT' ? 'not run' : d?.error_type));
+        const status = !result ? (run.waitingFor ? `waiting for ${run.waitingFor}` : 'running') : result.success ? 'ok' : (d?.exception ?? (d?.error_type === 'INVALID_ARGUMENT' ? 'not run' : d?.error_type));
         item.description = `${status} · ${run.backend}${result ? ` · ${formatDuration(result.duration_ms)}` : ''}`;
         const dropped = node.record.displaysDropped ? `\n\n${droppedText(node.record.displaysDropped)}` : '';
         item.tooltip = `${run.code.slice(0, 500)}\n\n${run.origin} · session "${run.session}" · ${new Date(run.startedAt).toLocaleString()}${dropped}`;
-        item.iconPath = new vscode.ThemeIcon(!result ? 'sync~spin' : result.success ? 'pass' : 'error');
+        item.iconPath = new vscode.ThemeIcon(!result ? (run.waitingFor ? 'watch' : 'sync~spin') : result.success ? 'pass' : 'error');
         item.contextValue = 'run';
         item.command = { command: 'codeMode.explorer.openRun', title: 'Open Run Result', arguments: [run.runId] };
         return item;
