@@ -7,7 +7,7 @@
 //   --vsix FILE        the package (default code-mode-python.vsix in the repository root)
 //   --out DIR          screenshots of each step (default test-output/try-vsix)
 //   --readme           also save media/screenshots/sidebar.png and workbench.png
-//   --timeout MS       whole run (default 240000)
+//   --timeout MS       whole run (default 300000)
 //   --verbose          server output and the browser console
 //   --keep-tmp         keep the temporary folder (profiles, logs, workspace)
 //
@@ -25,7 +25,11 @@
 //      through Code Mode: Show Output;
 //   5. more runs a person would make: a typed line with Ctrl+Alt+Enter (an error, in the same
 //      session), "Run Selection in the Other Backend" (Pyodide) and the ▶ (Run File); the status
-//      bar item's menu; then the Recent Runs section of the tree.
+//      bar item's menu; then the Recent Runs section of the tree;
+//   6. your runs on a local Jupyter Server (codeMode.jupyter.url "local", the workspace interpreter
+//      /usr/bin/python3 with jupyter_server and ipykernel): the ▶ on a slow file, then on another file
+//      while it runs: a queued card "waiting for slow.py" at once, whose Cancel cancels it; the slow run
+//      then finishes on the kernel.
 // Exit code: 0 every check passed; 1 a check failed; 2 harness error or timeout.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -51,7 +55,7 @@ const { values: opt } = parseArgs({
 });
 const vsix = path.resolve(opt.vsix || path.join(repoRoot, 'code-mode-python.vsix'));
 const outDir = path.resolve(opt.out || path.join(repoRoot, 'test-output', 'try-vsix'));
-const timeoutMs = Number(opt.timeout || 240_000);
+const timeoutMs = Number(opt.timeout || 300_000);
 const verbose = Boolean(opt.verbose || process.env.VERBOSE === '1');
 const keepTmp = Boolean(opt['keep-tmp'] || process.env.KEEP_TMP === '1');
 
@@ -112,6 +116,10 @@ fs.writeFileSync(
     '',
   ].join('\n'),
 );
+// Step 6's files: one that waits for a flag file (the walkthrough writes it), one to queue behind it.
+const GO_FLAG = path.join(dirs.workspace, 'go.flag');
+fs.writeFileSync(path.join(dirs.workspace, 'slow.py'), `import os, time\nprint("slow started", flush=True)\nwhile not os.path.exists(${JSON.stringify(GO_FLAG)}):\n    time.sleep(0.1)\nprint("slow done")\n`);
+fs.writeFileSync(path.join(dirs.workspace, 'next.py'), 'print("next ran")\n');
 // One external MCP server for the tree's "External Servers" section (Code Mode's own file, not
 // .vscode/mcp.json, so VS Code itself starts nothing).
 const memoryServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
@@ -460,6 +468,7 @@ async function main() {
   }, 15_000);
   check('Backends shows both interpreters ready', ready, (ready ?? sectionChildren(await treeRows(), 'Backends')).map((b) => `${b.label}: ${b.description}`).join('; '));
   await resultsPane().locator('.pane-header[aria-expanded="false"]').click().catch(() => {});
+  await localJupyterAndQueue();
   // Errors the extension host logged for Code Mode: printed, not a check (a bundled dependency's
   // probe of the global `navigator` is reported by VS Code on Node 22+ hosts; see the README).
   const errors = [...new Set(consoleErrors.map((e) => e.replace(/^%c\s*ERR\s+color:\s*\S+\s*/, '').split('\n')[0]))];
@@ -470,6 +479,49 @@ async function main() {
   await new Promise((r) => setTimeout(r, 500));
   const full = await screenshot('workbench');
   if (opt.readme) await readmeScreenshots(full);
+}
+
+/** Opens a workspace file with Quick Open and clicks the ▶ in the editor title. */
+async function runFileFromTitle(file) {
+  await page.keyboard.press('Control+P');
+  const quickOpen = page.locator('.quick-input-widget input.input');
+  await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
+  await quickOpen.fill(file);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await poll(() => page.locator('.part.editor .tab.active', { hasText: file }).count(), 15_000);
+  await page.locator('.part.editor .editor-actions [aria-label^="Code Mode: Run File"]').first().click();
+}
+
+/** Step 6: a local Jupyter Server from the workspace interpreter, and a run queued behind a slow one. */
+async function localJupyterAndQueue() {
+  // As a person would set it in settings.json: the interpreter with jupyter_server and ipykernel, a local server.
+  const settingsFile = path.join(dirs.userData, 'User', 'settings.json');
+  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'codeMode.pythonPath': '/usr/bin/python3', 'codeMode.jupyter.url': 'local', 'codeMode.run.backend': 'jupyter' }, null, 2));
+  const statusItem = page.locator('.part.statusbar .statusbar-item', { hasText: 'Code Mode:' }).first();
+  check('the status bar follows the setting to Jupyter', await poll(async () => /Code Mode: Jupyter/.test((await statusItem.textContent()) ?? ''), 30_000));
+  const before = new Set((await resultCards()).map((c) => c.id));
+  const newCards = async () => (await resultCards()).filter((c) => !before.has(c.id));
+  await runFileFromTitle('slow.py');
+  const slow = await poll(async () => (await newCards()).find((c) => c.text.includes('slow started')), 90_000);
+  check('the ▶ on slow.py runs it on a local Jupyter Server (it prints while it runs)', slow && /Jupyter/.test(slow.backend) && /running/.test(slow.status), slow ? `${slow.status} ${slow.backend}` : JSON.stringify((await newCards()).map((c) => `${c.status}: ${c.text.slice(0, 200)}`)));
+  await runFileFromTitle('next.py');
+  const queued = await poll(async () => (await newCards()).find((c) => c.status === 'queued'), 15_000);
+  check('the ▶ on next.py while slow.py runs shows a queued card at once: "waiting for slow.py", with Cancel', queued && queued.text.includes('waiting for slow.py') && queued.text.includes('Cancel'), queued ? queued.text.slice(0, 200) : 'no queued card');
+  await screenshot('queued-card');
+  if (queued) {
+    const [frame] = await resultsFrames();
+    await frame?.locator(`.run-card[data-run-id="${queued.id}"] .card-button.interrupt`).click();
+    const cancelled = await poll(async () => (await newCards()).find((c) => c.id === queued.id && c.status !== 'queued'), 15_000);
+    check("the queued card's Cancel cancels it: it never runs", cancelled && /CANCELLED/.test(cancelled.status) && !cancelled.text.includes('next ran'), cancelled ? `${cancelled.status}` : 'still queued');
+  }
+  fs.writeFileSync(GO_FLAG, '');
+  const done = await poll(async () => (await newCards()).find((c) => c.id === slow?.id && c.status !== 'running'), 30_000);
+  check('slow.py then finishes on the kernel', done && /ok/.test(done.status) && done.text.includes('slow done'), done ? done.status : 'still running');
+  // Back to the walkthrough's settings, so the screenshots that follow show the workspace interpreter.
+  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  await poll(async () => /Code Mode: Python/.test((await statusItem.textContent()) ?? ''), 30_000);
 }
 
 /**

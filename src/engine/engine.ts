@@ -110,6 +110,8 @@ interface ActiveRun {
   ask?: (request: InputRequest) => Promise<string | undefined>;
   /** Set while the run waits for its interpreter to start: stops the waiting (the code then never runs). */
   stopStart?: () => void;
+  /** Set while the code runs: interrupts it, and restarts the interpreter if it does not stop within the grace. */
+  stopRun?: () => void;
 }
 
 /** A run waiting behind other work on its session, which can be cancelled before its turn. */
@@ -843,6 +845,7 @@ export class Engine {
     let stopped: AbortController | undefined;
     const onAbort = () => stop('cancel');
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    active.stopRun = onAbort;
     active.ask = options.onInput && askPausingClock(options.onInput, () => (stopped ??= new AbortController()).signal, {
       pause: () => {
         clearTimeout(timeoutTimer);
@@ -863,6 +866,7 @@ export class Engine {
       clearTimeout(graceTimer);
       stopped?.abort();
       options.signal?.removeEventListener('abort', onAbort);
+      active.stopRun = undefined;
       session.active = undefined;
     }
   }
@@ -925,12 +929,16 @@ function askPausingClock(onInput: InputHandler, stopped: () => AbortSignal, cloc
   };
 }
 
-/** Stops what the session's active run is doing: waiting for its interpreter, or running code. */
+/**
+ * Stops what the session's active run is doing: waiting for its interpreter, or running code (code that ignores
+ * the interrupt has its interpreter restarted after the grace, as for a time limit).
+ */
 function stopActive(session: Session): void {
   const active = session.active;
   if (!active) return;
   active.interruptedBy ??= 'user';
   if (active.stopStart) active.stopStart();
+  else if (active.stopRun) active.stopRun();
   else session.backend.interrupt();
 }
 

@@ -88,6 +88,26 @@ describe('a backend that never starts', () => {
   });
 });
 
+describe('a running run that ignores the interrupt', () => {
+  test("is stopped by Stop all the same: its interpreter is restarted after the grace, and the result says so", async () => {
+    const engine = createEngine({ storageDir: testStorageDir, config: { interruptGraceMs: 500 } });
+    try {
+      const code = 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nwhile True: pass\n';
+      const started: string[] = [];
+      const pending = engine.run({ code, backend: 'python', session: 'deaf', onEvent: (e) => e.type === 'stdout' && started.push(e.text) });
+      await until('the loop to start', () => started.join('').includes('deaf'));
+      assert.equal(engine.interrupt('deaf', 'python'), true);
+      const result = await pending;
+      assert.equal(result.diagnostics?.error_type, 'CANCELLED');
+      assert.equal(result.diagnostics?.session_reset, true, result.diagnostics?.message);
+      assert.match(result.diagnostics?.message ?? '', /did not stop in time and was restarted/);
+      assert.equal((await engine.run({ code: 'print("again")', backend: 'python', session: 'deaf' })).stdout, 'again\n');
+    } finally {
+      await engine.dispose();
+    }
+  });
+});
+
 describe('a run queued behind another', () => {
   let engine: Engine;
   let dir: string;
