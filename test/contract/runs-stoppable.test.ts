@@ -82,6 +82,13 @@ describe('a backend that never starts', () => {
       await bySignal.runId;
       controller.abort();
       assert.equal((await bySignal.pending).diagnostics?.error_type, 'CANCELLED');
+
+      // Restart Session: the session goes (its disposal does not wait on the start that hangs), the run with it.
+      const byRestart = starting('d');
+      await byRestart.runId;
+      await engine.resetSession('d', 'jupyter', 'the session was restarted from VS Code');
+      assert.equal((await byRestart.pending).diagnostics?.error_type, 'CANCELLED');
+      assert.equal(engine.describeSessions().find((s) => s.name === 'd'), undefined);
     } finally {
       await engine.dispose();
     }
