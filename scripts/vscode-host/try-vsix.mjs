@@ -481,6 +481,28 @@ async function main() {
   if (opt.readme) await readmeScreenshots(full);
 }
 
+/** Replaces the user settings as a person would: Preferences: Open User Settings (JSON), the new text, save, close. */
+async function editUserSettings(settings) {
+  const file = path.join(dirs.userData, 'User', 'settings.json');
+  // The palette's key goes to the workbench from the editor (focus may be in a view's webview).
+  await page.locator('.part.editor .editor-instance .monaco-editor .view-lines').first().click();
+  await runFromPalette('Preferences: Open User Settings (JSON)');
+  // It opens focused (in a modal editor in recent VS Code), the cursor in it.
+  await poll(() => page.locator('.monaco-editor.focused .view-lines', { hasText: 'workbench.startupEditor' }).count(), 15_000);
+  await page.keyboard.press('Control+A');
+  // One line (the editor indents after each typed newline); what the editor closed by itself (quotes, braces)
+  // waits after the cursor, and goes.
+  await page.keyboard.insertText(JSON.stringify(settings));
+  await page.keyboard.press('Shift+Control+End');
+  await page.keyboard.press('Delete');
+  await page.keyboard.press('Control+S');
+  const saved = await poll(() => JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(settings), 10_000);
+  if (!saved) throw new Error('the user settings were not saved');
+  // Escape closes the modal editor (View: Close Modal Editor).
+  await page.keyboard.press('Escape');
+  await poll(async () => !(await page.locator('.modal-editor-part').isVisible().catch(() => false)), 10_000);
+}
+
 /** Opens a workspace file with Quick Open and clicks the ▶ in the editor title. */
 async function runFileFromTitle(file) {
   await page.keyboard.press('Control+P');
@@ -496,9 +518,8 @@ async function runFileFromTitle(file) {
 /** Step 6: a local Jupyter Server from the workspace interpreter, and a run queued behind a slow one. */
 async function localJupyterAndQueue() {
   // As a person would set it in settings.json: the interpreter with jupyter_server and ipykernel, a local server.
-  const settingsFile = path.join(dirs.userData, 'User', 'settings.json');
-  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
-  fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'codeMode.pythonPath': '/usr/bin/python3', 'codeMode.jupyter.url': 'local', 'codeMode.run.backend': 'jupyter' }, null, 2));
+  const settings = JSON.parse(fs.readFileSync(path.join(dirs.userData, 'User', 'settings.json'), 'utf8'));
+  await editUserSettings({ ...settings, 'codeMode.pythonPath': '/usr/bin/python3', 'codeMode.jupyter.url': 'local', 'codeMode.run.backend': 'jupyter' });
   const statusItem = page.locator('.part.statusbar .statusbar-item', { hasText: 'Code Mode:' }).first();
   check('the status bar follows the setting to Jupyter', await poll(async () => /Code Mode: Jupyter/.test((await statusItem.textContent()) ?? ''), 30_000));
   const before = new Set((await resultCards()).map((c) => c.id));
@@ -508,19 +529,22 @@ async function localJupyterAndQueue() {
   check('the ▶ on slow.py runs it on a local Jupyter Server (it prints while it runs)', slow && /Jupyter/.test(slow.backend) && /running/.test(slow.status), slow ? `${slow.status} ${slow.backend}` : JSON.stringify((await newCards()).map((c) => `${c.status}: ${c.text.slice(0, 200)}`)));
   await runFileFromTitle('next.py');
   const queued = await poll(async () => (await newCards()).find((c) => c.status === 'queued'), 15_000);
-  check('the ▶ on next.py while slow.py runs shows a queued card at once: "waiting for slow.py", with Cancel', queued && queued.text.includes('waiting for slow.py') && queued.text.includes('Cancel'), queued ? queued.text.slice(0, 200) : 'no queued card');
+  const [frame] = await resultsFrames();
+  const cancel = frame?.locator(`.run-card[data-run-id="${queued?.id}"] .card-button.interrupt`);
+  // In a narrow side bar the button shows its icon and says what it does in its tooltip.
+  const cancelTitle = queued && (await cancel.getAttribute('title').catch(() => ''));
+  check('the ▶ on next.py while slow.py runs shows a queued card at once: "waiting for slow.py", with Cancel', queued && queued.text.includes('waiting for slow.py') && /^Cancel/.test(cancelTitle ?? ''), queued ? `${queued.text.slice(0, 120)} · button "${cancelTitle}"` : 'no queued card');
   await screenshot('queued-card');
   if (queued) {
-    const [frame] = await resultsFrames();
-    await frame?.locator(`.run-card[data-run-id="${queued.id}"] .card-button.interrupt`).click();
+    await cancel.click();
     const cancelled = await poll(async () => (await newCards()).find((c) => c.id === queued.id && c.status !== 'queued'), 15_000);
-    check("the queued card's Cancel cancels it: it never runs", cancelled && /CANCELLED/.test(cancelled.status) && !cancelled.text.includes('next ran'), cancelled ? `${cancelled.status}` : 'still queued');
+    check("the queued card's Cancel cancels it: it never runs", cancelled && /CANCELLED/.test(cancelled.status) && /it did not run/.test(cancelled.text), cancelled ? `${cancelled.status}` : 'still queued');
   }
   fs.writeFileSync(GO_FLAG, '');
   const done = await poll(async () => (await newCards()).find((c) => c.id === slow?.id && c.status !== 'running'), 30_000);
   check('slow.py then finishes on the kernel', done && /ok/.test(done.status) && done.text.includes('slow done'), done ? done.status : 'still running');
   // Back to the walkthrough's settings, so the screenshots that follow show the workspace interpreter.
-  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  await editUserSettings(settings);
   await poll(async () => /Code Mode: Python/.test((await statusItem.textContent()) ?? ''), 30_000);
 }
 

@@ -41,7 +41,8 @@ function appendCapped(current: string, other: string, text: string): string {
 }
 
 function setButtonLabel(node: HTMLButtonElement, label: string): void {
-  const span = node.querySelector('span');
+  // The label's span, not the icon's (a codicon span comes first, and text in it is drawn in the icon font).
+  const span = node.querySelector('span:not(.codicon)');
   if (span) span.textContent = label;
 }
 
@@ -265,6 +266,7 @@ export class RunCardView {
     if (queued) {
       setButtonLabel(this.interruptButton, 'Cancel');
       this.interruptButton.title = 'Cancel this run before it starts';
+      this.interruptButton.setAttribute('aria-label', this.interruptButton.title);
     }
     if (result?.diagnostics) this.badge.dataset.errorType = result.diagnostics.error_type;
     this.duration.textContent = result ? formatDuration(result.duration_ms) : formatDuration(Date.now() - this.model.run.startedAt);

@@ -134,8 +134,8 @@ describe("a person's runs have a way out", () => {
       const queuedCard = async () => {
         const record = await until('the queued run in the history', () => codeMode.history.all().find((r) => r.run.waitingFor && !r.result));
         const card = await until('the queued card', async () => (await codeMode.results.probe()).find((c) => c.runId === record.run.runId && c.status === 'queued'));
+        // Its Cancel button (a label or, in a narrow side bar, an icon with a tooltip) is checked by try-vsix.
         assert.match(card.text, /waiting for slow\.py/);
-        assert.match(card.text, /Cancel/);
         return record.run.runId;
       };
       // It runs once the run ahead of it is done.
