@@ -481,14 +481,18 @@ async function main() {
   if (opt.readme) await readmeScreenshots(full);
 }
 
-/** Replaces the user settings as a person would: Preferences: Open User Settings (JSON), the new text, save, close. */
-async function editUserSettings(settings) {
-  const file = path.join(dirs.userData, 'User', 'settings.json');
+/**
+ * Replaces the workspace settings as a person would: Preferences: Open Workspace Settings (JSON), the new text,
+ * save, close. The workspace's, because the interpreter and the Jupyter Server are machine-overridable settings,
+ * which VS Code does not take from the user settings of a remote window (code-server's is one).
+ */
+async function editWorkspaceSettings(settings) {
+  const file = path.join(dirs.workspace, '.vscode', 'settings.json');
   // The palette's key goes to the workbench from the editor (focus may be in a view's webview).
   await page.locator('.part.editor .editor-instance .monaco-editor .view-lines').first().click();
-  await runFromPalette('Preferences: Open User Settings (JSON)');
+  await runFromPalette('Preferences: Open Workspace Settings (JSON)');
   // It opens focused (in a modal editor in recent VS Code), the cursor in it.
-  await poll(() => page.locator('.monaco-editor.focused .view-lines', { hasText: 'workbench.startupEditor' }).count(), 15_000);
+  await poll(() => fs.existsSync(file) && page.locator('.modal-editor-part .monaco-editor.focused, .part.editor .monaco-editor.focused').count(), 15_000);
   await page.keyboard.press('Control+A');
   // One line (the editor indents after each typed newline); what the editor closed by itself (quotes, braces)
   // waits after the cursor, and goes.
@@ -497,9 +501,10 @@ async function editUserSettings(settings) {
   await page.keyboard.press('Delete');
   await page.keyboard.press('Control+S');
   const saved = await poll(() => JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(settings), 10_000);
-  if (!saved) throw new Error('the user settings were not saved');
-  // Escape closes the modal editor (View: Close Modal Editor).
-  await page.keyboard.press('Escape');
+  if (!saved) throw new Error(`the workspace settings were not saved: ${fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : 'no file'}`);
+  // Escape closes the modal editor (View: Close Modal Editor); a tab, View: Close Editor.
+  if (await page.locator('.modal-editor-part').isVisible().catch(() => false)) await page.keyboard.press('Escape');
+  else await runFromPalette('View: Close Editor');
   await poll(async () => !(await page.locator('.modal-editor-part').isVisible().catch(() => false)), 10_000);
 }
 
@@ -517,16 +522,15 @@ async function runFileFromTitle(file) {
 
 /** Step 6: a local Jupyter Server from the workspace interpreter, and a run queued behind a slow one. */
 async function localJupyterAndQueue() {
-  // As a person would set it in settings.json: the interpreter with jupyter_server and ipykernel, a local server.
-  const settings = JSON.parse(fs.readFileSync(path.join(dirs.userData, 'User', 'settings.json'), 'utf8'));
-  await editUserSettings({ ...settings, 'codeMode.pythonPath': '/usr/bin/python3', 'codeMode.jupyter.url': 'local', 'codeMode.run.backend': 'jupyter' });
+  // As a person would set it: the interpreter with jupyter_server and ipykernel, a local server, your runs there.
+  await editWorkspaceSettings({ 'codeMode.pythonPath': '/usr/bin/python3', 'codeMode.jupyter.url': 'local', 'codeMode.run.backend': 'jupyter' });
   const statusItem = page.locator('.part.statusbar .statusbar-item', { hasText: 'Code Mode:' }).first();
   check('the status bar follows the setting to Jupyter', await poll(async () => /Code Mode: Jupyter/.test((await statusItem.textContent()) ?? ''), 30_000));
   const before = new Set((await resultCards()).map((c) => c.id));
   const newCards = async () => (await resultCards()).filter((c) => !before.has(c.id));
   await runFileFromTitle('slow.py');
   const slow = await poll(async () => (await newCards()).find((c) => c.text.includes('slow started')), 90_000);
-  check('the ▶ on slow.py runs it on a local Jupyter Server (it prints while it runs)', slow && /Jupyter/.test(slow.backend) && /running/.test(slow.status), slow ? `${slow.status} ${slow.backend}` : JSON.stringify((await newCards()).map((c) => `${c.status}: ${c.text.slice(0, 200)}`)));
+  check('the ▶ on slow.py runs it on a local Jupyter Server (it prints while it runs)', slow && /jupyter/i.test(slow.backend) && /running/.test(slow.status), slow ? `${slow.status} ${slow.backend}${/running/.test(slow.status) ? '' : `: ${slow.text.slice(-300)}`}` : JSON.stringify((await newCards()).map((c) => `${c.status}: ${c.text.slice(0, 200)}`)));
   await runFileFromTitle('next.py');
   const queued = await poll(async () => (await newCards()).find((c) => c.status === 'queued'), 15_000);
   const [frame] = await resultsFrames();
@@ -544,7 +548,7 @@ async function localJupyterAndQueue() {
   const done = await poll(async () => (await newCards()).find((c) => c.id === slow?.id && c.status !== 'running'), 30_000);
   check('slow.py then finishes on the kernel', done && /ok/.test(done.status) && done.text.includes('slow done'), done ? done.status : 'still running');
   // Back to the walkthrough's settings, so the screenshots that follow show the workspace interpreter.
-  await editUserSettings(settings);
+  await editWorkspaceSettings({});
   await poll(async () => /Code Mode: Python/.test((await statusItem.textContent()) ?? ''), 30_000);
 }
 
