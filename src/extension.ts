@@ -98,7 +98,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
       output.handle(event);
       results.handle(event);
       status.handle(event);
-      if (event.type === 'started' || event.type === 'finished') explorer.refresh();
+      if (event.type === 'queued' || event.type === 'started' || event.type === 'finished') explorer.refresh();
     }),
     engine.onStateChange(() => explorer.refresh()),
     bridge.onDidChange(() => explorer.refresh()),

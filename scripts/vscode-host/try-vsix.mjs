@@ -7,7 +7,7 @@
 //   --vsix FILE        the package (default code-mode-python.vsix in the repository root)
 //   --out DIR          screenshots of each step (default test-output/try-vsix)
 //   --readme           also save media/screenshots/sidebar.png and workbench.png
-//   --timeout MS       whole run (default 240000)
+//   --timeout MS       whole run (default 300000)
 //   --verbose          server output and the browser console
 //   --keep-tmp         keep the temporary folder (profiles, logs, workspace)
 //
@@ -31,6 +31,10 @@
 //      result" in the status bar; the card shows print, table, print, figure in that order and
 //      attaches no data.csv the script only names; the figure enlarges on click and Save writes a
 //      PNG; reading an older card, a new run shows the "new result" marker that leads to it.
+//   7. your runs on a local Jupyter Server (codeMode.jupyter.url "local", the workspace interpreter
+//      /usr/bin/python3 with jupyter_server and ipykernel): the ▶ on a slow file, then on another file
+//      while it runs: a queued card "waiting for slow.py" at once, whose Cancel cancels it; the slow run
+//      then finishes on the kernel.
 // Exit code: 0 every check passed; 1 a check failed; 2 harness error or timeout.
 import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
@@ -57,7 +61,7 @@ const { values: opt } = parseArgs({
 });
 const vsix = path.resolve(opt.vsix || path.join(repoRoot, 'code-mode-python.vsix'));
 const outDir = path.resolve(opt.out || path.join(repoRoot, 'test-output', 'try-vsix'));
-const timeoutMs = Number(opt.timeout || 240_000);
+const timeoutMs = Number(opt.timeout || 300_000);
 const verbose = Boolean(opt.verbose || process.env.VERBOSE === '1');
 const keepTmp = Boolean(opt['keep-tmp'] || process.env.KEEP_TMP === '1');
 
@@ -140,6 +144,10 @@ fs.writeFileSync(
     '',
   ].join('\n'),
 );
+// Step 6's files: one that waits for a flag file (the walkthrough writes it), one to queue behind it.
+const GO_FLAG = path.join(dirs.workspace, 'go.flag');
+fs.writeFileSync(path.join(dirs.workspace, 'slow.py'), `import os, time\nprint("slow started", flush=True)\nwhile not os.path.exists(${JSON.stringify(GO_FLAG)}):\n    time.sleep(0.1)\nprint("slow done")\n`);
+fs.writeFileSync(path.join(dirs.workspace, 'next.py'), 'print("next ran")\n');
 // One external MCP server for the tree's "External Servers" section (Code Mode's own file, not
 // .vscode/mcp.json, so VS Code itself starts nothing).
 const memoryServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
@@ -490,7 +498,7 @@ async function main() {
   await resultsPane().locator('.pane-header[aria-expanded="false"]').click().catch(() => {});
 
   await layoutAndResults(runButton);
-
+  await localJupyterAndQueue();
   // Errors the extension host logged for Code Mode: printed, not a check (a bundled dependency's
   // probe of the global `navigator` is reported by VS Code on Node 22+ hosts; see the README).
   const errors = [...new Set(consoleErrors.map((e) => e.replace(/^%c\s*ERR\s+color:\s*\S+\s*/, '').split('\n')[0]))];
@@ -598,6 +606,77 @@ async function layoutAndResults(runButton) {
     const atNewest = await poll(async () => (await frame.evaluate(() => globalThis.scrollY)) === 0 && (await frame.locator('.new-results').isHidden()), 10_000);
     check('the marker takes the person to the newest run', atNewest);
   }
+}
+
+/**
+ * Replaces the workspace settings as a person would: Preferences: Open Workspace Settings (JSON), the new text,
+ * save, close. The workspace's, because the interpreter and the Jupyter Server are machine-overridable settings,
+ * which VS Code does not take from the user settings of a remote window (code-server's is one).
+ */
+async function editWorkspaceSettings(settings) {
+  const file = path.join(dirs.workspace, '.vscode', 'settings.json');
+  // The palette's key goes to the workbench from the editor (focus may be in a view's webview).
+  await page.locator('.part.editor .editor-instance .monaco-editor .view-lines').first().click();
+  await runFromPalette('Preferences: Open Workspace Settings (JSON)');
+  // It opens focused (in a modal editor in recent VS Code), the cursor in it.
+  await poll(() => fs.existsSync(file) && page.locator('.modal-editor-part .monaco-editor.focused, .part.editor .monaco-editor.focused').count(), 15_000);
+  await page.keyboard.press('Control+A');
+  // One line (the editor indents after each typed newline); what the editor closed by itself (quotes, braces)
+  // waits after the cursor, and goes.
+  await page.keyboard.insertText(JSON.stringify(settings));
+  await page.keyboard.press('Shift+Control+End');
+  await page.keyboard.press('Delete');
+  await page.keyboard.press('Control+S');
+  const saved = await poll(() => JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(settings), 10_000);
+  if (!saved) throw new Error(`the workspace settings were not saved: ${fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : 'no file'}`);
+  // Escape closes the modal editor (View: Close Modal Editor); a tab, View: Close Editor.
+  if (await page.locator('.modal-editor-part').isVisible().catch(() => false)) await page.keyboard.press('Escape');
+  else await runFromPalette('View: Close Editor');
+  await poll(async () => !(await page.locator('.modal-editor-part').isVisible().catch(() => false)), 10_000);
+}
+
+/** Opens a workspace file with Quick Open and clicks the ▶ in the editor title. */
+async function runFileFromTitle(file) {
+  await page.keyboard.press('Control+P');
+  const quickOpen = page.locator('.quick-input-widget input.input');
+  await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
+  await quickOpen.fill(file);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await poll(() => page.locator('.part.editor .tab.active', { hasText: file }).count(), 15_000);
+  await page.locator('.part.editor .editor-actions [aria-label^="Code Mode: Run File"]').first().click();
+}
+
+/** Step 6: a local Jupyter Server from the workspace interpreter, and a run queued behind a slow one. */
+async function localJupyterAndQueue() {
+  // As a person would set it: the interpreter with jupyter_server and ipykernel, a local server, your runs there.
+  await editWorkspaceSettings({ 'codeMode.pythonPath': '/usr/bin/python3', 'codeMode.jupyter.url': 'local', 'codeMode.run.backend': 'jupyter' });
+  const statusItem = page.locator('.part.statusbar .statusbar-item', { hasText: 'Code Mode:' }).first();
+  check('the status bar follows the setting to Jupyter', await poll(async () => /Code Mode: Jupyter/.test((await statusItem.textContent()) ?? ''), 30_000));
+  const before = new Set((await resultCards()).map((c) => c.id));
+  const newCards = async () => (await resultCards()).filter((c) => !before.has(c.id));
+  await runFileFromTitle('slow.py');
+  const slow = await poll(async () => (await newCards()).find((c) => c.text.includes('slow started')), 90_000);
+  check('the ▶ on slow.py runs it on a local Jupyter Server (it prints while it runs)', slow && /jupyter/i.test(slow.backend) && /running/.test(slow.status), slow ? `${slow.status} ${slow.backend}${/running/.test(slow.status) ? '' : `: ${slow.text.slice(-300)}`}` : JSON.stringify((await newCards()).map((c) => `${c.status}: ${c.text.slice(0, 200)}`)));
+  await runFileFromTitle('next.py');
+  const queued = await poll(async () => (await newCards()).find((c) => c.status === 'queued'), 15_000);
+  const [frame] = await resultsFrames();
+  const cancel = frame?.locator(`.run-card[data-run-id="${queued?.id}"] .card-button.interrupt`);
+  // In a narrow side bar the button shows its icon and says what it does in its tooltip.
+  const cancelTitle = queued && (await cancel.getAttribute('title').catch(() => ''));
+  check('the ▶ on next.py while slow.py runs shows a queued card at once: "waiting for slow.py", with Cancel', queued && queued.text.includes('waiting for slow.py') && /^Cancel/.test(cancelTitle ?? ''), queued ? `${queued.text.slice(0, 120)} · button "${cancelTitle}"` : 'no queued card');
+  await screenshot('queued-card');
+  if (queued) {
+    await cancel.click();
+    const cancelled = await poll(async () => (await newCards()).find((c) => c.id === queued.id && c.status !== 'queued'), 15_000);
+    check("the queued card's Cancel cancels it: it never runs", cancelled && /CANCELLED/.test(cancelled.status) && /it did not run/.test(cancelled.text), cancelled ? `${cancelled.status}` : 'still queued');
+  }
+  fs.writeFileSync(GO_FLAG, '');
+  const done = await poll(async () => (await newCards()).find((c) => c.id === slow?.id && c.status !== 'running'), 30_000);
+  check('slow.py then finishes on the kernel', done && /ok/.test(done.status) && done.text.includes('slow done'), done ? done.status : 'still running');
+  // Back to the walkthrough's settings, so the screenshots that follow show the workspace interpreter.
+  await editWorkspaceSettings({});
+  await poll(async () => /Code Mode: Python/.test((await statusItem.textContent()) ?? ''), 30_000);
 }
 
 /**

@@ -93,7 +93,7 @@ export class RunHistory {
   }
 
   handle(event: RunEvent): void {
-    const record = event.type === 'started' ? this.add(event) : this.records.get(event.runId);
+    const record = event.type === 'started' || event.type === 'queued' ? this.add(event) : this.records.get(event.runId);
     if (!record) return;
     const live = this.live.get(event.runId);
     switch (event.type) {
@@ -167,9 +167,11 @@ export class RunHistory {
     this.saveTimer.unref();
   }
 
-  private add(event: Extract<RunEvent, { type: 'started' }>): RunRecord {
+  private add(event: Extract<RunEvent, { type: 'started' | 'queued' }>): RunRecord {
     const { runId, session, backend, code, origin, startedAt, location, tool } = event;
-    const record: RunRecord = { run: { runId, session, backend, code, origin, startedAt, ...(location ? { location } : {}), ...(tool ? { tool } : {}) }, stdout: '', stderr: '', displays: [] };
+    // A queued run's record is replaced by its start: it keeps what it waited for only while it waits.
+    const waitingFor = event.type === 'queued' ? { waitingFor: event.waitingFor } : {};
+    const record: RunRecord = { run: { runId, session, backend, code, origin, startedAt, ...(location ? { location } : {}), ...(tool ? { tool } : {}), ...waitingFor }, stdout: '', stderr: '', displays: [] };
     if (this.records.has(runId)) this.forget(runId);
     this.records.set(runId, record);
     this.sizes.set(runId, { code: 0, text: 0, displays: 0, compact: false });

@@ -165,9 +165,13 @@ export interface RunInfo {
   location?: { file: string; line: number };
   /** The MCP tool that started the run (run_python), when a tool did. */
   tool?: string;
+  /** A queued run: what it waits for (the file, or the code's first line, of the work queued before it). */
+  waitingFor?: string;
 }
 
 export type RunEvent =
+  /** A run that waits behind other work on its session; `started` follows when its turn comes (or `finished`, cancelled). */
+  | ({ type: 'queued' } & RunInfo & { waitingFor: string })
   | ({ type: 'started' } & RunInfo)
   | { type: 'stdout' | 'stderr'; runId: string; text: string }
   | { type: 'display'; runId: string; display: Display }

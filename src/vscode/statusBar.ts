@@ -34,7 +34,8 @@ export class RunStatusItem implements vscode.Disposable {
   }
 
   handle(event: RunEvent): void {
-    if (event.type === 'started') this.running.add(event.runId);
+    // A queued run is one the person sees waiting: Stop cancels it too.
+    if (event.type === 'started' || event.type === 'queued') this.running.add(event.runId);
     else if (event.type === 'finished') this.running.delete(event.runId);
     else return;
     this.update();

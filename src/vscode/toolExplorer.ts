@@ -186,10 +186,11 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const code = firstLine.trim().slice(0, 60) || '(empty)';
         const item = new vscode.TreeItem(where ?? (run.origin === 'explorer' && run.tool ? `${run.tool}: ${code}` : code));
         item.id = `run:${run.runId}`;
-        item.description = `${statusLabel(result)} · ${backendLabel(run.backend)}${result ? ` · ${formatDuration(result.duration_ms)}` : ''}`;
+        const waiting = !result && run.waitingFor ? `waiting for ${run.waitingFor}` : undefined;
+        item.description = `${waiting ?? statusLabel(result)} · ${backendLabel(run.backend)}${result ? ` · ${formatDuration(result.duration_ms)}` : ''}`;
         const dropped = node.record.displaysDropped ? `\n\n${droppedText(node.record.displaysDropped)}` : '';
         item.tooltip = `${run.code.slice(0, 500)}\n\n${originLabel(run)} · session "${run.session}" · ${new Date(run.startedAt).toLocaleString()}${dropped}`;
-        item.iconPath = new vscode.ThemeIcon(!result ? 'sync~spin' : result.success ? 'pass' : 'error');
+        item.iconPath = new vscode.ThemeIcon(!result ? (waiting ? 'watch' : 'sync~spin') : result.success ? 'pass' : 'error');
         item.contextValue = 'run';
         item.command = { command: 'codeMode.explorer.openRun', title: 'Open Run Result', arguments: [run.runId] };
         return item;

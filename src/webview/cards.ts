@@ -56,6 +56,7 @@ export class RunCardView {
   private readonly toolCallsBox: HTMLElement;
   private readonly droppedNote: HTMLElement;
   private readonly emptyNote: HTMLElement;
+  private readonly queuedNote: HTMLElement;
 
   constructor(
     readonly model: RunCard,
@@ -99,9 +100,11 @@ export class RunCardView {
     this.toolCallsBox = el('div', { className: 'tool-calls' });
     this.droppedNote = el('p', { className: 'note displays-dropped' });
     this.emptyNote = el('p', { className: 'note empty-output', text: 'No output' });
+    this.queuedNote = el('p', { className: 'note queued-note', text: run.waitingFor ? `waiting for ${run.waitingFor}` : '' });
 
     this.root = el('article', { className: 'run-card', attrs: { 'data-run-id': run.runId, tabindex: '-1' } }, [
       head,
+      this.queuedNote,
       this.renderCode(run.code),
       this.output.root,
       this.errorBox,
@@ -187,7 +190,7 @@ export class RunCardView {
   markInterrupting(): void {
     if (!this.running) return;
     this.interruptButton.disabled = true;
-    setButtonLabel(this.interruptButton, 'Interrupting…');
+    setButtonLabel(this.interruptButton, this.root.dataset.status === 'queued' ? 'Cancelling…' : 'Interrupting…');
   }
 
   /** Updates the elapsed time of a running card. */
@@ -227,9 +230,17 @@ export class RunCardView {
 
   private renderStatus(): void {
     const result = this.model.result;
-    const status = !result ? 'running' : result.success ? 'ok' : 'error';
+    // A queued run waits behind another on its session; its start replaces this card with a running one.
+    const queued = !result && this.model.run.waitingFor !== undefined;
+    const status = !result ? (queued ? 'queued' : 'running') : result.success ? 'ok' : 'error';
     this.root.dataset.status = status;
-    this.badgeLabel.textContent = statusLabel(result);
+    this.badgeLabel.textContent = queued ? 'queued' : statusLabel(result);
+    this.queuedNote.hidden = !queued;
+    if (queued) {
+      setButtonLabel(this.interruptButton, 'Cancel');
+      this.interruptButton.title = 'Cancel this run before it starts';
+      this.interruptButton.setAttribute('aria-label', this.interruptButton.title);
+    }
     if (result?.diagnostics) this.badge.dataset.errorType = result.diagnostics.error_type;
     this.duration.textContent = result ? formatDuration(result.duration_ms) : formatDuration(Date.now() - this.model.run.startedAt);
     this.interruptButton.hidden = !!result;

@@ -175,6 +175,8 @@ function clearCards(): void {
 
 function handle(message: HostToPageMessage): void {
   switch (message.type) {
+    // A queued run's card comes at once; its start replaces it with a running one.
+    case 'runQueued':
     case 'runStarted': {
       // Read before the card is added: the card's height would count as scrolling.
       const following = window.scrollY <= FOLLOW_SLACK_PX;

@@ -33,6 +33,8 @@ export interface ToolFormSpec {
 }
 
 export type HostToPageMessage =
+  /** A run waiting behind other work on its session (`run.waitingFor` says what): a queued card with Cancel. */
+  | { type: 'runQueued'; run: RunInfo }
   | { type: 'runStarted'; run: RunInfo }
   | { type: 'runOutput'; runId: string; stream: 'stdout' | 'stderr'; text: string }
   | { type: 'runDisplay'; runId: string; display: Display }
@@ -140,6 +142,10 @@ export function parsePageMessage(value: unknown): PageToHostMessage | undefined 
 /** The page message for an engine run event, so the host forwards events without re-deriving the shapes. */
 export function messageForRunEvent(event: RunEvent): HostToPageMessage {
   switch (event.type) {
+    case 'queued': {
+      const { runId, session, backend, code, origin, startedAt, waitingFor } = event;
+      return { type: 'runQueued', run: { runId, session, backend, code, origin, startedAt, waitingFor } };
+    }
     case 'started': {
       const { runId, session, backend, code, origin, startedAt, tool } = event;
       return { type: 'runStarted', run: { runId, session, backend, code, origin, startedAt, ...(tool ? { tool } : {}) } };

@@ -35,12 +35,8 @@ export async function rerun(deps: ResultsActionDeps, runId: string): Promise<Run
 export function resultsActions(deps: ResultsActionDeps): ResultsActions {
   return {
     rerun: (runId) => rerun(deps, runId),
-    interrupt: async (runId) => {
-      const record = deps.history.get(runId);
-      const engine = record && (await deps.engine.ifCreated());
-      if (!record || !engine) return false;
-      return engine.interrupt(record.run.session, record.run.backend);
-    },
+    // The card's Interrupt (Cancel on a queued card): the run is stopped whether it waits, starts or runs.
+    interrupt: async (runId) => (await deps.engine.ifCreated())?.cancelRun(runId) ?? false,
     invokeTool: async (server, name, args) => {
       if (server) {
         const { bridge } = await deps.bridge.get();
