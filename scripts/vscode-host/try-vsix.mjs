@@ -7,7 +7,7 @@
 //   --vsix FILE        the package (default code-mode-python.vsix in the repository root)
 //   --out DIR          screenshots of each step (default test-output/try-vsix)
 //   --readme           also save media/screenshots/sidebar.png and workbench.png
-//   --timeout MS       whole run (default 300000)
+//   --timeout MS       whole run (default 600000)
 //   --verbose          server output and the browser console
 //   --keep-tmp         keep the temporary folder (profiles, logs, workspace)
 //
@@ -35,6 +35,8 @@
 //      /usr/bin/python3 with jupyter_server and ipykernel): the ▶ on a slow file, then on another file
 //      while it runs: a queued card "waiting for slow.py" at once, whose Cancel cancels it; the slow run
 //      then finishes on the kernel.
+//   8. a tool call that writes, from a run of yours with codeMode.tools.approvePersonRuns off: the
+//      question (server, tool, arguments, run), Allow once, and the card's list of the run's tool calls.
 // Exit code: 0 every check passed; 1 a check failed; 2 harness error or timeout.
 import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
@@ -61,7 +63,7 @@ const { values: opt } = parseArgs({
 });
 const vsix = path.resolve(opt.vsix || path.join(repoRoot, 'code-mode-python.vsix'));
 const outDir = path.resolve(opt.out || path.join(repoRoot, 'test-output', 'try-vsix'));
-const timeoutMs = Number(opt.timeout || 300_000);
+const timeoutMs = Number(opt.timeout || 600_000);
 const verbose = Boolean(opt.verbose || process.env.VERBOSE === '1');
 const keepTmp = Boolean(opt['keep-tmp'] || process.env.KEEP_TMP === '1');
 
@@ -148,6 +150,21 @@ fs.writeFileSync(
 const GO_FLAG = path.join(dirs.workspace, 'go.flag');
 fs.writeFileSync(path.join(dirs.workspace, 'slow.py'), `import os, time\nprint("slow started", flush=True)\nwhile not os.path.exists(${JSON.stringify(GO_FLAG)}):\n    time.sleep(0.1)\nprint("slow done")\n`);
 fs.writeFileSync(path.join(dirs.workspace, 'next.py'), 'print("next ran")\n');
+// Step 8's file: a write to the memory server (not read-only, so it asks first), then a read (read-only).
+const APPROVAL_FILE = 'remember.py';
+fs.writeFileSync(
+  path.join(dirs.workspace, APPROVAL_FILE),
+  [
+    'from code_mode import tools',
+    'try:',
+    '    tools.memory.create_entities(entities=[{"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}])',
+    '    print("created Ada")',
+    'except PermissionError as refused:',
+    '    print("refused:", refused)',
+    'print([entity["name"] for entity in tools.memory.read_graph()["entities"]])',
+    '',
+  ].join('\n'),
+);
 // One external MCP server for the tree's "External Servers" section (Code Mode's own file, not
 // .vscode/mcp.json, so VS Code itself starts nothing).
 const memoryServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
@@ -499,6 +516,7 @@ async function main() {
 
   await layoutAndResults(runButton);
   await localJupyterAndQueue();
+  if (fs.existsSync(memoryServer)) await approvalQuestion();
   // Errors the extension host logged for Code Mode: printed, not a check (a bundled dependency's
   // probe of the global `navigator` is reported by VS Code on Node 22+ hosts; see the README).
   const errors = [...new Set(consoleErrors.map((e) => e.replace(/^%c\s*ERR\s+color:\s*\S+\s*/, '').split('\n')[0]))];
@@ -677,6 +695,46 @@ async function localJupyterAndQueue() {
   // Back to the walkthrough's settings, so the screenshots that follow show the workspace interpreter.
   await editWorkspaceSettings({});
   await poll(async () => /Code Mode: Python/.test((await statusItem.textContent()) ?? ''), 30_000);
+}
+
+/**
+ * Step 8: a tool call that writes, from a run of yours with codeMode.tools.approvePersonRuns off, asks first:
+ * the question names the server, the tool and its arguments; Allow once lets it through, and the card lists
+ * the run's tool calls (the write asked and allowed, the read read-only).
+ */
+async function approvalQuestion() {
+  // The approval settings are machine-scoped (a workspace's settings cannot weaken them): in a remote window
+  // such as code-server's, VS Code reads them from the Machine settings, which "Preferences: Open Remote
+  // Settings (JSON)" edits; written here directly.
+  fs.mkdirSync(path.join(dirs.userData, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(dirs.userData, 'Machine', 'settings.json'), JSON.stringify({ 'codeMode.tools.approvePersonRuns': false }, null, 2));
+  const before = new Set((await resultCards()).map((c) => c.id));
+  await runFileFromTitle(APPROVAL_FILE);
+  const dialog = page.locator('.monaco-dialog-box');
+  const asked = await poll(() => dialog.isVisible(), 90_000);
+  const question = asked ? ((await dialog.textContent()) ?? '') : '';
+  check(
+    'a write from your run (approvePersonRuns off) asks first, naming the server, the tool, its arguments and the run',
+    asked && /memory/.test(question) && /create_entities/.test(question) && /Ada/.test(question) && /remember\.py/.test(question),
+    question.replace(/\s+/g, ' ').slice(0, 300) || 'no question',
+  );
+  await screenshot('approval-question');
+  if (asked && opt.readme) {
+    fs.mkdirSync(path.join(repoRoot, 'media', 'screenshots'), { recursive: true });
+    await dialog.screenshot({ path: path.join(repoRoot, 'media', 'screenshots', 'approval.png') });
+    say('saved media/screenshots/approval.png');
+  }
+  if (!asked) return;
+  await dialog.locator('.monaco-button', { hasText: 'Allow once' }).first().click();
+  const card = await poll(async () => (await resultCards()).find((c) => !before.has(c.id) && !/running/.test(c.status)), 60_000);
+  const [frame] = await resultsFrames();
+  const calls = card && frame ? ((await frame.locator(`.run-card[data-run-id="${card.id}"] .tool-calls`).textContent().catch(() => '')) ?? '') : '';
+  check(
+    'Allow once lets the write through, and the card lists the calls: the write asked-allowed, the read read-only',
+    card && /created Ada/.test(card.text) && /memory\.create_entities/.test(calls) && /asked-allowed/.test(calls) && /memory\.read_graph/.test(calls) && /read-only/.test(calls),
+    card ? `${card.status}: ${calls.replace(/\s+/g, ' ')}` : 'no card',
+  );
+  await screenshot('approval-card');
 }
 
 /**
