@@ -647,10 +647,14 @@ async function editWorkspaceSettings(settings) {
   await page.keyboard.press('Control+S');
   const saved = await poll(() => JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(settings), 10_000);
   if (!saved) throw new Error(`the workspace settings were not saved: ${fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : 'no file'}`);
-  // Escape closes the modal editor (View: Close Modal Editor); a tab, View: Close Editor.
-  if (await page.locator('.modal-editor-part').isVisible().catch(() => false)) await page.keyboard.press('Escape');
+  // Escape closes the modal editor (View: Close Modal Editor); a tab, View: Close Editor. On a busy machine an
+  // Escape can arrive before the editor has the focus back from saving: then its title bar's close button.
+  const modal = page.locator('.modal-editor-part');
+  const modalOpen = () => modal.isVisible().catch(() => false);
+  if (await modalOpen()) await page.keyboard.press('Escape');
   else await runFromPalette('View: Close Editor');
-  await poll(async () => !(await page.locator('.modal-editor-part').isVisible().catch(() => false)), 10_000);
+  if (!(await poll(async () => !(await modalOpen()), 5_000))) await modal.locator('.codicon-close, [aria-label^="Close"]').first().click().catch(() => undefined);
+  if (!(await poll(async () => !(await modalOpen()), 10_000))) throw new Error('the settings editor did not close');
 }
 
 /** Opens a workspace file with Quick Open and clicks the ▶ in the editor title. */
