@@ -691,7 +691,7 @@ async function localJupyterAndQueue() {
   if (queued) {
     await cancel.click();
     const cancelled = await poll(async () => (await newCards()).find((c) => c.id === queued.id && c.status !== 'queued'), 15_000);
-    check("the queued card's Cancel cancels it: it never runs", cancelled && /CANCELLED/.test(cancelled.status) && /it did not run/.test(cancelled.text), cancelled ? `${cancelled.status}` : 'still queued');
+    check("the queued card's Cancel cancels it: it never runs", cancelled && /Cancelled/.test(cancelled.status) && /it did not run/.test(cancelled.text), cancelled ? `${cancelled.status}` : 'still queued');
   }
   fs.writeFileSync(GO_FLAG, '');
   const done = await poll(async () => (await newCards()).find((c) => c.id === slow?.id && c.status !== 'running'), 30_000);

@@ -161,7 +161,7 @@ describe("a person's runs have a way out", () => {
       assert.equal(cancelled.diagnostics?.error_type, 'CANCELLED');
       assert.match(cancelled.diagnostics?.message ?? '', /while it waited for slow\.py; it did not run/);
       assert.equal((await first).diagnostics?.error_type, 'CANCELLED');
-      await until('the queued card to say it was cancelled', async () => (await codeMode.results.probe()).find((c) => c.runId === cancelledId && c.status === 'error' && /CANCELLED/.test(c.text)));
+      await until('the queued card to say it was cancelled', async () => (await codeMode.results.probe()).find((c) => c.runId === cancelledId && c.status === 'error' && /Cancelled/.test(c.text)));
     } finally {
       fs.writeFileSync(flag, '');
       await setting('run.session', undefined);
