@@ -660,6 +660,17 @@ async function main(): Promise<void> {
     console.log(`\n${memoryLine(`a spare Pyodide host at ${primary.label} (restored from the snapshot, idle)`, spareMemory)}`);
     console.log(memoryLine(`a Pyodide session's host at ${primary.label} after ${WARM_CALLS + 50} warm runs`, warm.pyodideSessionMemory));
 
+    console.log(`\nWhere a warm run_python print(1+1) goes at ${primary.label} (differences of p50s measured interleaved in this run)`);
+    table(
+      ['backend', 'warm p50 (ms)', 'the MCP floor: client, SDK server, two process hops', 'our MCP layer beyond the floor (handler, result shaping, events, history)', 'the engine and its interpreter (engine.run)'],
+      BACKENDS.map((b) => {
+        const mcp = p50(`${primary.label} ${b} mcp`);
+        const engine = p50(`${primary.label} ${b} engine`);
+        const kernel = b === 'jupyter' && directP50 !== undefined ? `; of it a kernel driven directly: ${fmt(directP50)}` : '';
+        return [names[b], fmt(mcp), fmt(floorP50), fmt(mcp - engine - floorP50), `${fmt(engine)}${kernel}`];
+      }),
+    );
+
     console.log(`\nOver MCP stdio with the SDK's client, against spawn-per-call (\`python3 -c\` per call) measured in the same run`);
     const columns = targets.flatMap((t) => BACKENDS.map((b) => [t, b] as const));
     table(
