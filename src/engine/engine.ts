@@ -545,7 +545,7 @@ export class Engine {
       if (!factory) throw new Error(`no ${backend} backend`);
       this.makeRoomFor(backend, name);
       // A session restarted under this key has its folder waiting; the spare's sandbox binds another one.
-      const spare = this.scratch?.hasParked(key) ? undefined : this.spares.take(backend, factory);
+      const spare = this.scratch?.hasParked(key) ? undefined : this.takeSpare(backend, factory);
       const owner: { session?: Session } = spare?.owner ?? {};
       const scratchDir = spare ? spare.scratchDir : this.scratch?.take(key, `${backend}-${name}`);
       const instance = spare?.instance ?? factory.create(this.sessionOptions(name, scratchDir, owner));
@@ -602,6 +602,16 @@ export class Engine {
       this.log.warn(`the spare ${kind} interpreter did not start: ${errorText(error)}`);
       void this.discardSpare(this.spares.release()!);
     });
+  }
+
+  /** The spare for a new session, if one fits and is alive. */
+  private takeSpare(kind: BackendKind, factory: BackendFactory): Spare<Session> | undefined {
+    const spare = this.spares.take(kind, factory);
+    if (!spare) return undefined;
+    if (spare.instance.state === 'loading' || spare.instance.state === 'ready') return spare;
+    // Its interpreter ended while it waited: a fresh session must not start with news of a lost state.
+    void this.discardSpare(spare).then(() => this.refillSpare());
+    return undefined;
   }
 
   /** The next spare starts once the session that took this one has had its first run: not beside it. */

@@ -40,10 +40,10 @@ export class SpareSlot<Owner> {
     this.spare = spare;
   }
 
-  /** The spare for a new session of `kind` made by `factory`, taken out of the slot; undefined if none fits. */
+  /** The spare for a new session of `kind` made by `factory`, taken out of the slot (alive or not); undefined if none fits. */
   take(kind: BackendKind, factory: BackendFactory): Spare<Owner> | undefined {
     const spare = this.spare;
-    if (!spare || spare.kind !== kind || spare.factory !== factory || spare.instance.state === 'dead') return undefined;
+    if (!spare || spare.kind !== kind || spare.factory !== factory) return undefined;
     this.spare = undefined;
     return spare;
   }

@@ -65,6 +65,17 @@ describe('the spare Pyodide interpreter', () => {
     assert.equal(engine.spareInfo()?.pid, sparePid, 'the spare is still waiting');
   });
 
+  it('that died while waiting is not handed to a new session, which starts fresh and announces no loss', async () => {
+    const sparePid = await readySpare();
+    process.kill(sparePid, 'SIGKILL');
+    await until(() => engine.spareInfo()?.state !== 'ready', 'the spare to be seen gone');
+    const result = await engine.run({ code: 'print("fresh")', backend: 'pyodide', session: 'after-a-dead-spare' });
+    assert.equal(result.stdout, 'fresh\n', JSON.stringify(result.diagnostics));
+    assert.equal(result.session_reset, undefined, 'a fresh session announces no loss');
+    assert.notEqual(engine.backendInfo('pyodide', 'after-a-dead-spare').pid, sparePid);
+    assert.notEqual(await readySpare(), sparePid, 'a new spare replaces the dead one');
+  });
+
   it('is ended when none is wanted, and when its backend is turned off', async () => {
     const sparePid = await readySpare();
     const sessionFolders = engine.describeSessions().map((s) => s.scratchDir);
