@@ -47,10 +47,9 @@ function denoPackage(platform) {
   return unpacked;
 }
 
+/** Packages through scripts/package.mjs, which owns vsce's arguments (the README images' https base among them). */
 function vsce(output, target) {
-  const args = ['vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', output];
-  if (target) args.push('--target', target);
-  run('npx', args);
+  run(process.execPath, [path.join(root, 'scripts', 'package.mjs'), '--out', output, ...(target ? ['--target', target] : [])]);
   const size = fs.statSync(path.join(root, output)).size;
   console.log(`${output}: ${(size / 1024 / 1024).toFixed(1)} MB`);
 }

@@ -60,7 +60,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
 
   const toolApprovals = container.toolApprovals.approvals;
   const actionDeps: ResultsActionDeps = { history, engine, bridge, tools: () => mcp.localClient(), settings, results: () => results, toolApprovals };
-  const results = new ResultsView(context.extensionUri, history, resultsActions(actionDeps), log);
+  const results = new ResultsView(context.extensionUri, history, resultsActions(actionDeps), log, context.globalState);
   const explorer = new ToolExplorer(
     engine,
     interpreterPath,
@@ -74,6 +74,8 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     () => settings().backends.jupyter.url,
     () => settings().exposeVscodeTools,
   );
+  const explorerTree = vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true });
+  results.setCompanion(explorerTree);
   const pyodideSpare = new PyodideSpare(() => engine.get(), settings);
   const mcpProvider = new CodeModeMcpProvider(settings, interpreterPath, () => mcp.loopback(), context.extensionPath, () => pyodideSpare.want());
   const status = new RunStatusItem(
@@ -99,7 +101,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
       output.handle(event);
       results.handle(event);
       status.handle(event);
-      if (event.type === 'started' || event.type === 'finished') explorer.refresh();
+      if (event.type === 'queued' || event.type === 'started' || event.type === 'finished') explorer.refresh();
     }),
     engine.onStateChange(() => explorer.refresh()),
     bridge.onDidChange(() => explorer.refresh()),
@@ -132,7 +134,8 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.window.onDidChangeActiveTextEditor(() => status.update()),
     vscode.commands.registerCommand(STATUS_MENU_COMMAND, () => status.showMenu()),
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
-    vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true }),
+    explorerTree,
+    results.onDidChangeUnseen((count) => status.setUnseen(count)),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
     ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, problems, toolApprovals }),
     registerGenerateCommand({ engine: () => engine.get(), toolsSummary: async () => (await bridge.get()).bridge.search(''), log, toolApprovals }, results),

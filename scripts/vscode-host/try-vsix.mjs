@@ -7,7 +7,7 @@
 //   --vsix FILE        the package (default code-mode-python.vsix in the repository root)
 //   --out DIR          screenshots of each step (default test-output/try-vsix)
 //   --readme           also save media/screenshots/sidebar.png and workbench.png
-//   --timeout MS       whole run (default 240000)
+//   --timeout MS       whole run (default 600000)
 //   --verbose          server output and the browser console
 //   --keep-tmp         keep the temporary folder (profiles, logs, workspace)
 //
@@ -25,8 +25,20 @@
 //      through Code Mode: Show Output;
 //   5. more runs a person would make: a typed line with Ctrl+Alt+Enter (an error, in the same
 //      session), "Run Selection in the Other Backend" (Pyodide) and the ▶ (Run File); the status
-//      bar item's menu; then the Recent Runs section of the tree.
+//      bar item's menu; then the Recent Runs section of the tree;
+//   6. the person's layout and results: ▶ on a report script while the side bar shows the Explorer
+//      keeps the Explorer and the Output panel closed, with a badge on the Code Mode icon and "1 new
+//      result" in the status bar; the card shows print, table, print, figure in that order and
+//      attaches no data.csv the script only names; the figure enlarges on click and Save writes a
+//      PNG; reading an older card, a new run shows the "new result" marker that leads to it.
+//   7. your runs on a local Jupyter Server (codeMode.jupyter.url "local", the workspace interpreter
+//      /usr/bin/python3 with jupyter_server and ipykernel): the ▶ on a slow file, then on another file
+//      while it runs: a queued card "waiting for slow.py" at once, whose Cancel cancels it; the slow run
+//      then finishes on the kernel.
+//   8. a tool call that writes, from a run of yours with codeMode.tools.approvePersonRuns off: the
+//      question (server, tool, arguments, run), Allow once, and the card's list of the run's tool calls.
 // Exit code: 0 every check passed; 1 a check failed; 2 harness error or timeout.
+import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -51,7 +63,7 @@ const { values: opt } = parseArgs({
 });
 const vsix = path.resolve(opt.vsix || path.join(repoRoot, 'code-mode-python.vsix'));
 const outDir = path.resolve(opt.out || path.join(repoRoot, 'test-output', 'try-vsix'));
-const timeoutMs = Number(opt.timeout || 240_000);
+const timeoutMs = Number(opt.timeout || 600_000);
 const verbose = Boolean(opt.verbose || process.env.VERBOSE === '1');
 const keepTmp = Boolean(opt['keep-tmp'] || process.env.KEEP_TMP === '1');
 
@@ -100,6 +112,7 @@ const env = isolatedEnv(tmp);
 for (const d of [dirs.workspace, path.join(dirs.userData, 'User')]) fs.mkdirSync(d, { recursive: true });
 
 const PY_FILE = 'scores.py';
+const REPORT_FILE = 'report.py';
 fs.writeFileSync(
   path.join(dirs.workspace, PY_FILE),
   [
@@ -109,6 +122,46 @@ fs.writeFileSync(
     'scores = [88, 92, 79, 93, 85]',
     'print("mean", statistics.mean(scores))',
     'print("stdev", round(statistics.stdev(scores), 2))',
+    '',
+  ].join('\n'),
+);
+// A report a person runs with ▶: text, a table, text and a figure (a PNG made in pure Python), and the
+// name of a data file it reads, which must not be attached to their card.
+fs.writeFileSync(path.join(dirs.workspace, 'data.csv'), 'city,temp\nOslo,4\nLima,19\n');
+fs.writeFileSync(
+  path.join(dirs.workspace, REPORT_FILE),
+  [
+    'import struct, zlib',
+    'print("read from data.csv")',
+    'class Table:',
+    '    def _repr_html_(self):',
+    '        return "<table><tr><th>city</th><th>temp</th></tr><tr><td>Oslo</td><td>4</td></tr></table>"',
+    'display(Table())',
+    'print("done")',
+    'def chunk(kind, data):',
+    '    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)',
+    'rows = b"".join(b"\\x00" + bytes(v for x in range(96) for v in (x * 2, y * 4, 160)) for y in range(48))',
+    'png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 96, 48, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")',
+    'display(png, title="gradient")',
+    '',
+  ].join('\n'),
+);
+// Step 6's files: one that waits for a flag file (the walkthrough writes it), one to queue behind it.
+const GO_FLAG = path.join(dirs.workspace, 'go.flag');
+fs.writeFileSync(path.join(dirs.workspace, 'slow.py'), `import os, time\nprint("slow started", flush=True)\nwhile not os.path.exists(${JSON.stringify(GO_FLAG)}):\n    time.sleep(0.1)\nprint("slow done")\n`);
+fs.writeFileSync(path.join(dirs.workspace, 'next.py'), 'print("next ran")\n');
+// Step 8's file: a write to the memory server (not read-only, so it asks first), then a read (read-only).
+const APPROVAL_FILE = 'remember.py';
+fs.writeFileSync(
+  path.join(dirs.workspace, APPROVAL_FILE),
+  [
+    'from code_mode import tools',
+    'try:',
+    '    tools.memory.create_entities(entities=[{"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}])',
+    '    print("created Ada")',
+    'except PermissionError as refused:',
+    '    print("refused:", refused)',
+    'print([entity["name"] for entity in tools.memory.read_graph()["entities"]])',
     '',
   ].join('\n'),
 );
@@ -460,6 +513,10 @@ async function main() {
   }, 15_000);
   check('Backends shows both interpreters ready', ready, (ready ?? sectionChildren(await treeRows(), 'Backends')).map((b) => `${b.label}: ${b.description}`).join('; '));
   await resultsPane().locator('.pane-header[aria-expanded="false"]').click().catch(() => {});
+
+  await layoutAndResults(runButton);
+  await localJupyterAndQueue();
+  if (fs.existsSync(memoryServer)) await approvalQuestion();
   // Errors the extension host logged for Code Mode: printed, not a check (a bundled dependency's
   // probe of the global `navigator` is reported by VS Code on Node 22+ hosts; see the README).
   const errors = [...new Set(consoleErrors.map((e) => e.replace(/^%c\s*ERR\s+color:\s*\S+\s*/, '').split('\n')[0]))];
@@ -470,6 +527,218 @@ async function main() {
   await new Promise((r) => setTimeout(r, 500));
   const full = await screenshot('workbench');
   if (opt.readme) await readmeScreenshots(full);
+}
+
+/** Quick Open on `file`; true once it is the active editor. */
+async function openFile(file) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input.input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(file);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  return poll(() => page.locator('.part.editor .tab.active', { hasText: file }).count(), 15_000);
+}
+
+/** The card of the newest run in the Results view's page, and that page's frame. */
+async function newestCard() {
+  for (const frame of await resultsFrames()) {
+    const card = frame.locator('.run-card').first();
+    if (await card.count()) return { frame, card };
+  }
+  return undefined;
+}
+
+/** Step 6: the person's layout is kept, and what a run shows is in order and usable (issue 21 items 2, 4, 5, 6, 8). */
+async function layoutAndResults(runButton) {
+  check(`Quick Open opens ${REPORT_FILE}`, await openFile(REPORT_FILE));
+  const cardsBefore = (await resultCards()).length;
+  // The person works in the Explorer; a run must leave the side bar there.
+  await page.keyboard.press('Control+Shift+E');
+  const explorerView = page.locator('.part.sidebar [id="workbench.view.explorer"]');
+  check('Ctrl+Shift+E shows the Explorer in the side bar', await poll(() => explorerView.isVisible(), 10_000));
+  await runButton.click();
+  const statusItem = page.locator('.part.statusbar .statusbar-item', { hasText: 'Code Mode:' }).first();
+  const told = await poll(async () => {
+    const text = (await statusItem.textContent()) ?? '';
+    return /1 new result/.test(text) ? text : undefined;
+  }, 90_000);
+  check('the status bar item says "1 new result" once the run is done', told, told?.trim() ?? (await statusItem.textContent().catch(() => ''))?.trim());
+  check('the side bar still shows the Explorer', await explorerView.isVisible());
+  check('the Output panel did not open for the run', !(await page.locator('.part.panel .output-view').isVisible().catch(() => false)));
+  const badge = page.locator('.part.activitybar .action-item', { has: page.locator('.action-label[aria-label^="Code Mode"]') }).locator('.badge-content');
+  const badgeText = await poll(async () => ((await badge.first().isVisible().catch(() => false)) ? (await badge.first().textContent())?.trim() : undefined), 10_000);
+  check('a badge on the Code Mode icon says a result is there', badgeText === '1', `badge: ${badgeText ?? 'none'}`);
+  await screenshot('explorer-kept');
+
+  // Seeing the results clears the badge and the status bar's note.
+  // The item, not its label: with a badge the label's box is covered by the badge.
+  await page.locator('.part.activitybar .action-item', { has: page.locator('.action-label[aria-label^="Code Mode"]') }).first().click({ timeout: 10_000 });
+  check('the Code Mode icon shows the Results view', await poll(() => resultsPane().locator('.pane-body').isVisible(), 15_000));
+  const cleared = await poll(async () => !(await badge.first().isVisible().catch(() => false)) && !/new result/.test((await statusItem.textContent()) ?? ''), 10_000);
+  check('seen: the badge and "new result" are gone', cleared);
+
+  // Program order, and no attached data file (items 5 and 8).
+  const found = await poll(async () => {
+    const cards = await resultCards();
+    return cards.length > cardsBefore && cards[0].status === 'ok' ? await newestCard() : undefined;
+  }, 30_000);
+  const order = found
+    ? await found.card.locator('.outputs > *').evaluateAll((nodes) => nodes.map((n) => (n.matches('.stream') ? n.textContent.trim() : `[${n.getAttribute('data-mime')}]`)))
+    : [];
+  check('the card shows the output in program order: text, table, text, figure', JSON.stringify(order) === JSON.stringify(['read from data.csv', '[text/html]', 'done', '[image/png]']), order.join(' | ') || 'no card');
+  check("the person's run attaches no data.csv it only names", found && !(await found.card.locator('.display[data-mime="text/csv"]').count()) && !/Lima/.test((await found.card.textContent()) ?? ''));
+
+  // The figure (item 6): click to enlarge, Escape to close, Save writes the PNG where the person says.
+  if (found) {
+    const figure = found.card.locator('.display[data-mime="image/png"]');
+    await figure.locator('img').click();
+    const enlarged = await poll(() => found.frame.locator('dialog.lightbox[open] img').isVisible(), 10_000);
+    await screenshot('figure-enlarged');
+    check('a click on the figure enlarges it', enlarged);
+    await page.keyboard.press('Escape');
+    check('Escape closes the enlarged figure', await poll(async () => (await found.frame.locator('dialog.lightbox').count()) === 0, 10_000));
+    await figure.hover();
+    await figure.locator('.save').click();
+    // code-server's save dialog is the simple one: a path in a quick input, accepted with Enter.
+    const dialog = page.locator('.quick-input-widget input.input');
+    const proposed = await poll(async () => ((await dialog.isVisible()) ? await dialog.inputValue() : undefined), 10_000);
+    if (proposed) await page.keyboard.press('Enter');
+    const saved = path.join(dirs.workspace, 'gradient.png');
+    const written = await poll(() => fs.existsSync(saved) && fs.readFileSync(saved).subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex')), 15_000);
+    check('Save on the figure writes gradient.png (a PNG) where the dialog says', written, `dialog: ${proposed ?? 'none'}`);
+  }
+
+  // Reading an older card when a new run arrives (item 2): a marker leads to it.
+  const frame = (await newestCard())?.frame;
+  if (frame) {
+    await frame.evaluate(() => globalThis.scrollTo(0, globalThis.document.documentElement.scrollHeight));
+    const scrolled = await frame.evaluate(() => globalThis.scrollY);
+    await page.locator('.part.editor .editor-instance .monaco-editor .view-lines').first().click();
+    await runButton.click();
+    const marker = frame.locator('.new-results:not([hidden])');
+    const shown = await poll(() => marker.isVisible(), 60_000);
+    check('reading an older card, a new run shows the "new result" marker', scrolled > 0 && shown, `scrolled to ${scrolled}`);
+    await screenshot('new-result-marker');
+    if (shown) await marker.click();
+    const atNewest = await poll(async () => (await frame.evaluate(() => globalThis.scrollY)) === 0 && (await frame.locator('.new-results').isHidden()), 10_000);
+    check('the marker takes the person to the newest run', atNewest);
+  }
+}
+
+/**
+ * Replaces the workspace settings as a person would: Preferences: Open Workspace Settings (JSON), the new text,
+ * save, close. The workspace's, because the interpreter and the Jupyter Server are machine-overridable settings,
+ * which VS Code does not take from the user settings of a remote window (code-server's is one).
+ */
+async function editWorkspaceSettings(settings) {
+  const file = path.join(dirs.workspace, '.vscode', 'settings.json');
+  // The palette's key goes to the workbench from the editor (focus may be in a view's webview).
+  await page.locator('.part.editor .editor-instance .monaco-editor .view-lines').first().click();
+  await runFromPalette('Preferences: Open Workspace Settings (JSON)');
+  // It opens focused (in a modal editor in recent VS Code), the cursor in it.
+  await poll(() => fs.existsSync(file) && page.locator('.modal-editor-part .monaco-editor.focused, .part.editor .monaco-editor.focused').count(), 15_000);
+  await page.keyboard.press('Control+A');
+  // One line (the editor indents after each typed newline); what the editor closed by itself (quotes, braces)
+  // waits after the cursor, and goes.
+  await page.keyboard.insertText(JSON.stringify(settings));
+  await page.keyboard.press('Shift+Control+End');
+  await page.keyboard.press('Delete');
+  await page.keyboard.press('Control+S');
+  const saved = await poll(() => JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(settings), 10_000);
+  if (!saved) throw new Error(`the workspace settings were not saved: ${fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : 'no file'}`);
+  // Escape closes the modal editor (View: Close Modal Editor); a tab, View: Close Editor. On a busy machine an
+  // Escape can arrive before the editor has the focus back from saving: then its title bar's close button.
+  const modal = page.locator('.modal-editor-part');
+  const modalOpen = () => modal.isVisible().catch(() => false);
+  if (await modalOpen()) await page.keyboard.press('Escape');
+  else await runFromPalette('View: Close Editor');
+  if (!(await poll(async () => !(await modalOpen()), 5_000))) await modal.locator('.codicon-close, [aria-label^="Close"]').first().click().catch(() => undefined);
+  if (!(await poll(async () => !(await modalOpen()), 10_000))) throw new Error('the settings editor did not close');
+}
+
+/** Opens a workspace file with Quick Open and clicks the ▶ in the editor title. */
+async function runFileFromTitle(file) {
+  await page.keyboard.press('Control+P');
+  const quickOpen = page.locator('.quick-input-widget input.input');
+  await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
+  await quickOpen.fill(file);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await poll(() => page.locator('.part.editor .tab.active', { hasText: file }).count(), 15_000);
+  await page.locator('.part.editor .editor-actions [aria-label^="Code Mode: Run File"]').first().click();
+}
+
+/** Step 6: a local Jupyter Server from the workspace interpreter, and a run queued behind a slow one. */
+async function localJupyterAndQueue() {
+  // As a person would set it: the interpreter with jupyter_server and ipykernel, a local server, your runs there.
+  await editWorkspaceSettings({ 'codeMode.pythonPath': '/usr/bin/python3', 'codeMode.jupyter.url': 'local', 'codeMode.run.backend': 'jupyter' });
+  const statusItem = page.locator('.part.statusbar .statusbar-item', { hasText: 'Code Mode:' }).first();
+  check('the status bar follows the setting to Jupyter', await poll(async () => /Code Mode: Jupyter/.test((await statusItem.textContent()) ?? ''), 30_000));
+  const before = new Set((await resultCards()).map((c) => c.id));
+  const newCards = async () => (await resultCards()).filter((c) => !before.has(c.id));
+  await runFileFromTitle('slow.py');
+  const slow = await poll(async () => (await newCards()).find((c) => c.text.includes('slow started')), 90_000);
+  check('the ▶ on slow.py runs it on a local Jupyter Server (it prints while it runs)', slow && /jupyter/i.test(slow.backend) && /running/.test(slow.status), slow ? `${slow.status} ${slow.backend}${/running/.test(slow.status) ? '' : `: ${slow.text.slice(-300)}`}` : JSON.stringify((await newCards()).map((c) => `${c.status}: ${c.text.slice(0, 200)}`)));
+  await runFileFromTitle('next.py');
+  const queued = await poll(async () => (await newCards()).find((c) => c.status === 'queued'), 15_000);
+  const [frame] = await resultsFrames();
+  const cancel = frame?.locator(`.run-card[data-run-id="${queued?.id}"] .card-button.interrupt`);
+  // In a narrow side bar the button shows its icon and says what it does in its tooltip.
+  const cancelTitle = queued && (await cancel.getAttribute('title').catch(() => ''));
+  check('the ▶ on next.py while slow.py runs shows a queued card at once: "waiting for slow.py", with Cancel', queued && queued.text.includes('waiting for slow.py') && /^Cancel/.test(cancelTitle ?? ''), queued ? `${queued.text.slice(0, 120)} · button "${cancelTitle}"` : 'no queued card');
+  await screenshot('queued-card');
+  if (queued) {
+    await cancel.click();
+    const cancelled = await poll(async () => (await newCards()).find((c) => c.id === queued.id && c.status !== 'queued'), 15_000);
+    check("the queued card's Cancel cancels it: it never runs", cancelled && /CANCELLED/.test(cancelled.status) && /it did not run/.test(cancelled.text), cancelled ? `${cancelled.status}` : 'still queued');
+  }
+  fs.writeFileSync(GO_FLAG, '');
+  const done = await poll(async () => (await newCards()).find((c) => c.id === slow?.id && c.status !== 'running'), 30_000);
+  check('slow.py then finishes on the kernel', done && /ok/.test(done.status) && done.text.includes('slow done'), done ? done.status : 'still running');
+  // Back to the walkthrough's settings, so the screenshots that follow show the workspace interpreter.
+  await editWorkspaceSettings({});
+  await poll(async () => /Code Mode: Python/.test((await statusItem.textContent()) ?? ''), 30_000);
+}
+
+/**
+ * Step 8: a tool call that writes, from a run of yours with codeMode.tools.approvePersonRuns off, asks first:
+ * the question names the server, the tool and its arguments; Allow once lets it through, and the card lists
+ * the run's tool calls (the write asked and allowed, the read read-only).
+ */
+async function approvalQuestion() {
+  // The approval settings are machine-scoped (a workspace's settings cannot weaken them): in a remote window
+  // such as code-server's, VS Code reads them from the Machine settings, which "Preferences: Open Remote
+  // Settings (JSON)" edits; written here directly.
+  fs.mkdirSync(path.join(dirs.userData, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(dirs.userData, 'Machine', 'settings.json'), JSON.stringify({ 'codeMode.tools.approvePersonRuns': false }, null, 2));
+  const before = new Set((await resultCards()).map((c) => c.id));
+  await runFileFromTitle(APPROVAL_FILE);
+  const dialog = page.locator('.monaco-dialog-box');
+  const asked = await poll(() => dialog.isVisible(), 90_000);
+  const question = asked ? ((await dialog.textContent()) ?? '') : '';
+  check(
+    'a write from your run (approvePersonRuns off) asks first, naming the server, the tool, its arguments and the run',
+    asked && /memory/.test(question) && /create_entities/.test(question) && /Ada/.test(question) && /remember\.py/.test(question),
+    question.replace(/\s+/g, ' ').slice(0, 300) || 'no question',
+  );
+  await screenshot('approval-question');
+  if (asked && opt.readme) {
+    fs.mkdirSync(path.join(repoRoot, 'media', 'screenshots'), { recursive: true });
+    await dialog.screenshot({ path: path.join(repoRoot, 'media', 'screenshots', 'approval.png') });
+    say('saved media/screenshots/approval.png');
+  }
+  if (!asked) return;
+  await dialog.locator('.monaco-button', { hasText: 'Allow once' }).first().click();
+  const card = await poll(async () => (await resultCards()).find((c) => !before.has(c.id) && !/running/.test(c.status)), 60_000);
+  const [frame] = await resultsFrames();
+  const calls = card && frame ? ((await frame.locator(`.run-card[data-run-id="${card.id}"] .tool-calls`).textContent().catch(() => '')) ?? '') : '';
+  check(
+    'Allow once lets the write through, and the card lists the calls: the write asked-allowed, the read read-only',
+    card && /created Ada/.test(card.text) && /memory\.create_entities/.test(calls) && /asked-allowed/.test(calls) && /memory\.read_graph/.test(calls) && /read-only/.test(calls),
+    card ? `${card.status}: ${calls.replace(/\s+/g, ' ')}` : 'no card',
+  );
+  await screenshot('approval-card');
 }
 
 /**

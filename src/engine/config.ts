@@ -11,6 +11,11 @@ export interface EngineConfig {
   outputCapBytes: number;
   /** After an interrupt, how long the code has to stop before its interpreter is killed and respawned. */
   interruptGraceMs: number;
+  /**
+   * Seconds a backend may take to start (an interpreter, Pyodide, a Jupyter Server and its kernel) before the run
+   * that waits for it fails with the reason; the session then starts afresh on its next run.
+   */
+  startTimeoutS: number;
   /** On ModuleNotFoundError in Pyodide, install the package once and re-run. */
   autoInstall: boolean;
   /** A folder of .whl files that installs by name (and auto-install) look in first; works offline. */
@@ -28,6 +33,9 @@ export const defaultEngineConfig: EngineConfig = {
   timeoutSource: 'the default time limit',
   outputCapBytes: 64 * 1024,
   interruptGraceMs: 1500,
+  // Measured here: workspace Python 0.1 s, a local Jupyter Server and kernel 1.7 s, Pyodide's first start (no
+  // snapshot yet) about 10 s; a slow disk or a busy machine may take several times as long.
+  startTimeoutS: 120,
   autoInstall: true,
   maxSessions: 8,
   policy: defaultPolicy,

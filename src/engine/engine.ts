@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { defaultEngineConfig, isBackendKind, SESSION_NAME, timeoutProblem, type EngineConfig } from './config';
 import { displaysForPrintedFiles } from './displayFiles';
 import { CappedOutput } from './output';
+import { OutputOrder } from './outputOrder';
 import { distributionForImport, missingTopLevelModule } from './packages/importNames';
 import { findLocalModule } from './packages/localModules';
 import { distributionOf, parsePackageList, parseRequirement, type PackageSpec, type RequirementSpec } from './packages/spec';
@@ -13,6 +14,7 @@ import { boundOutcome, RunDisplays } from './runLimits';
 import { ScratchFolders } from './scratch';
 import { SpareSlot, type Spare } from './spare';
 import {
+  isPersonOrigin,
   silentLogger,
   type BackendFactory,
   type BackendInfo,
@@ -34,6 +36,7 @@ import {
   type RunResult,
   type ScriptRun,
   type HostCallRun,
+  type StreamName,
   type ToolApprovals,
   type ToolCallRecord,
 } from './types';
@@ -61,6 +64,8 @@ export interface RunOptions {
   /** Aborting interrupts the run (or drops it while queued); the result says CANCELLED. */
   signal?: AbortSignal;
   origin?: RunOrigin;
+  /** The MCP tool that started the run, named in the run's start event. */
+  tool?: string;
   /** Events of this run only, in addition to the engine-wide listeners. */
   onEvent?: (event: RunEvent) => void;
 }
@@ -85,6 +90,8 @@ export interface SessionDescription {
   backend: BackendKind;
   info: BackendInfo;
   runningRunId?: string;
+  /** Runs waiting behind the running one, oldest first. */
+  queuedRunIds: string[];
   /** The session's own scratch folder (CODE_MODE_SCRATCH in its Python). */
   scratchDir?: string;
 }
@@ -115,6 +122,16 @@ interface ActiveRun {
   ask?: (request: InputRequest) => Promise<string | undefined>;
   /** What the bridge's host calls learn of this run: who started it, who approves its tool calls, its audit. */
   hostRun: HostCallRun;
+  /** Set while the run waits for its interpreter to start: stops the waiting (the code then never runs). */
+  stopStart?: () => void;
+  /** Set while the code runs: interrupts it, and restarts the interpreter if it does not stop within the grace. */
+  stopRun?: () => void;
+}
+
+/** A run waiting behind other work on its session, which can be cancelled before its turn. */
+interface QueuedRun {
+  session: Session;
+  cancel(): void;
 }
 
 /** The host-call method of user_input.py. */
@@ -137,6 +154,8 @@ class Session {
   inheritedLoss?: string;
   /** Its interpreter started once: a start that fails after that loses state; one that never started had none. */
   everStarted = false;
+  /** What the work queued last is, in a few words: a run queued behind it says it waits for this. */
+  lastWork = '';
   constructor(
     readonly name: string,
     readonly backend: BackendSession,
@@ -186,6 +205,8 @@ export class Engine {
   private readonly runListeners = new Set<Listener<RunEvent>>();
   private readonly stateListeners = new Set<Listener<void>>();
   private readonly disabled = new Map<BackendKind, string>();
+  /** Runs queued behind other work, by run id, until their turn comes or they are cancelled. */
+  private readonly queuedRuns = new Map<string, QueuedRun>();
   private hostCall: HostCallHandler = async (method) => {
     throw new Error(`no host function "${method}" is available here`);
   };
@@ -272,6 +293,7 @@ export class Engine {
       backend: s.backend.kind,
       info: s.backend.info(),
       runningRunId: s.active?.runId,
+      queuedRunIds: [...this.queuedRuns].filter(([, queued]) => queued.session === s).map(([runId]) => runId),
       scratchDir: s.scratchDir,
     }));
   }
@@ -318,7 +340,43 @@ export class Engine {
       if (error instanceof SessionLimitError) return refuse({ error_type: 'INVALID_ARGUMENT', message: error.message });
       throw error;
     }
-    return session.enqueue(() => this.execute(session, runId, { ...options, timeoutSource }, timeoutS, emit));
+    const work = () => this.execute(session, runId, { ...options, timeoutSource }, timeoutS, emit);
+    const waitingFor = session.idle ? undefined : session.lastWork;
+    session.lastWork = workLabel(options);
+    if (waitingFor === undefined) return session.enqueue(work);
+    return this.queue(session, runId, options, waitingFor, emit, work);
+  }
+
+  /**
+   * A run behind other work on its session: shown at once as queued (what it waits for), and cancellable until
+   * its turn (cancel, or its signal) without waiting for the work ahead of it.
+   */
+  private queue(session: Session, runId: string, options: RunOptions, waitingFor: string, emit: (event: RunEvent) => void, work: () => Promise<RunResult>): Promise<RunResult> {
+    const backend = session.backend.kind;
+    const location = options.script && { file: options.script.path, line: options.script.firstLine };
+    emit({ type: 'queued', runId, session: session.name, backend, code: options.code, origin: options.origin ?? 'test', startedAt: Date.now(), waitingFor, ...(location ? { location } : {}) });
+    let cancelled: RunResult | undefined;
+    let dropped = (_result: RunResult): void => undefined;
+    const droppedResult = new Promise<RunResult>((resolve) => (dropped = resolve));
+    const cancel = () => {
+      if (cancelled || !this.queuedRuns.has(runId)) return;
+      this.queuedRuns.delete(runId);
+      options.signal?.removeEventListener('abort', cancel);
+      const diagnostics: Diagnostics = { error_type: 'CANCELLED', message: `the run was cancelled while it waited for ${waitingFor}; it did not run. The session state is kept.`, session_reset: false };
+      cancelled = shapeResult({ runId, backend, session: session.name, durationMs: 0, diagnostics });
+      emit({ type: 'finished', runId, result: cancelled });
+      dropped(cancelled);
+    };
+    this.queuedRuns.set(runId, { session, cancel });
+    if (options.signal?.aborted) cancel();
+    else options.signal?.addEventListener('abort', cancel, { once: true });
+    const turn = session.enqueue(() => {
+      if (cancelled) return Promise.resolve(cancelled);
+      this.queuedRuns.delete(runId);
+      options.signal?.removeEventListener('abort', cancel);
+      return work();
+    });
+    return Promise.race([turn, droppedResult]);
   }
 
   /**
@@ -334,16 +392,28 @@ export class Engine {
     return this.packages('check', options);
   }
 
-  /** Interrupts whatever runs in the session now (the person's "interrupt" command). */
+  /** Interrupts whatever runs in the session now (the person's "interrupt" command), also while it waits for its interpreter. */
   interrupt(sessionName = 'default', backend?: BackendKind): boolean {
     let interrupted = false;
     for (const session of this.sessions.values()) {
       if (session.name !== sessionName || (backend && session.backend.kind !== backend) || !session.active) continue;
-      session.active.interruptedBy ??= 'user';
-      session.backend.interrupt();
+      stopActive(session);
       interrupted = true;
     }
     return interrupted;
+  }
+
+  /** Stops one run, whatever it is doing: waiting in the queue (it never runs), starting its interpreter, or running. */
+  cancelRun(runId: string): boolean {
+    const queued = this.queuedRuns.get(runId);
+    if (queued) {
+      queued.cancel();
+      return true;
+    }
+    const session = [...this.sessions.values()].find((s) => s.active?.runId === runId);
+    if (!session) return false;
+    stopActive(session);
+    return true;
   }
 
   /** Fresh interpreter for the session; its globals are gone (its scratch folder is kept), and its next run says `reason`. */
@@ -458,6 +528,7 @@ export class Engine {
       if (error instanceof SessionLimitError) return refuse(error.message);
       throw error;
     }
+    session.lastWork = `%pip ${action} ${specs.map((spec) => spec.requested).join(' ')}`;
     return session.enqueue(async (): Promise<PackagesResult> => {
       const started = performance.now();
       const shown = action === 'install' ? this.showInstall(session, specs, options.origin) : undefined;
@@ -664,6 +735,8 @@ export class Engine {
     if (session.active) {
       session.active.interruptedBy ??= 'user';
       session.active.restarted = true;
+      // A run still waiting for this interpreter stops waiting: it will not start now.
+      session.active.stopStart?.();
     } else {
       this.losses.delete(key);
       this.losses.set(key, reason);
@@ -684,6 +757,7 @@ export class Engine {
     let stdout = new CappedOutput(this.config.outputCapBytes);
     let stderr = new CappedOutput(this.config.outputCapBytes);
     const displays: Display[] = [];
+    let order = new OutputOrder();
     // What the interpreter sends is bounded here whatever its own limits say (runLimits.ts).
     let admitted = new RunDisplays();
     const started = performance.now();
@@ -716,6 +790,7 @@ export class Engine {
           stdout,
           stderr,
           displays,
+          outputs: order.items({ stdout, stderr }),
           diagnostics,
           reset,
           toolCalls,
@@ -728,13 +803,25 @@ export class Engine {
       return result;
     };
 
-    emit({ type: 'started', runId, session: session.name, backend, code: options.code, origin, startedAt: Date.now(), ...(location ? { location } : {}) });
+    emit({
+      type: 'started',
+      runId,
+      session: session.name,
+      backend,
+      code: options.code,
+      origin,
+      startedAt: Date.now(),
+      ...(location ? { location } : {}),
+      ...(options.tool ? { tool: options.tool } : {}),
+    });
     // Before the interpreter starts and again once it has (nothing listened for an abort meanwhile).
     const cancelledBeforeRunning = () => {
-      active.interruptedBy = 'cancel';
+      active.interruptedBy ??= 'cancel';
       return finish({ status: 'interrupted' });
     };
     if (options.signal?.aborted) return cancelledBeforeRunning();
+    // Running from here on, for everyone who asks: Stop finds it while its interpreter is still starting.
+    session.active = active;
     try {
       if (options.reset) {
         await session.backend.restart();
@@ -744,40 +831,44 @@ export class Engine {
       if (session.backend.state !== 'ready') {
         const starting = session.backend.start();
         this.emitState();
-        await starting;
+        const started = await this.awaitStart(session, active, starting, options.signal);
         this.emitState();
+        if (!started) return cancelledBeforeRunning();
       }
       session.everStarted = true;
     } catch (error) {
       return finish(undefined, errorText(error));
+    } finally {
+      if (session.active === active) session.active = undefined;
     }
     if (options.signal?.aborted) return cancelledBeforeRunning();
 
+    const text = (stream: StreamName, chunk: unknown) => {
+      if (typeof chunk !== 'string') return;
+      const output = stream === 'stdout' ? stdout : stderr;
+      const start = output.byteLength;
+      const live = output.append(chunk);
+      order.text(stream, start, output.byteLength);
+      if (live) emit({ type: stream, runId, text: live });
+    };
+    const show = (display: Display) => {
+      displays.push(display);
+      order.display(displays.length - 1);
+      emit({ type: 'display', runId, display });
+    };
     const sink: BackendSink = {
-      stdout: (text) => {
-        if (typeof text !== 'string') return;
-        const live = stdout.append(text);
-        if (live) emit({ type: 'stdout', runId, text: live });
-      },
-      stderr: (text) => {
-        if (typeof text !== 'string') return;
-        const live = stderr.append(text);
-        if (live) emit({ type: 'stderr', runId, text: live });
-      },
+      stdout: (chunk) => text('stdout', chunk),
+      stderr: (chunk) => text('stderr', chunk),
       dropped: (stream, bytes) => (stream === 'stdout' ? stdout : stderr).skip(Number(bytes) || 0),
       display: (display) => {
         const kept = admitted.admit(display);
-        if (!kept) return;
-        displays.push(kept);
-        emit({ type: 'display', runId, display: kept });
+        if (kept) show(kept);
       },
     };
     // After the code's displays and before the files it printed: how many it showed beyond the limit.
     const noteDropped = () => {
       const note = admitted.takeNote();
-      if (!note) return;
-      displays.push(note);
-      emit({ type: 'display', runId, display: note });
+      if (note) show(note);
     };
     let outcome = await this.attempt(session, active, options, timeoutS, sink);
     const autoInstalled = await this.autoInstall(session, outcome, active, options);
@@ -790,25 +881,60 @@ export class Engine {
         stdout = new CappedOutput(this.config.outputCapBytes);
         stderr = new CappedOutput(this.config.outputCapBytes);
         displays.length = 0;
+        order = new OutputOrder();
         admitted = new RunDisplays();
         outcome = await this.attempt(session, active, options, timeoutS, sink);
       }
     }
     noteDropped();
-    await this.showPrintedFiles(session, runId, stdout.text(), displays, emit);
+    // Agents show a file by printing its path; a person's run shows what it displays ("read data.csv" attaches nothing).
+    if (!isPersonOrigin(options.origin ?? 'test')) await this.showPrintedFiles(session, runId, stdout.text(), show);
     return finish(outcome, undefined, autoInstalled);
   }
 
+  /**
+   * Waits for the session's interpreter to start, within the start bound: true once it has, false when the run
+   * was stopped meanwhile (Stop, its signal, a restart of the session). A start past the bound throws with the
+   * reason, and the session is dropped so that its next run starts afresh rather than waiting on the same start.
+   */
+  private async awaitStart(session: Session, active: ActiveRun, starting: Promise<void>, signal: AbortSignal | undefined): Promise<boolean> {
+    const boundS = this.config.startTimeoutS;
+    let timer: NodeJS.Timeout | undefined;
+    let stop = (): void => undefined;
+    const stopped = new Promise<'stopped'>((resolve) => (stop = () => resolve('stopped')));
+    const onAbort = () => {
+      active.interruptedBy ??= 'cancel';
+      stop();
+    };
+    active.stopStart = stop;
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), boundS * 1000)));
+    try {
+      const outcome = await Promise.race([starting.then(() => 'started' as const), stopped, timedOut]);
+      if (outcome === 'timeout') {
+        const kind = session.backend.kind;
+        const reason = `the ${kind} backend did not start within ${boundS} s`;
+        this.log.warn(`run ${active.runId}: ${reason}; the ${kind} session "${session.name}" starts afresh on its next run`);
+        active.stopStart = undefined;
+        // Not awaited: a backend that hangs in its start may hang in its disposal too.
+        void this.dropSession(session, reason, 'restart');
+        throw new Error(`${reason} (${startHint(kind)}); the next run tries again`);
+      }
+      return outcome === 'started';
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      active.stopStart = undefined;
+    }
+  }
+
   /** Images and text files whose paths the run printed, after what the code displayed itself. */
-  private async showPrintedFiles(session: Session, runId: string, text: string, displays: Display[], emit: (event: RunEvent) => void): Promise<void> {
+  private async showPrintedFiles(session: Session, runId: string, text: string, show: (display: Display) => void): Promise<void> {
     // The workspace and this session's own scratch folder: never another session's.
     const roots = [...this.workspaceRoots, ...(session.scratchDir ? [session.scratchDir] : [])];
     if (roots.length === 0) return;
     try {
-      for (const display of await displaysForPrintedFiles(text, roots)) {
-        displays.push(display);
-        emit({ type: 'display', runId, display });
-      }
+      for (const display of await displaysForPrintedFiles(text, roots)) show(display);
     } catch (error) {
       this.log.warn(`files printed by run ${runId} could not be shown: ${String(error)}`);
     }
@@ -840,6 +966,7 @@ export class Engine {
     let stopped: AbortController | undefined;
     const onAbort = () => stop('cancel');
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    active.stopRun = onAbort;
     const clock = {
       pause: () => {
         clearTimeout(timeoutTimer);
@@ -864,6 +991,7 @@ export class Engine {
       clearTimeout(graceTimer);
       stopped?.abort();
       options.signal?.removeEventListener('abort', onAbort);
+      active.stopRun = undefined;
       session.active = undefined;
     }
   }
@@ -924,6 +1052,33 @@ function askPausingClock<Q, A>(ask: (request: Q, signal: AbortSignal) => Promise
       clock.resume();
     }
   };
+}
+
+/**
+ * Stops what the session's active run is doing: waiting for its interpreter, or running code (code that ignores
+ * the interrupt has its interpreter restarted after the grace, as for a time limit).
+ */
+function stopActive(session: Session): void {
+  const active = session.active;
+  if (!active) return;
+  active.interruptedBy ??= 'user';
+  if (active.stopStart) active.stopStart();
+  else if (active.stopRun) active.stopRun();
+  else session.backend.interrupt();
+}
+
+/** A run in a few words, for the runs queued behind it: its file's name, else its code's first line. */
+function workLabel(options: RunOptions): string {
+  if (options.script) return path.basename(options.script.path);
+  const firstLine = typeof options.code === 'string' ? (options.code.split('\n').find((line) => line.trim()) ?? '').trim() : '';
+  return firstLine.length > 40 ? `${firstLine.slice(0, 39)}…` : firstLine || 'the run before it';
+}
+
+/** What usually keeps a backend from starting, for the message of a start past its bound. */
+function startHint(kind: BackendKind): string {
+  if (kind === 'jupyter') return 'is the Jupyter Server reachable and answering? codeMode.jupyter.url, CLI --jupyter-url';
+  if (kind === 'python') return 'does the interpreter start from a terminal?';
+  return 'Pyodide loads from the extension; a busy or slow machine may need a moment more';
 }
 
 function sessionKey(backend: BackendKind, name: string, scope?: string): string {

@@ -93,7 +93,7 @@ export class RunHistory {
   }
 
   handle(event: RunEvent): void {
-    const record = event.type === 'started' ? this.add(event) : this.records.get(event.runId);
+    const record = event.type === 'started' || event.type === 'queued' ? this.add(event) : this.records.get(event.runId);
     if (!record) return;
     const live = this.live.get(event.runId);
     switch (event.type) {
@@ -167,9 +167,11 @@ export class RunHistory {
     this.saveTimer.unref();
   }
 
-  private add(event: Extract<RunEvent, { type: 'started' }>): RunRecord {
-    const { runId, session, backend, code, origin, startedAt, location } = event;
-    const record: RunRecord = { run: { runId, session, backend, code, origin, startedAt, ...(location ? { location } : {}) }, stdout: '', stderr: '', displays: [] };
+  private add(event: Extract<RunEvent, { type: 'started' | 'queued' }>): RunRecord {
+    const { runId, session, backend, code, origin, startedAt, location, tool } = event;
+    // A queued run's record is replaced by its start: it keeps what it waited for only while it waits.
+    const waitingFor = event.type === 'queued' ? { waitingFor: event.waitingFor } : {};
+    const record: RunRecord = { run: { runId, session, backend, code, origin, startedAt, ...(location ? { location } : {}), ...(tool ? { tool } : {}), ...waitingFor }, stdout: '', stderr: '', displays: [] };
     if (this.records.has(runId)) this.forget(runId);
     this.records.set(runId, record);
     this.sizes.set(runId, { code: 0, text: 0, displays: 0, compact: false });
@@ -264,7 +266,8 @@ export class RunHistory {
       this.bytes += size.code;
     }
     const diagnostics = record.result?.diagnostics;
-    const text = utf8(record.stdout) + utf8(record.stderr) + utf8(diagnostics?.message) + utf8(diagnostics?.traceback) + utf8(record.result?.reset_reason);
+    const ordered = record.result?.outputs?.reduce((sum, item) => sum + (item.type === 'stream' ? utf8(item.text) : 8), 0) ?? 0;
+    const text = ordered + utf8(record.stdout) + utf8(record.stderr) + utf8(diagnostics?.message) + utf8(diagnostics?.traceback) + utf8(record.result?.reset_reason);
     this.bytes += text - size.text;
     size.text = text;
   }
@@ -280,9 +283,11 @@ function displayBytes(display: Display): number {
 
 function toSaved(record: RunRecord): SavedRun {
   const { run, result: full } = record;
-  const { displays: _displays, ...kept } = full!;
+  const { displays: _displays, outputs, ...kept } = full!;
   const stdout = headAndTailKept(full!.stdout, SAVED_OUTPUT_CHARS);
   const stderr = headAndTailKept(full!.stderr, SAVED_OUTPUT_CHARS);
+  // The order is kept while the text is whole; a cut run shows its streams apart, as before `outputs` existed.
+  const whole = stdout === full!.stdout && stderr === full!.stderr;
   const traceback = full!.diagnostics?.traceback === undefined ? undefined : headAndTailKept(full!.diagnostics.traceback, SAVED_OUTPUT_CHARS);
   const displays = record.displays.length + (record.displaysDropped?.count ?? 0);
   return {
@@ -292,7 +297,8 @@ function toSaved(record: RunRecord): SavedRun {
       stdout,
       stderr,
       diagnostics: full!.diagnostics && (traceback === undefined ? full!.diagnostics : { ...full!.diagnostics, traceback }),
-      ...(stdout !== full!.stdout || stderr !== full!.stderr ? { truncated: true } : {}),
+      ...(whole ? {} : { truncated: true }),
+      ...(whole && outputs ? { outputs } : {}),
     },
     ...(displays > 0 ? { displays } : {}),
   };

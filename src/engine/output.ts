@@ -55,10 +55,23 @@ export class CappedOutput {
   }
 
   text(): string {
-    const tailText = this.tail.join('');
-    if (!this.truncated) return this.head + tailText;
+    const { head, tail, marker } = this.kept();
+    return head + marker + tail;
+  }
+
+  /**
+   * What is kept, for cutting it at byte offsets of the stream (see outputOrder.ts): the head holds the stream's
+   * bytes [0, headBytes), the tail its bytes [tailStart, byteLength), and `marker` stands for those in between.
+   */
+  kept(): { head: string; headBytes: number; tail: string; tailStart: number; marker: string } {
     const dropped = this.totalBytes - this.headBytes - this.tailBytes;
-    return `${this.head}\n… [${dropped} bytes of output truncated] …\n${tailText}`;
+    return {
+      head: this.head,
+      headBytes: this.headBytes,
+      tail: this.tail.join(''),
+      tailStart: this.totalBytes - this.tailBytes,
+      marker: dropped > 0 ? `\n… [${dropped} bytes of output truncated] …\n` : '',
+    };
   }
 
   private pushTail(text: string): void {

@@ -1,5 +1,5 @@
 import type { CappedOutput } from './output';
-import type { BackendKind, Diagnostics, Display, RunResult, ToolCallRecord } from './types';
+import type { BackendKind, Diagnostics, Display, OutputItem, RunResult, ToolCallRecord } from './types';
 
 export interface ResultParts {
   runId: string;
@@ -10,6 +10,7 @@ export interface ResultParts {
   stdout?: CappedOutput;
   stderr?: CappedOutput;
   displays?: Display[];
+  outputs?: OutputItem[];
   /** Why the session's interpreter was replaced before or during the run, when it was. */
   reset?: string;
   /** The tools the code called (none for a run that did not start). */
@@ -36,16 +37,60 @@ export function shapeResult(parts: ResultParts): RunResult {
     run_id: parts.runId,
     ...(truncated ? { truncated: true } : {}),
     ...(parts.displays && parts.displays.length > 0 ? { displays: parts.displays } : {}),
+    ...(parts.outputs && parts.outputs.length > 0 ? { outputs: parts.outputs } : {}),
     ...(parts.reset ? { session_reset: true as const, reset_reason: parts.reset } : {}),
     tool_calls: parts.toolCalls ?? [],
   };
 }
 
-/** A short plain-text rendering of a result, for MCP text content, logs and the output channel. */
+/** A piece of a result as rendered for people and models: text, or one of its displays, in program order. */
+export type RenderedPiece = { text: string } | { display: Display };
+
+/**
+ * A short plain-text rendering of a result, for MCP text content and logs: its output in the order the program
+ * made it (stderr under a "[stderr]" line), then what went wrong and how the run ended. Displays are left out.
+ */
 export function renderResultText(result: RunResult): string {
+  return renderResultPieces(result)
+    .flatMap((piece) => ('text' in piece ? [piece.text] : []))
+    .join('\n');
+}
+
+/**
+ * The rendering of renderResultText cut at the displays, which stand between the text written before and after
+ * them: the content of `run_python`, in program order. The last text piece ends with the status lines.
+ */
+export function renderResultPieces(result: RunResult): RenderedPiece[] {
+  const pieces: RenderedPiece[] = [];
+  let lines: string[] = [];
+  const addText = (name: 'stdout' | 'stderr', text: string) => {
+    const trimmed = text.replace(/\n$/, '');
+    if (trimmed) lines.push(name === 'stderr' ? `[stderr]\n${trimmed}` : trimmed);
+  };
+  if (result.outputs) {
+    for (const item of result.outputs) {
+      if (item.type === 'stream') {
+        addText(item.name, item.text);
+        continue;
+      }
+      const display = result.displays?.[item.index];
+      if (!display) continue;
+      if (lines.length > 0) pieces.push({ text: lines.join('\n') });
+      lines = [];
+      pieces.push({ display });
+    }
+  } else {
+    addText('stdout', result.stdout);
+    addText('stderr', result.stderr);
+  }
+  pieces.push({ text: [...lines, ...statusLines(result)].join('\n') });
+  // A result made before `outputs` existed: its displays follow its text.
+  if (!result.outputs) for (const display of result.displays ?? []) pieces.push({ display });
+  return pieces;
+}
+
+function statusLines(result: RunResult): string[] {
   const lines: string[] = [];
-  if (result.stdout) lines.push(result.stdout.replace(/\n$/, ''));
-  if (result.stderr) lines.push(`[stderr]\n${result.stderr.replace(/\n$/, '')}`);
   const d = result.diagnostics;
   if (d) {
     lines.push(`[${d.error_type}] ${d.message}`);
@@ -59,7 +104,7 @@ export function renderResultText(result: RunResult): string {
   if (result.session_reset && !d?.session_reset) lines.push(`[session reset before this run: ${result.reset_reason}]`);
   else if (result.session_reset && d && result.reset_reason !== d.message) lines.push(`[session reset: ${result.reset_reason}]`);
   lines.push(`[${result.success ? 'ok' : 'failed'} in ${result.duration_ms} ms on ${result.backend}, session "${result.session}"]`);
-  return lines.join('\n');
+  return lines;
 }
 
 /** One call of the audit in a few words, e.g. `memory.create_entities ok 12 ms (asked-allowed)`. */

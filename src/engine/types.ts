@@ -42,6 +42,14 @@ export interface Display {
   title?: string;
 }
 
+export type StreamName = 'stdout' | 'stderr';
+
+/**
+ * One piece of a run's output, in the order the program made them: text of one stream (consecutive text of the
+ * same stream joined), or the display at `index` of the result's `displays`.
+ */
+export type OutputItem = { type: 'stream'; name: StreamName; text: string } | { type: 'display'; index: number };
+
 /** Displays of a run that are no longer kept for it (to bound memory), and why; shown in their place. */
 export interface DroppedDisplays {
   count: number;
@@ -63,6 +71,12 @@ export interface RunResult {
   run_id: string;
   truncated?: boolean;
   displays?: Display[];
+  /**
+   * stdout, stderr and displays interleaved as the program made them (as a notebook shows them); absent when the
+   * run made no output. Text from outside the interpreter's own streams (a subprocess writing to the inherited
+   * pipe) is placed where it arrived.
+   */
+  outputs?: OutputItem[];
   /** Packages installed because the code failed with ModuleNotFoundError and was then run again, as `name==version`. */
   auto_installed?: string[];
   /** The session's interpreter was replaced before or during this run: globals, imports and installs are gone. */
@@ -130,6 +144,14 @@ export interface PackagesResult extends PackageReport {
 
 export type RunOrigin = 'mcp' | 'command' | 'explorer' | 'cli' | 'generate' | 'test';
 
+/**
+ * A person's own runs (a command, the tool explorer's forms, Re-run): they show what the code displays. The
+ * others are agents' (or a model's, for `generate`), whose printed file paths are shown too (displayFiles.ts).
+ */
+export function isPersonOrigin(origin: RunOrigin): boolean {
+  return origin === 'command' || origin === 'explorer';
+}
+
 /** What is known about a run when it starts. */
 export interface RunInfo {
   runId: string;
@@ -141,9 +163,15 @@ export interface RunInfo {
   startedAt: number;
   /** Where the code comes from, when it is a file's (or lines of one). */
   location?: { file: string; line: number };
+  /** The MCP tool that started the run (run_python), when a tool did. */
+  tool?: string;
+  /** A queued run: what it waits for (the file, or the code's first line, of the work queued before it). */
+  waitingFor?: string;
 }
 
 export type RunEvent =
+  /** A run that waits behind other work on its session; `started` follows when its turn comes (or `finished`, cancelled). */
+  | ({ type: 'queued' } & RunInfo & { waitingFor: string })
   | ({ type: 'started' } & RunInfo)
   | { type: 'stdout' | 'stderr'; runId: string; text: string }
   | { type: 'display'; runId: string; display: Display }

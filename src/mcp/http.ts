@@ -49,6 +49,8 @@ export interface HttpMcpServerOptions extends McpServerOptions {
   maxPreAuthConnections?: number;
   /** A connection without a request with the token this long after it opened is closed. Default DEFAULT_PREAUTH_TIMEOUT_MS. */
   preAuthTimeoutMs?: number;
+  /** Priming events carry their id only, for VS Code (see primingEvents.ts). Default false. */
+  idOnlyPrimingEvents?: boolean;
 }
 
 const MCP_PATH = '/mcp';

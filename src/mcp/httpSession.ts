@@ -9,6 +9,7 @@ import type * as http from 'node:http';
 import type { Engine } from '../engine/engine';
 import type { Logger } from '../engine/types';
 import { BoundedEventStore } from './eventStore';
+import { idOnlyPrimingEvents } from './primingEvents';
 import { createMcpServer, type McpServerOptions } from './server';
 
 export interface HttpSessionOptions extends McpServerOptions {
@@ -19,6 +20,8 @@ export interface HttpSessionOptions extends McpServerOptions {
   idleMs: number;
   /** A run whose response stream was dropped is cancelled after this long, unless the client resumes the stream. */
   resumeGraceMs: number;
+  /** Priming events carry their id only (primingEvents.ts): for VS Code, which parses every event's data. */
+  idOnlyPrimingEvents?: boolean;
 }
 
 /** The requests one response stream answers, and the timer that cancels them once the stream is gone. */
@@ -90,6 +93,7 @@ export class HttpMcpSession {
     const pending = this.pendingFor(req, body);
     // The standalone GET stream only listens: a client that keeps it open but asks nothing is idle.
     if (!pending) return this.transport.handleRequest(req, res, body);
+    if (this.options.idOnlyPrimingEvents) idOnlyPrimingEvents(res);
     this.busy++;
     clearTimeout(this.idleTimer);
     clearTimeout(pending.cancelTimer);

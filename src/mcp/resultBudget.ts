@@ -34,7 +34,7 @@ export function approximateBytes(value: unknown): number {
 
 /**
  * A copy of `result` within about `budget` bytes: content items larger than a short text go, largest first (the
- * first item, the text rendering, always stays), displays in the structured content lose their data, and a text
+ * first text item, where the text rendering starts, always stays), displays in the structured content lose their data, and a text
  * item says what went and why.
  */
 export function shrinkToolResult(result: CallToolResult, budget: number, why: string): CallToolResult {
@@ -43,7 +43,9 @@ export function shrinkToolResult(result: CallToolResult, budget: number, why: st
   let total = approximateBytes(result);
   let dropped = 0;
   let droppedBytes = 0;
-  const order = content.map((_, index) => index).filter((index) => index > 0 && sizes[index] > SMALL_ITEM_BYTES);
+  // The first text item is the start of the run's text rendering (a display may come before it).
+  const firstText = content.findIndex((item) => item.type === 'text');
+  const order = content.map((_, index) => index).filter((index) => index !== firstText && sizes[index] > SMALL_ITEM_BYTES);
   order.sort((a, b) => sizes[b] - sizes[a]);
   const gone = new Set<number>();
   for (const index of order) {

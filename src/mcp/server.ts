@@ -76,6 +76,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
           scope: options.sessionScope,
           reset: args.reset,
           origin: options.origin ?? 'mcp',
+          tool: 'run_python',
           // Asked per call: the client's capabilities are known only once it has initialized.
           onInput: inputViaElicitation(server.server, channel),
           toolApprovals: toolApprovals(channel),

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ToolBridge } from '../engine/codemode/bridge';
 import { MAX_TIMEOUT_S, SESSION_NAME } from '../engine/config';
 import type { Engine, RunOptions } from '../engine/engine';
-import { renderResultText } from '../engine/result';
+import { renderResultPieces } from '../engine/result';
 import { StoreError } from '../engine/stores/index';
 import { BACKEND_KINDS, type BackendKind, type RunResult } from '../engine/types';
 import type { ClientLog } from './clientLog';
@@ -110,20 +110,20 @@ export async function runForTool(engine: Engine, run: Omit<RunOptions, 'signal' 
 }
 
 /**
- * The run as structured content, its text rendering for models, then its JSON; displays follow as image or text
- * content. The JSON leaves out the displays' data, which the content that follows carries already.
+ * The run as structured content; as content, its text rendering for models with the displays (image or text
+ * content) between the text written before and after them, as the program made them, then its JSON. The JSON
+ * leaves out the displays' data, which the content before it carries already.
  */
 export function toolResult(result: RunResult): CallToolResult {
   const displays = result.displays?.map(({ data: _data, ...rest }) => rest);
-  const content: CallToolResult['content'] = [
-    { type: 'text', text: renderResultText(result) },
-    jsonText(displays ? { ...result, displays } : result),
-  ];
-  for (const display of result.displays ?? []) {
-    if (display.mime.startsWith('image/')) content.push({ type: 'image', data: display.data, mimeType: display.mime });
+  const content: CallToolResult['content'] = renderResultPieces(result).map((piece) => {
+    if ('text' in piece) return { type: 'text', text: piece.text };
+    const { display } = piece;
+    if (display.mime.startsWith('image/')) return { type: 'image', data: display.data, mimeType: display.mime };
     // A file's text is labelled with its path, so several shown files stay apart.
-    else content.push({ type: 'text', text: display.title ? `${display.title}:\n${display.data}` : display.data });
-  }
+    return { type: 'text', text: display.title ? `${display.title}:\n${display.data}` : display.data };
+  });
+  content.push(jsonText(displays ? { ...result, displays } : result));
   return { content, structuredContent: structured(result), isError: !result.success };
 }
 

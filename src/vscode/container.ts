@@ -118,12 +118,17 @@ export class Container implements vscode.Disposable {
     return (this._toolApprovals ??= new ToolApprovalQuestions());
   }
 
-  /** A settings change reaches the cache, the interpreter tracker, the bridge and the engine, in that order. */
-  async settingsChanged(event: vscode.ConfigurationChangeEvent): Promise<void> {
+  /**
+   * A settings change reaches the cache, the interpreter, the bridge and the engine, in that order; runs wait for
+   * it (EngineService.get), so one started just after a change runs on what the change set up.
+   */
+  settingsChanged(event: vscode.ConfigurationChangeEvent): Promise<void> {
     const before = this.settings.reread();
-    if (event.affectsConfiguration('codeMode.pythonPath')) this.interpreter.settingChanged();
-    await this.bridge.settingsChanged(event);
-    await this.engine.settingsChanged(before);
+    return this.engine.applySettings(async () => {
+      if (event.affectsConfiguration('codeMode.pythonPath')) await this.interpreter.settingChanged();
+      await this.bridge.settingsChanged(event);
+      await this.engine.settingsChanged(before);
+    });
   }
 
   dispose(): void {

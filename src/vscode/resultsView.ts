@@ -12,12 +12,15 @@ import {
 import { makeNonce, renderResultsHtml } from './resultsHtml';
 import { errorText } from '../engine/errorText';
 import { PendingRequests } from '../engine/requests';
+import { saveImage } from './saveImage';
 import { resultsLocation } from './settings';
 
 export const RESULTS_VIEW_ID = 'codeMode.results';
 const PANEL_TYPE = 'codeMode.resultsPanel';
 /** How long a reveal waits for VS Code to resolve the sidebar view it opened, before saying it is not visible. */
 const VIEW_RESOLVE_MS = 3000;
+/** Set once a person's run opened the Results view by itself: later runs leave the side bar as the person has it. */
+const REVEALED_ONCE_KEY = 'codeMode.results.revealedForARun';
 
 export interface ResultsActions {
   rerun(runId: string): Promise<unknown>;
@@ -42,17 +45,54 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
   private readonly disposables: vscode.Disposable[] = [];
   private readonly probes = new PendingRequests<string, ProbedCard[]>();
   private probeCounter = 0;
+  /** Runs that finished while the results could not be seen: the badge and the status bar item count them. */
+  private unseen = 0;
+  private readonly unseenChanged = new vscode.EventEmitter<number>();
+  readonly onDidChangeUnseen = this.unseenChanged.event;
+  /** The Tool Explorer, beside the Results view in the Code Mode side bar: it carries the badge until the view is resolved. */
+  private companion: vscode.TreeView<unknown> | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly history: RunHistory,
     private readonly actions: ResultsActions,
     private readonly log: vscode.LogOutputChannel,
+    /** Remembers across windows that the first run opened the view (globalState). */
+    private readonly memory: vscode.Memento,
   ) {}
 
-  /** Forwards a run event to every open page. */
+  /** Forwards a run event to every open page; a run finishing out of sight is counted until the results are seen. */
   handle(event: RunEvent): void {
     this.post(messageForRunEvent(event));
+    if (event.type === 'finished' && !this.isVisible()) this.setUnseen(this.unseen + 1);
+  }
+
+  /** The Tool Explorer's tree view: its visibility tells whether the person is in the Code Mode side bar. */
+  setCompanion(tree: vscode.TreeView<unknown>): void {
+    this.companion = tree;
+    this.disposables.push(tree.onDidChangeVisibility(() => this.updateBadge()));
+  }
+
+  /** Runs finished since the results were last in sight. */
+  get unseenRuns(): number {
+    return this.unseen;
+  }
+
+  /**
+   * Brings a person's run into sight without taking their layout: the panel beside the editor when that is where
+   * results go; the Results view when the Code Mode side bar is showing, or for the very first run; otherwise the
+   * side bar stays as the person has it (the Explorer, say) and a badge on the Code Mode icon says a result is there.
+   */
+  async present(): Promise<void> {
+    if (resultsLocation() === 'beside') {
+      this.revealPanel();
+      return;
+    }
+    // The Code Mode side bar is showing (either view), or this is the first run: the Results view opens, expanded.
+    if (this.view?.visible || this.companion?.visible || !this.memory.get<boolean>(REVEALED_ONCE_KEY)) {
+      await this.memory.update(REVEALED_ONCE_KEY, true);
+      await this.revealView();
+    }
   }
 
   /**
@@ -107,6 +147,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
       panel.onDidDispose(() => {
         if (this.panel === panel) this.forgetPanel();
       });
+      panel.onDidChangeViewState(() => this.updateBadge());
     }
   }
 
@@ -127,10 +168,30 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     this.view = view;
     this.viewResolved.fire();
     this.attach(view.webview);
+    this.disposables.push(view.onDidChangeVisibility(() => this.updateBadge()));
+    this.updateBadge();
     view.onDidDispose(() => {
       this.ready.delete(view.webview);
       if (this.view === view) this.view = undefined;
     });
+  }
+
+  private setUnseen(count: number): void {
+    if (count === this.unseen) return;
+    this.unseen = count;
+    this.updateBadge();
+    this.unseenChanged.fire(count);
+  }
+
+  /** Seen once visible; until then the badge is on the Results view, or on the Tool Explorer before the view exists. */
+  private updateBadge(): void {
+    if (this.isVisible() && this.unseen > 0) {
+      this.setUnseen(0);
+      return;
+    }
+    const badge = this.unseen > 0 ? { value: this.unseen, tooltip: this.unseen === 1 ? '1 new result' : `${this.unseen} new results` } : undefined;
+    if (this.view) this.view.badge = badge;
+    if (this.companion) this.companion.badge = this.view ? undefined : badge;
   }
 
   /** What a submitted tool form does: call the tool, turning a failure into a result the form can show. */
@@ -193,11 +254,18 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
         await this.actions.rerun(message.runId);
         return;
       case 'interrupt':
+        // The other page showing this run (side bar, panel beside) says so too.
+        this.post({ type: 'interrupting', runId: message.runId });
         await this.actions.interrupt(message.runId);
         return;
       case 'openLocation':
         await openLocation(message.file, message.line);
         return;
+      case 'saveImage': {
+        const saved = await saveImage(message);
+        if (saved) void vscode.window.showInformationMessage(`Code Mode: saved the figure to ${vscode.workspace.asRelativePath(saved)}.`);
+        return;
+      }
       case 'probeResult':
         this.probes.resolve(message.requestId, message.cards);
         return;
@@ -222,6 +290,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     this.probes.rejectAll(new Error('the results view was closed'));
     this.panel?.dispose();
     this.viewResolved.dispose();
+    this.unseenChanged.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }

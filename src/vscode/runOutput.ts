@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { describeToolCall } from '../engine/result';
 import { tracebackFrames } from '../engine/tracebackFrames';
 import type { RunEvent } from '../engine/types';
+import { backendLabel, failureLabel, originLabel } from '../webview/labels';
 
 const TRANSCRIPT_CHARS = 256 * 1024;
 /** Where a capped stream's head ends and its tail begins in a result (the engine's CappedOutput.text()). */
@@ -54,7 +55,7 @@ export class RunOutputWriter implements vscode.Disposable {
     switch (event.type) {
       case 'started': {
         const time = new Date(event.startedAt).toLocaleTimeString();
-        this.channel.appendLine(`── run ${event.runId} · ${event.backend} · session "${event.session}" · ${event.origin} · ${time} ──`);
+        this.channel.appendLine(`── run ${event.runId} · ${backendLabel(event.backend)} · session "${event.session}" · ${originLabel(event)} · ${time} ──`);
         break;
       }
       case 'stdout':
@@ -83,7 +84,7 @@ export class RunOutputWriter implements vscode.Disposable {
         }
         // The audit: every tool the code called, without its arguments.
         for (const call of result.tool_calls ?? []) this.channel.appendLine(`[tool] ${describeToolCall(call)}`);
-        const status = result.success ? 'ok' : d?.error_type === 'INVALID_ARGUMENT' ? 'not run' : `failed (${d?.exception ?? d?.error_type})`;
+        const status = result.success ? 'ok' : d?.error_type === 'INVALID_ARGUMENT' ? 'Not run' : `failed (${failureLabel(d)})`;
         this.channel.appendLine(`── ${status} in ${result.duration_ms} ms${result.truncated ? ' · output truncated' : ''} ──\n`);
         break;
       }

@@ -10,6 +10,7 @@ import { UNTRUSTED_REASONS } from './services/trustService';
 import { errorText } from '../engine/errorText';
 import type { ToolName } from '../mcp/toolNames';
 import { VSCODE_PROVIDER } from './vscodeTools';
+import { backendLabel, originLabel, statusLabel } from '../webview/labels';
 import { droppedText } from '../webview/protocol';
 
 export const EXPLORER_VIEW_ID = 'codeMode.explorer';
@@ -182,14 +183,14 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const firstLine = run.code.split('\n').find((l) => l.trim()) ?? '';
         // A run of yours is known by its file and line; an agent's by its first line of code.
         const where = run.location && `${run.location.file.split(/[\\/]/).pop()}:${run.location.line}`;
-        const item = new vscode.TreeItem(where ?? (firstLine.trim().slice(0, 60) || '(empty)'));
+        const code = firstLine.trim().slice(0, 60) || '(empty)';
+        const item = new vscode.TreeItem(where ?? (run.origin === 'explorer' && run.tool ? `${run.tool}: ${code}` : code));
         item.id = `run:${run.runId}`;
-        const d = result?.diagnostics;
-        const status = !result ? 'running' : result.success ? 'ok' : (d?.exception ?? (d?.error_type === 'INVALID_ARGUMENT' ? 'not run' : d?.error_type));
-        item.description = `${status} · ${run.backend}${result ? ` · ${formatDuration(result.duration_ms)}` : ''}`;
+        const waiting = !result && run.waitingFor ? `waiting for ${run.waitingFor}` : undefined;
+        item.description = `${waiting ?? statusLabel(result)} · ${backendLabel(run.backend)}${result ? ` · ${formatDuration(result.duration_ms)}` : ''}`;
         const dropped = node.record.displaysDropped ? `\n\n${droppedText(node.record.displaysDropped)}` : '';
-        item.tooltip = `${run.code.slice(0, 500)}\n\n${run.origin} · session "${run.session}" · ${new Date(run.startedAt).toLocaleString()}${dropped}`;
-        item.iconPath = new vscode.ThemeIcon(!result ? 'sync~spin' : result.success ? 'pass' : 'error');
+        item.tooltip = `${run.code.slice(0, 500)}\n\n${originLabel(run)} · session "${run.session}" · ${new Date(run.startedAt).toLocaleString()}${dropped}`;
+        item.iconPath = new vscode.ThemeIcon(!result ? (waiting ? 'watch' : 'sync~spin') : result.success ? 'pass' : 'error');
         item.contextValue = 'run';
         item.command = { command: 'codeMode.explorer.openRun', title: 'Open Run Result', arguments: [run.runId] };
         return item;

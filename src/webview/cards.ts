@@ -1,26 +1,15 @@
 // One card per run: status, where it ran, the code, live output, the error and what it displayed.
 import { tracebackFrames } from '../engine/tracebackFrames';
-import type { Diagnostics, Display, RunOrigin, RunResult, ToolApproval, ToolCallRecord } from '../engine/types';
-import { renderDisplay } from './displays';
+import type { Diagnostics, Display, RunResult, ToolApproval, ToolCallRecord } from '../engine/types';
 import { button, el, formatClock, formatDuration } from './dom';
-import { droppedText, type PageToHostMessage, type RunCard } from './protocol';
+import { backendLabel, originLabel, statusLabel } from './labels';
+import { CARD_TEXT_CAP, DROPPED_NOTE, OutputView } from './outputView';
+import { droppedText, SAVABLE_IMAGES, type PageToHostMessage, type RunCard, type SavableImageMime } from './protocol';
 
-/** Characters of stdout + stderr a card keeps; beyond it the rest of a flood is dropped with a note. */
-const CARD_TEXT_CAP = 200_000;
 /** Code longer than this many lines starts collapsed. */
 const OPEN_CODE_LINES = 8;
 
 type Stream = 'stdout' | 'stderr';
-
-const BACKEND_LABELS: Record<string, string> = { pyodide: 'Pyodide', python: 'Python' };
-const ORIGIN_LABELS: Record<RunOrigin, string> = {
-  mcp: 'agent (MCP)',
-  command: 'command',
-  explorer: 'tool explorer',
-  cli: 'CLI',
-  generate: 'generate and run',
-  test: 'test',
-};
 
 /** What each approval value of the audit means, as a tooltip. */
 const APPROVAL_MEANINGS: Record<ToolApproval, string> = {
@@ -40,8 +29,6 @@ export interface CardHost {
   changed(): void;
 }
 
-const DROPPED_NOTE = `\n… [output beyond ${CARD_TEXT_CAP / 1000} K characters is not kept in this view]\n`;
-
 /** Appends `text` to `current` without letting a card's two streams together pass CARD_TEXT_CAP. */
 function appendCapped(current: string, other: string, text: string): string {
   if (!text || current.endsWith(DROPPED_NOTE)) return current;
@@ -50,16 +37,10 @@ function appendCapped(current: string, other: string, text: string): string {
   return current + text.slice(0, Math.max(0, room)) + DROPPED_NOTE;
 }
 
+/** The button's text, not its icon: the icon is a span in the codicon font too. */
 function setButtonLabel(node: HTMLButtonElement, label: string): void {
-  const span = node.querySelector('span');
+  const span = node.querySelector('.label');
   if (span) span.textContent = label;
-}
-
-interface StreamView {
-  block: HTMLElement;
-  pre: HTMLPreElement;
-  text: Text;
-  pending: string;
 }
 
 export class RunCardView {
@@ -70,12 +51,12 @@ export class RunCardView {
   private readonly rerunButton: HTMLButtonElement;
   private readonly interruptButton: HTMLButtonElement;
   private readonly copyButton: HTMLButtonElement;
-  private readonly streams: Record<Stream, StreamView>;
+  private readonly output: OutputView;
   private readonly errorBox: HTMLElement;
   private readonly toolCallsBox: HTMLElement;
-  private readonly displaysBox: HTMLElement;
   private readonly droppedNote: HTMLElement;
   private readonly emptyNote: HTMLElement;
+  private readonly queuedNote: HTMLElement;
 
   constructor(
     readonly model: RunCard,
@@ -88,15 +69,14 @@ export class RunCardView {
     const started = el('time', { className: 'started', text: formatClock(run.startedAt), attrs: { datetime: new Date(run.startedAt).toISOString(), title: new Date(run.startedAt).toLocaleString() } });
 
     const meta = el('span', { className: 'card-meta' }, [
-      el('span', { className: 'meta-item backend', text: BACKEND_LABELS[run.backend] ?? run.backend, attrs: { title: 'backend' } }),
+      el('span', { className: 'meta-item backend', text: backendLabel(run.backend), attrs: { title: 'backend' } }),
       el('span', { className: 'meta-item session', text: run.session, attrs: { title: 'session' } }),
-      el('span', { className: 'meta-item origin', text: ORIGIN_LABELS[run.origin] ?? run.origin, attrs: { title: 'started from' } }),
+      el('span', { className: 'meta-item origin', text: originLabel(run), attrs: { title: 'started from' } }),
     ]);
 
     this.interruptButton = button('Interrupt', 'stop', 'card-button interrupt', 'Interrupt this run');
     this.interruptButton.addEventListener('click', () => {
-      this.interruptButton.disabled = true;
-      setButtonLabel(this.interruptButton, 'Interrupting…');
+      this.markInterrupting();
       this.host.post({ type: 'interrupt', runId: run.runId });
     });
     this.rerunButton = button('Re-run', 'rerun', 'card-button rerun', 'Run this code again in the same session');
@@ -113,28 +93,27 @@ export class RunCardView {
       ]),
     ]);
 
-    this.streams = { stdout: this.makeStream('stdout'), stderr: this.makeStream('stderr') };
+    this.output = new OutputView(({ mime, data, title }) => {
+      if (isSavableImage(mime)) this.host.post({ type: 'saveImage', mime, data, ...(title ? { title } : {}) });
+    });
     this.errorBox = el('div', { className: 'error-block', attrs: { role: 'alert' } });
     this.toolCallsBox = el('div', { className: 'tool-calls' });
-    this.displaysBox = el('div', { className: 'displays' });
     this.droppedNote = el('p', { className: 'note displays-dropped' });
     this.emptyNote = el('p', { className: 'note empty-output', text: 'No output' });
+    this.queuedNote = el('p', { className: 'note queued-note', text: run.waitingFor ? `waiting for ${run.waitingFor}` : '' });
 
     this.root = el('article', { className: 'run-card', attrs: { 'data-run-id': run.runId, tabindex: '-1' } }, [
       head,
+      this.queuedNote,
       this.renderCode(run.code),
-      this.streams.stdout.block,
-      this.streams.stderr.block,
+      this.output.root,
       this.errorBox,
       this.toolCallsBox,
-      this.displaysBox,
       this.droppedNote,
       this.emptyNote,
     ]);
 
-    this.setStreamText('stdout', model.stdout);
-    this.setStreamText('stderr', model.stderr);
-    for (const display of model.displays) this.displaysBox.append(renderDisplay(display));
+    this.showOutput();
     this.renderDroppedNote();
     this.renderStatus();
   }
@@ -155,7 +134,7 @@ export class RunCardView {
       reason,
     };
     this.model.displays = [];
-    this.displaysBox.replaceChildren();
+    this.output.dropDisplays();
     this.renderDroppedNote();
     this.updateEmptyNote();
     this.host.changed();
@@ -177,31 +156,21 @@ export class RunCardView {
     const after = appendCapped(before, this.model[other], text);
     if (after === before) return;
     this.model[stream] = after;
-    this.streams[stream].pending += after.slice(before.length);
+    this.output.appendText(stream, after.slice(before.length));
     this.host.scheduleFlush(this);
     this.host.changed();
   }
 
   /** Writes the output that arrived since the last frame. */
   flush(): void {
-    for (const stream of ['stdout', 'stderr'] as const) {
-      const view = this.streams[stream];
-      if (!view.pending) continue;
-      const pre = view.pre;
-      // Follow the output only when the person has not scrolled up to read something.
-      const atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-      view.text.appendData(view.pending);
-      view.pending = '';
-      view.block.hidden = false;
-      if (atBottom) pre.scrollTop = pre.scrollHeight;
-    }
+    this.output.flush();
     this.updateEmptyNote();
   }
 
   addDisplay(display: Display): void {
     if (!this.running || this.model.displaysDropped) return;
     this.model.displays.push(display);
-    this.displaysBox.append(renderDisplay(display));
+    this.output.addDisplay(display);
     this.updateEmptyNote();
     this.host.changed();
   }
@@ -210,15 +179,18 @@ export class RunCardView {
     this.model.result = result;
     this.model.stdout = appendCapped('', '', result.stdout);
     this.model.stderr = appendCapped('', this.model.stdout, result.stderr);
-    this.setStreamText('stdout', this.model.stdout);
-    this.setStreamText('stderr', this.model.stderr);
-    // Displays streamed live are the same ones the result lists; re-render only when they differ.
-    if (result.displays && result.displays.length !== this.model.displays.length && !this.model.displaysDropped) {
-      this.model.displays = [...result.displays];
-      this.displaysBox.replaceChildren(...this.model.displays.map(renderDisplay));
-    }
+    // Displays streamed live are the same ones the result lists, unless some came while the page was away.
+    if (result.displays && result.displays.length !== this.model.displays.length && !this.model.displaysDropped) this.model.displays = [...result.displays];
+    this.showOutput();
     this.renderStatus();
     this.host.changed();
+  }
+
+  /** Interrupt was asked for, here or in the other page showing this run (the side bar and the panel beside). */
+  markInterrupting(): void {
+    if (!this.running) return;
+    this.interruptButton.disabled = true;
+    setButtonLabel(this.interruptButton, this.root.dataset.status === 'queued' ? 'Cancelling…' : 'Interrupting…');
   }
 
   /** Updates the elapsed time of a running card. */
@@ -235,19 +207,11 @@ export class RunCardView {
     this.root.focus({ preventScroll: true });
   }
 
-  private makeStream(stream: Stream): StreamView {
-    const text = document.createTextNode('');
-    const pre = el('pre', { className: 'stream-text' }, [text]);
-    const block = el('div', { className: `stream ${stream}`, attrs: { 'aria-label': stream } }, stream === 'stderr' ? [el('span', { className: 'stream-label', text: 'stderr' }), pre] : [pre]);
-    block.hidden = true;
-    return { block, pre, text, pending: '' };
-  }
-
-  private setStreamText(stream: Stream, value: string): void {
-    const view = this.streams[stream];
-    view.pending = '';
-    view.text.data = value;
-    view.block.hidden = !value;
+  /** The result's order when it has one; else (running, or a result from before `outputs`) text then displays. */
+  private showOutput(): void {
+    const { result, stdout, stderr, displays } = this.model;
+    if (result?.outputs) this.output.showOrdered(result.outputs, displays);
+    else this.output.showGrouped(stdout, stderr, displays);
   }
 
   private renderCode(code: string): HTMLElement {
@@ -266,9 +230,17 @@ export class RunCardView {
 
   private renderStatus(): void {
     const result = this.model.result;
-    const status = !result ? 'running' : result.success ? 'ok' : 'error';
+    // A queued run waits behind another on its session; its start replaces this card with a running one.
+    const queued = !result && this.model.run.waitingFor !== undefined;
+    const status = !result ? (queued ? 'queued' : 'running') : result.success ? 'ok' : 'error';
     this.root.dataset.status = status;
-    this.badgeLabel.textContent = !result ? 'running' : result.success ? 'ok' : failureLabel(result.diagnostics);
+    this.badgeLabel.textContent = queued ? 'queued' : statusLabel(result);
+    this.queuedNote.hidden = !queued;
+    if (queued) {
+      setButtonLabel(this.interruptButton, 'Cancel');
+      this.interruptButton.title = 'Cancel this run before it starts';
+      this.interruptButton.setAttribute('aria-label', this.interruptButton.title);
+    }
     if (result?.diagnostics) this.badge.dataset.errorType = result.diagnostics.error_type;
     this.duration.textContent = result ? formatDuration(result.duration_ms) : formatDuration(Date.now() - this.model.run.startedAt);
     this.interruptButton.hidden = !!result;
@@ -330,8 +302,7 @@ export class RunCardView {
   }
 
   private async copyOutput(): Promise<void> {
-    const { stdout, stderr, result } = this.model;
-    const text = [stdout, stderr, result?.diagnostics?.traceback ?? ''].filter(Boolean).join('\n');
+    const text = [this.output.text(), this.model.result?.diagnostics?.traceback ?? ''].filter(Boolean).join('\n');
     try {
       await navigator.clipboard.writeText(text);
       setButtonLabel(this.copyButton, 'Copied');
@@ -342,11 +313,8 @@ export class RunCardView {
   }
 }
 
-/** The badge of a failed run: the Python exception, else what kind of failure; a refused run says it did not run. */
-function failureLabel(diagnostics: Diagnostics | null): string {
-  if (!diagnostics) return 'error';
-  if (diagnostics.exception) return diagnostics.exception;
-  return diagnostics.error_type === 'INVALID_ARGUMENT' ? 'not run' : diagnostics.error_type;
+function isSavableImage(mime: string): mime is SavableImageMime {
+  return Object.hasOwn(SAVABLE_IMAGES, mime);
 }
 
 /** The traceback as text, its `File "...", line N` frames as links that open the file at that line. */

@@ -2,6 +2,7 @@
 // text as text. Nothing a run produces is ever parsed as HTML in the page itself.
 import type { Display } from '../engine/types';
 import { el } from './dom';
+import { imageTools, type SaveImage } from './imageTools';
 
 const IMAGE_MIMES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml']);
 /** A displayed text file is shown up to this many characters, like run output. */
@@ -13,17 +14,21 @@ const pageNonce = document.currentScript instanceof HTMLScriptElement ? document
 /** The HTML each frame shows, so frames can be restyled when the theme changes. */
 const frameSources = new WeakMap<HTMLIFrameElement, string>();
 
-export function renderDisplay(display: Display): HTMLElement {
+/** `save`: images get Enlarge, Save and Copy. */
+export function renderDisplay(display: Display, save?: SaveImage): HTMLElement {
   const figure = el('figure', { className: 'display', attrs: { 'data-mime': display.mime } });
-  if (IMAGE_MIMES.has(display.mime)) figure.append(renderImage(display));
-  else if (display.mime === 'text/html') figure.append(renderHtml(display.data));
+  if (IMAGE_MIMES.has(display.mime)) {
+    const img = renderImage(display);
+    figure.append(img);
+    if (save) figure.append(imageTools(display, img, save));
+  } else if (display.mime === 'text/html') figure.append(renderHtml(display.data));
   else if (display.mime.startsWith('text/') || display.mime === 'application/json') figure.append(renderText(display));
   else figure.append(el('p', { className: 'note', text: `${display.mime} (${display.data.length} characters) cannot be shown here` }));
   if (display.title) figure.append(el('figcaption', { text: display.title }));
   return figure;
 }
 
-function renderImage(display: Display): HTMLElement {
+function renderImage(display: Display): HTMLImageElement {
   const img = el('img', { attrs: { alt: display.title || display.mime, loading: 'lazy', decoding: 'async' } });
   // An <img> never runs script or loads what an SVG references, so SVG is shown this way and never inlined.
   const raw = display.data.trimStart();

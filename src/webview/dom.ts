@@ -27,6 +27,9 @@ const ICONS = {
   copy: 'copy',
   clear: 'clear-all',
   close: 'close',
+  newer: 'arrow-up',
+  save: 'save',
+  zoom: 'zoom-in',
 } as const;
 
 export type IconName = keyof typeof ICONS;
@@ -39,7 +42,7 @@ export function icon(name: IconName): HTMLSpanElement {
 export function button(label: string, iconName: IconName | undefined, className: string, title?: string): HTMLButtonElement {
   const node = el('button', { className, attrs: { type: 'button', ...(title ? { title, 'aria-label': title } : {}) } });
   if (iconName) node.append(icon(iconName));
-  if (label) node.append(el('span', { text: label }));
+  if (label) node.append(el('span', { className: 'label', text: label }));
   return node;
 }
 

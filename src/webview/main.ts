@@ -70,6 +70,9 @@ const emptyState = el('div', { className: 'empty-state' }, [
   el('p', { text: "Copilot agent mode's runs appear here too, with their output, errors, figures and tables." }),
 ]);
 const countLabel = el('span', { className: 'run-count' });
+/** Shown while the person reads an older run and newer ones arrive above, out of sight: it takes them there. */
+const newResults = button('', 'newer', 'new-results', 'Scroll to the newest run');
+let unseenRuns = 0;
 const clearButton = button('Clear', 'clear', 'toolbar-button', 'Clear all runs');
 const toolPanel = new ToolPanel((message) => vscode.postMessage(message), scheduleSave);
 
@@ -154,7 +157,17 @@ function addCard(model: RunCard): void {
   }
 }
 
+/** `count` runs arrived above the one being read; 0 hides the marker. */
+function showNewResults(count: number): void {
+  unseenRuns = count;
+  newResults.hidden = count === 0;
+  const label = count === 1 ? '1 new result' : `${count} new results`;
+  newResults.querySelector('.label')?.remove();
+  if (count > 0) newResults.append(el('span', { className: 'label', text: label }));
+}
+
 function clearCards(): void {
+  showNewResults(0);
   for (const card of cards.values()) card.root.remove();
   cards.clear();
   dirty.clear();
@@ -162,12 +175,15 @@ function clearCards(): void {
 
 function handle(message: HostToPageMessage): void {
   switch (message.type) {
+    // A queued run's card comes at once; its start replaces it with a running one.
+    case 'runQueued':
     case 'runStarted': {
       // Read before the card is added: the card's height would count as scrolling.
       const following = window.scrollY <= FOLLOW_SLACK_PX;
       addCard({ run: message.run, stdout: '', stderr: '', displays: [] });
-      // Someone reading an older run keeps their place (the browser's scroll anchoring holds it).
+      // Someone reading an older run keeps their place (the browser's scroll anchoring holds it), and is told.
       if (following) window.scrollTo({ top: 0 });
+      else showNewResults(unseenRuns + 1);
       break;
     }
     // Events for a run the page has no card for are dropped: the host replays `history` on `ready`, so only
@@ -187,9 +203,15 @@ function handle(message: HostToPageMessage): void {
       for (const run of message.runs.slice(-MAX_CARDS)) addCard(run);
       // The page has just loaded: a form restored from its state was the last thing opened.
       if (toolPanel.spec) runsList.prepend(toolPanel.root);
+      // A reloaded page starts at the newest run, not where a scroll position restored from before left it.
+      window.scrollTo({ top: 0 });
+      showNewResults(0);
       break;
     case 'reveal':
       cards.get(message.runId)?.reveal();
+      return;
+    case 'interrupting':
+      cards.get(message.runId)?.markInterrupting();
       return;
     case 'toolForm':
       showToolForm(message.tool);
@@ -248,8 +270,17 @@ function mount(): void {
     saveNow();
     vscode.postMessage({ type: 'clear' });
   });
+  newResults.addEventListener('click', () => {
+    showNewResults(0);
+    window.scrollTo({ top: 0 });
+  });
+  // Back at the top by their own scrolling, the person sees the new runs: the marker has done its job.
+  window.addEventListener('scroll', () => {
+    if (unseenRuns > 0 && window.scrollY <= FOLLOW_SLACK_PX) showNewResults(0);
+  }, { passive: true });
+  showNewResults(0);
   const app = document.getElementById('app') ?? document.body;
-  app.replaceChildren(el('header', { className: 'toolbar' }, [el('span', { className: 'toolbar-title', text: 'Python runs' }), countLabel, clearButton]), emptyState, runsList);
+  app.replaceChildren(el('header', { className: 'toolbar' }, [el('span', { className: 'toolbar-title', text: 'Python runs' }), countLabel, clearButton]), newResults, emptyState, runsList);
 
   // VS Code switches themes by changing the body class and the variables on <html>; frames need new colours.
   let restyleQueued = false;

@@ -33,6 +33,8 @@ export interface ToolFormSpec {
 }
 
 export type HostToPageMessage =
+  /** A run waiting behind other work on its session (`run.waitingFor` says what): a queued card with Cancel. */
+  | { type: 'runQueued'; run: RunInfo }
   | { type: 'runStarted'; run: RunInfo }
   | { type: 'runOutput'; runId: string; stream: 'stdout' | 'stderr'; text: string }
   | { type: 'runDisplay'; runId: string; display: Display }
@@ -42,6 +44,8 @@ export type HostToPageMessage =
   | { type: 'history'; runs: RunCard[] }
   /** Scrolls to a card and highlights it. */
   | { type: 'reveal'; runId: string }
+  /** A page asked to interrupt the run: every page's card says "Interrupting…" until it finishes. */
+  | { type: 'interrupting'; runId: string }
   | { type: 'toolForm'; tool: ToolFormSpec }
   /** `content` is a string, MCP content blocks (`{type:'text',text}` / `{type:'image',data,mimeType}`), or any JSON value. */
   | { type: 'toolResult'; requestId: string; ok: boolean; content: unknown }
@@ -64,7 +68,15 @@ export type PageToHostMessage =
   | { type: 'clear' }
   | { type: 'probeResult'; requestId: string; cards: ProbedCard[] }
   /** A traceback's link: open the file at the line. */
-  | { type: 'openLocation'; file: string; line: number };
+  | { type: 'openLocation'; file: string; line: number }
+  /** A figure's Save: the host asks where and writes it (`data` as the display carries it: base64, or SVG markup). */
+  | { type: 'saveImage'; mime: SavableImageMime; data: string; title?: string };
+
+/** The image types a figure's Save writes, and the file extension of each. */
+export const SAVABLE_IMAGES = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg' } as const;
+export type SavableImageMime = keyof typeof SAVABLE_IMAGES;
+/** A display's data is at most 5 MB (runLimits.ts); as base64 a third more. */
+const MAX_SAVED_IMAGE_CHARS = 8 * 1024 * 1024;
 
 /** Ids and names the page sends back are ones the host gave it; anything longer is not one of them. */
 const MAX_ID_LENGTH = 256;
@@ -107,6 +119,13 @@ export function parsePageMessage(value: unknown): PageToHostMessage | undefined 
       if (typeof line !== 'number' || !Number.isInteger(line) || line < 1) return undefined;
       return { type: 'openLocation', file, line };
     }
+    case 'saveImage': {
+      const { mime, data, title } = value;
+      if (typeof mime !== 'string' || !Object.hasOwn(SAVABLE_IMAGES, mime)) return undefined;
+      if (typeof data !== 'string' || data.length === 0 || data.length > MAX_SAVED_IMAGE_CHARS) return undefined;
+      if (title !== undefined && (typeof title !== 'string' || title.length > 1000)) return undefined;
+      return { type: 'saveImage', mime: mime as SavableImageMime, data, ...(title ? { title } : {}) };
+    }
     case 'invokeTool': {
       const { requestId, server, name, args } = value;
       if (!isId(requestId) || !isId(name) || !isPlainObject(args)) return undefined;
@@ -123,9 +142,13 @@ export function parsePageMessage(value: unknown): PageToHostMessage | undefined 
 /** The page message for an engine run event, so the host forwards events without re-deriving the shapes. */
 export function messageForRunEvent(event: RunEvent): HostToPageMessage {
   switch (event.type) {
+    case 'queued': {
+      const { runId, session, backend, code, origin, startedAt, waitingFor } = event;
+      return { type: 'runQueued', run: { runId, session, backend, code, origin, startedAt, waitingFor } };
+    }
     case 'started': {
-      const { runId, session, backend, code, origin, startedAt } = event;
-      return { type: 'runStarted', run: { runId, session, backend, code, origin, startedAt } };
+      const { runId, session, backend, code, origin, startedAt, tool } = event;
+      return { type: 'runStarted', run: { runId, session, backend, code, origin, startedAt, ...(tool ? { tool } : {}) } };
     }
     case 'stdout':
     case 'stderr':

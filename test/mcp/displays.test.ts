@@ -57,6 +57,23 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       for (const file of fs.readdirSync(scratch)) if (file.includes(`-${backend}-${process.pid}`)) fs.rmSync(path.join(scratch, file), { force: true });
     });
 
+    test('content blocks keep the order the program made its output in: text, the display, the text after it', async () => {
+      const code = 'class Table:\n    def _repr_html_(self):\n        return "<table><td>42</td></table>"\nprint("a")\ndisplay(Table())\nprint("done")';
+      const { result, raw } = await run({ code });
+      assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+      assert.deepEqual(
+        raw.content.slice(0, 3).map((item) => (item.type === 'text' ? item.text.split('\n')[0] : item.type)),
+        ['a', '<table><td>42</td></table>', 'done'],
+      );
+      assert.match((raw.content[2] as TextItem).text, /^done\n\[ok in \d+ ms/, 'the status follows the last text');
+      assert.deepEqual(JSON.parse((raw.content[3] as TextItem).text), { ...result, displays: [{ mime: 'text/html' }] }, 'the JSON comes last');
+      assert.deepEqual(result.outputs, [
+        { type: 'stream', name: 'stdout', text: 'a\n' },
+        { type: 'display', index: 0 },
+        { type: 'stream', name: 'stdout', text: 'done\n' },
+      ]);
+    });
+
     test('display() of PNG bytes made in pure Python comes back as MCP image content', async () => {
       const { result, raw } = await run({ code: 'display(make_png(24, 16), title="gradient")' });
       assert.equal(result.success, true);
@@ -93,8 +110,9 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         { mime: 'text/plain', data: 'Plain(42)' },
         { mime: 'text/plain', data: "{'a': None, 'b': [1, 2]}" },
       ]);
-      // The text rendering and the JSON of the result come first.
-      assert.deepEqual(texts(raw).slice(2), ['table:\n<table><tr><td>42</td></tr></table>', '# Findings', 'Plain(42)', "{'a': None, 'b': [1, 2]}"]);
+      // In the order they were displayed, then the status line and the JSON of the result.
+      assert.deepEqual(texts(raw).slice(0, 4), ['table:\n<table><tr><td>42</td></tr></table>', '# Findings', 'Plain(42)', "{'a': None, 'b': [1, 2]}"]);
+      assert.equal(raw.content[2].type, 'image', 'the SVG between the Markdown and the plain object');
       assert.deepEqual(images(raw).map((item) => item.mimeType), ['image/svg+xml']);
     });
 
@@ -123,7 +141,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         { mime: 'text/plain', data: 'first line\nsecond line\n', title: notes },
       ]);
       assert.deepEqual(images(raw), [{ type: 'image', mimeType: 'image/png', data: written.toString('base64') }]);
-      assert.equal(texts(raw)[2], `${notes}:\nfirst line\nsecond line\n`);
+      // After the text that printed their paths, in the order printed.
+      assert.equal(raw.content[0].type === 'text' && raw.content[0].text.startsWith('saved the chart to'), true);
+      assert.equal(raw.content[1].type, 'image');
+      assert.equal(texts(raw)[1], `${notes}:\nfirst line\nsecond line\n`);
     });
 
     test('paths outside the workspace and the scratch folder are never read, through links and ".." neither', async () => {

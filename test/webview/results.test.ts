@@ -402,7 +402,7 @@ describe('results page in Chromium', () => {
       origin: node.querySelector('.origin')?.textContent,
       duration: node.querySelector('.duration')?.textContent,
       code: node.querySelector('.code-text')?.textContent,
-      stderrHidden: (node.querySelector('.stderr') as HTMLElement).hidden,
+      stderrShown: node.querySelector('.stderr') !== null,
       errorHidden: (node.querySelector('.error-block') as HTMLElement).hidden,
       rerunHidden: (node.querySelector('.rerun') as HTMLElement).hidden,
       interruptHidden: (node.querySelector('.interrupt') as HTMLElement).hidden,
@@ -415,7 +415,7 @@ describe('results page in Chromium', () => {
       origin: 'agent (MCP)',
       duration: '1.23 s',
       code: 'total = sum(range(10))\nprint(total)',
-      stderrHidden: true,
+      stderrShown: false,
       errorHidden: true,
       rerunHidden: false,
       interruptHidden: true,
@@ -441,17 +441,25 @@ describe('results page in Chromium', () => {
     await post(page, { type: 'runOutput', runId: 's1', stream: 'stderr', text: 'DeprecationWarning: soon\n' });
     await waitForText(page, `${card('s1')} .stderr`, 'DeprecationWarning');
 
-    // A burst of chunks lands in one frame and nothing is lost or duplicated.
+    // A burst of chunks lands in one frame and nothing is lost or duplicated; it comes after the stderr it followed.
     await page.evaluate(() => {
       for (let i = 0; i < 500; i++) window.postMessage({ type: 'runOutput', runId: 's1', stream: 'stdout', text: `line ${i}\n` }, '*');
     });
-    await waitForText(page, `${card('s1')} .stdout`, 'line 499');
-    const burst = (await page.textContent(`${card('s1')} .stdout pre`)) ?? '';
+    await waitForText(page, `${card('s1')} .stdout:last-child`, 'line 499');
+    assert.deepEqual(await page.$$eval(`${card('s1')} .outputs > *`, (nodes) => nodes.map((node) => node.className)), ['stream stdout', 'stream stderr', 'stream stdout']);
+    const burst = (await page.textContent(`${card('s1')} .stdout:last-child pre`)) ?? '';
     assert.equal(burst.split('\n').filter((l) => l.startsWith('line ')).length, 500);
 
     await page.click(`${card('s1')} .interrupt`);
     assert.ok((await sent(page)).some((m) => m.type === 'interrupt' && m.runId === 's1'));
     assert.ok(await page.isDisabled(`${card('s1')} .interrupt`));
+    // "Interrupting…" is text in the view's font, beside the stop icon (not written into the icon's glyph).
+    const label = await page.$eval(`${card('s1')} .interrupt`, (node) => ({
+      text: node.querySelector('.label')?.textContent,
+      font: getComputedStyle(node.querySelector('.label')!).fontFamily === getComputedStyle(document.body).fontFamily,
+      icon: node.querySelector('.codicon')?.textContent,
+    }));
+    assert.deepEqual(label, { text: 'Interrupting…', font: true, icon: '' });
 
     await post(page, { type: 'runFinished', runId: 's1', result: result('s1', { backend: 'python', stdout: 'step 0\nstep 1\nstep 2\n', stderr: 'DeprecationWarning: soon\n', duration_ms: 3021 }) });
     await page.waitForSelector(`${card('s1')}[data-status="ok"]`);
@@ -459,6 +467,74 @@ describe('results page in Chromium', () => {
     assert.equal(await page.textContent(`${card('s1')} .duration`), '3.02 s');
     assert.ok(await page.isHidden(`${card('s1')} .interrupt`));
     assert.ok(await page.isHidden(`${card('s1')} .spinner`));
+    assert.deepEqual(errors, []);
+  });
+
+  test('text and displays show in the order the program made them, live and from the result', async () => {
+    const { page, errors } = await openPage();
+    const table = { mime: 'text/html', data: '<table><tr><td>42</td></tr></table>' };
+    const png = { mime: 'image/png', data: gradientPng(8).toString('base64') };
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('o1', 'print("a"); display(table); print("done")') },
+      { type: 'runOutput', runId: 'o1', stream: 'stdout', text: 'a\n' },
+      { type: 'runDisplay', runId: 'o1', display: table },
+      { type: 'runOutput', runId: 'o1', stream: 'stdout', text: 'done\n' },
+    );
+    const order = () =>
+      page.$$eval(`${card('o1')} .outputs > *`, (nodes) => nodes.map((node) => (node.matches('.stream') ? node.textContent : `[${node.getAttribute('data-mime')}]`)));
+    await waitForText(page, `${card('o1')} .stdout:last-child`, 'done');
+    assert.deepEqual(await order(), ['a\n', '[text/html]', 'done\n'], 'live');
+    // The result's order is authoritative, also for what never streamed (the figure a run left open).
+    const outputs = [
+      { type: 'stream', name: 'stdout', text: 'a\n' },
+      { type: 'display', index: 0 },
+      { type: 'stream', name: 'stdout', text: 'done\n' },
+      { type: 'stream', name: 'stderr', text: 'warned\n' },
+      { type: 'display', index: 1 },
+    ] as const;
+    await post(page, { type: 'runFinished', runId: 'o1', result: result('o1', { stdout: 'a\ndone\n', stderr: 'warned\n', displays: [table, png], outputs: [...outputs] }) });
+    await page.waitForSelector(`${card('o1')}[data-status="ok"]`);
+    assert.deepEqual(await order(), ['a\n', '[text/html]', 'done\n', 'stderrwarned\n', '[image/png]'], 'from the result');
+    assert.deepEqual(errors, []);
+  });
+
+  test("labels: Jupyter capitalised, failures in words, a tool form's run named after the tool, Interrupting… in every page", async () => {
+    const { page, errors } = await openPage();
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('j1', '1/0', { backend: 'jupyter' }) },
+      { type: 'runFinished', runId: 'j1', result: result('j1', { backend: 'jupyter', success: false, diagnostics: { error_type: 'CANCELLED', message: 'the run was cancelled. The session state is kept.' } }) },
+      { type: 'runStarted', run: { ...runInfo('f1', 'print(1)', { origin: 'explorer' }), tool: 'run_python' } },
+    );
+    await page.waitForSelector(`${card('j1')}[data-status="error"]`);
+    assert.equal(await page.textContent(`${card('j1')} .backend`), 'Jupyter');
+    assert.equal(await page.textContent(`${card('j1')} .badge`), 'Cancelled');
+    assert.equal(await page.textContent(`${card('f1')} .origin`), 'run_python form');
+    // The other page showing this run (side bar or panel beside) asked to interrupt it: this one says so too.
+    await post(page, { type: 'interrupting', runId: 'f1' });
+    await page.waitForFunction((s) => (document.querySelector(s) as HTMLButtonElement).disabled, `${card('f1')} .interrupt`);
+    assert.equal(await page.textContent(`${card('f1')} .interrupt .label`), 'Interrupting…');
+    assert.deepEqual(errors, []);
+  });
+
+  test("in a narrow view a traceback scrolls sideways: its ^^^ markers stay under the code they point at", async () => {
+    const { page, errors } = await openPage('dark', 340);
+    const code = '    result = compute_the_ratio_of(first_measurement_value, second_measurement_value) / zero_denominator';
+    const marker = `    ${' '.repeat(code.indexOf('compute') - 4)}${'^'.repeat(code.length - code.indexOf('compute'))}`;
+    const traceback = `Traceback (most recent call last):\n  File "/work/report.py", line 9, in <module>\n${code}\n${marker}\nZeroDivisionError: division by zero\n`;
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('tb1', 'report()') },
+      { type: 'runFinished', runId: 'tb1', result: result('tb1', { success: false, diagnostics: { error_type: 'RuntimeError', exception: 'ZeroDivisionError', message: 'division by zero', traceback } }) },
+    );
+    const box = await page.waitForSelector(`${card('tb1')} .traceback`);
+    const shape = await box.evaluate((node) => {
+      const lineHeight = parseFloat(getComputedStyle(node).lineHeight);
+      const padding = parseFloat(getComputedStyle(node).paddingTop) + parseFloat(getComputedStyle(node).paddingBottom);
+      return { lines: Math.round((node.scrollHeight - padding) / lineHeight), sideways: node.scrollWidth > node.clientWidth, pageSideways: document.documentElement.scrollWidth > window.innerWidth };
+    });
+    assert.deepEqual(shape, { lines: 5, sideways: true, pageSideways: false }, 'five lines, none wrapped; the traceback scrolls, the page does not');
     assert.deepEqual(errors, []);
   });
 
@@ -530,11 +606,11 @@ describe('results page in Chromium', () => {
         result: result('r1', { success: false, duration_ms: 0, backend: 'python', diagnostics: { error_type: 'INVALID_ARGUMENT', message: 'Workspace Python is off because this workspace is not trusted (Restricted Mode).' } }),
       },
     );
-    await waitForText(page, `${card('r1')} .badge`, 'not run');
+    await waitForText(page, `${card('r1')} .badge`, 'Not run');
     assert.equal(await page.textContent(`${card('r1')} .error-title`), 'Workspace Python is off because this workspace is not trusted (Restricted Mode).');
     assert.doesNotMatch((await page.textContent(card('r1'))) ?? '', /INVALID_ARGUMENT/);
 
-    assert.equal(await page.textContent(`${card('t1')} .badge`), 'TIMEOUT');
+    assert.equal(await page.textContent(`${card('t1')} .badge`), 'Timed out');
     assert.equal(await page.textContent(`${card('t1')} .duration`), '30.0 s');
     const notes = await page.$$eval(`${card('t1')} .error-note`, (nodes) => nodes.map((n) => n.textContent));
     assert.deepEqual(notes, ['Time limit: 30 s.', 'The session was reset: its variables and imports are gone.']);
@@ -611,6 +687,66 @@ describe('results page in Chromium', () => {
     // Broken image data becomes a note instead of a broken image icon.
     await post(page, { type: 'runStarted', run: runInfo('img2') }, { type: 'runDisplay', runId: 'img2', display: { mime: 'image/png', data: 'bm90IGEgcG5n' } });
     await waitForText(page, `${card('img2')} .display`, 'could not be decoded');
+    assert.deepEqual(errors, []);
+  });
+
+  test('a figure enlarges on click, saves through the host as it came, and copies as PNG; a large table scrolls inside the card', async () => {
+    const { page, errors } = await openPage('dark', 420);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    const png = gradientPng(640).toString('base64');
+    const rows = Array.from({ length: 200 }, (_, i) => `<tr>${Array.from({ length: 30 }, (_, j) => `<td>r${i}c${j}</td>`).join('')}</tr>`).join('');
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('fig1', 'plt.show(); display(df)') },
+      { type: 'runDisplay', runId: 'fig1', display: { mime: 'image/png', data: png, title: 'out/loss curve.png' } },
+      { type: 'runDisplay', runId: 'fig1', display: { mime: 'image/svg+xml', data: CHART_SVG, title: 'chart' } },
+      { type: 'runDisplay', runId: 'fig1', display: { mime: 'text/html', data: `<table>${rows}</table>` } },
+    );
+    const figure = `${card('fig1')} .display[data-mime="image/png"]`;
+    await page.waitForFunction((s) => (document.querySelector(`${s} img`) as HTMLImageElement | null)?.complete === true, figure);
+    const shown = await page.$eval(`${figure} img`, (img) => img.getBoundingClientRect().width);
+    assert.ok(shown < 420, `fitted in the card (${shown} px)`);
+
+    // Click to enlarge: a modal view of the figure at the view's size; a click on it shows it at its own size.
+    await page.click(`${figure} img`);
+    await page.waitForSelector('dialog.lightbox[open]');
+    assert.equal(await page.textContent('.lightbox-head span'), 'out/loss curve.png');
+    await page.click('.lightbox-body img');
+    assert.equal(await page.$eval('.lightbox-body img', (img) => Math.round(img.getBoundingClientRect().width)), 640, 'its own size');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => !document.querySelector('dialog.lightbox'));
+
+    // Save asks the host, with the data as the run displayed it (SVG stays SVG markup).
+    await page.hover(`${card('fig1')} .display[data-mime="image/svg+xml"] img`);
+    await page.click(`${card('fig1')} .display[data-mime="image/svg+xml"] .save`);
+    await page.hover(`${figure} img`);
+    await page.click(`${figure} .save`);
+    const saves = (await sent(page)).filter((m) => m.type === 'saveImage');
+    assert.deepEqual(saves, [
+      { type: 'saveImage', mime: 'image/svg+xml', data: CHART_SVG, title: 'chart' },
+      { type: 'saveImage', mime: 'image/png', data: png, title: 'out/loss curve.png' },
+    ]);
+    assert.deepEqual(parsePageMessage(saves[1]), saves[1], 'the host accepts it');
+    assert.equal(parsePageMessage({ ...saves[1], mime: 'text/html' }), undefined, 'only images');
+
+    // Copy puts a PNG of the figure on the clipboard.
+    await page.click(`${figure} .copy-image`);
+    await page.waitForFunction(() => document.querySelector('.copy-image.flashed')?.getAttribute('aria-label') === 'Copied');
+    const copied = await page.evaluate(async () => {
+      const [item] = await navigator.clipboard.read();
+      const blob = await item!.getType('image/png');
+      return Array.from(new Uint8Array(await blob.arrayBuffer()));
+    });
+    assert.deepEqual(checkPng(Buffer.from(copied)), { width: 640, height: 640 });
+
+    // The table keeps to the card's width and a bounded height, and scrolls inside its frame.
+    const frameBox = await page.$eval(`${card('fig1')} .html-frame-wrapper`, (node) => node.getBoundingClientRect());
+    assert.ok(frameBox.height <= 480 && frameBox.right <= 420, JSON.stringify(frameBox));
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'the view does not scroll sideways');
+    const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().startsWith('about:srcdoc'))!;
+    await frame.waitForSelector('td');
+    const scroll = await frame.evaluate(() => ({ down: document.scrollingElement!.scrollHeight > window.innerHeight, across: document.scrollingElement!.scrollWidth > window.innerWidth }));
+    assert.deepEqual(scroll, { down: true, across: true });
     assert.deepEqual(errors, []);
   });
 
@@ -932,6 +1068,24 @@ describe('results page in Chromium', () => {
     await page.waitForSelector(card('new2'));
     assert.ok(Math.abs((await top(card(reading))) - before) <= 1, 'the run being read did not move');
     assert.ok(!(await inView(card('new2'))));
+    // ... and a marker says a newer result is there, floating in view, and takes them to it.
+    await page.waitForSelector('.new-results:not([hidden])');
+    assert.equal((await page.textContent('.new-results'))?.trim(), '1 new result');
+    await post(page, { type: 'runStarted', run: runInfo('new2b') });
+    await page.waitForFunction(() => document.querySelector('.new-results')?.textContent?.trim() === '2 new results');
+    const marker = await page.$eval('.new-results', (node) => node.getBoundingClientRect().top);
+    assert.ok(marker >= 0 && marker < 100, `the marker is at the top of the view (${marker})`);
+    await page.click('.new-results');
+    await page.waitForFunction(() => window.scrollY === 0);
+    assert.ok(await inView(card('new2b')), 'the marker took the person to the newest run');
+    assert.ok(await page.isHidden('.new-results'));
+    // After a reload the page starts at the newest run, whatever scroll position was restored.
+    const restored = Array.from({ length: 8 }, (_, i) => ({ run: runInfo(`h${i}`), stdout: lines, stderr: '', displays: [], result: result(`h${i}`, { stdout: lines }) }));
+    await post(page, { type: 'history', runs: restored });
+    await page.evaluate(() => window.scrollTo(0, 1500));
+    assert.ok((await page.evaluate(() => window.scrollY)) > 1000, 'the page is long enough to be scrolled');
+    await post(page, { type: 'history', runs: restored });
+    await page.waitForFunction(() => window.scrollY === 0);
 
     // A tool form opened earlier is part of the timeline: newer runs come above it, in view.
     await page.evaluate(() => window.scrollTo(0, 0));

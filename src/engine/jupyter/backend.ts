@@ -512,9 +512,13 @@ class JupyterSession implements BackendSession {
     this.disposed = true;
     this.onDispose();
     this.active?.finish({ status: 'crashed', message: 'the session was closed' });
-    const kernel = this.kernel ?? (await this.starting?.catch(() => undefined));
+    const shutdown = (kernel: KernelHandle) =>
+      kernel.shutdown().catch((error: unknown) => this.log.warn(`Jupyter session "${this.options.session}": kernel shutdown failed: ${errorText(error)}`));
+    const kernel = this.kernel;
     this.kernel = undefined;
-    await kernel?.shutdown().catch((error: unknown) => this.log.warn(`Jupyter session "${this.options.session}": kernel shutdown failed: ${errorText(error)}`));
+    if (kernel) await shutdown(kernel);
+    // A kernel still starting is shut down once it has; not awaited, since a start that hangs would hang this too.
+    else void this.starting?.then(shutdown, () => undefined);
   }
 
   /**

@@ -4,7 +4,6 @@
 import { KernelAPI, KernelConnection, KernelMessage, type Kernel } from '@jupyterlab/services/lib/kernel';
 import { KernelSpecAPI } from '@jupyterlab/services/lib/kernelspec';
 import { ServerConnection } from '@jupyterlab/services/lib/serverconnection';
-import * as net from 'node:net';
 import WebSocket from 'ws';
 import { socketFetch } from './socketFetch';
 import type { ExecuteReply, JupyterEndpoint, KernelCheck, KernelHandle, KernelMessages, KernelStatus, ServerSummary } from './kernelTypes';
@@ -14,16 +13,14 @@ function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
   const token = endpoint.token ?? '';
   // Node 20 has no global WebSocket. The token goes in the Authorization header, as on REST calls, rather than
   // in the WebSocket URL where proxies log it.
-  // A server on a socket: the WebSocket's connection goes there (ws ignores a socketPath option for ws:// URLs).
   // A stock Jupyter Server leaves Nagle's algorithm on for the kernel WebSocket: each message it sends while an
   // earlier one is unacknowledged waits for this side's delayed ACK (~40 ms on Linux), several times a run. An
   // unsolicited pong (RFC 6455 allows one; the server answers nothing) after every message carries that ACK at
   // once, through a hub's proxy too.
   const socketPath = endpoint.socketPath;
-  const socket = socketPath ? { createConnection: () => net.connect(socketPath) } : {};
   class AuthorizedWebSocket extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
-      super(url, protocols, { ...socket, ...(token ? { headers: { Authorization: `token ${token}` } } : {}) });
+      super(socketPath ? socketUrl(url, socketPath) : url, protocols, token ? { headers: { Authorization: `token ${token}` } } : {});
       this.on('message', () => this.readyState === WebSocket.OPEN && this.pong());
     }
   }
@@ -35,6 +32,17 @@ function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
     appendToken: false,
     ...(endpoint.socketPath ? { fetch: socketFetch(endpoint.socketPath) } : {}),
   });
+}
+
+/**
+ * The WebSocket URL of a server on a Unix socket: ws's own `ws+unix:` form, which reaches http.request as its
+ * `socketPath`. A `createConnection` option does not survive VS Code's extension host, whose proxy support
+ * patches http.request with an agent of its own (only a request with a socketPath passes through unpatched):
+ * the socket then went to localhost:80 and the kernel's connection never opened.
+ */
+function socketUrl(url: string, socketPath: string): string {
+  const { pathname, search } = new URL(url);
+  return `ws+unix://${socketPath}:${pathname}${search}`;
 }
 
 /** What the server says about itself and its kernels; throws when it cannot be reached or refuses the token. */

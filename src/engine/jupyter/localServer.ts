@@ -2,7 +2,7 @@
 // Unix domain socket in a private folder (127.0.0.1 and a free port on Windows), with a random token that travels
 // in the environment (never argv, which other users of the machine can read), and kernels that run that same
 // interpreter.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -40,9 +40,17 @@ const STDERR_TAIL_CHARS = 3000;
 
 
 
-/** Why `python` cannot serve Jupyter, or undefined when it has what it needs. */
-export function missingJupyterModules(python: string): string | undefined {
-  const probe = spawnSync(python, ['-c', 'import jupyter_server, ipykernel'], { encoding: 'utf8', timeout: 30_000, shell: false, windowsHide: true });
+/**
+ * Why `python` cannot serve Jupyter, or undefined when it has what it needs. Asynchronous: in VS Code this runs
+ * on the extension host's only thread, which a synchronous probe would hold for as long as Python takes to import.
+ */
+export async function missingJupyterModules(python: string): Promise<string | undefined> {
+  const probe = await new Promise<{ error?: Error; status: number | null; stderr: string }>((resolve) => {
+    execFile(python, ['-c', 'import jupyter_server, ipykernel'], { encoding: 'utf8', timeout: 30_000, shell: false, windowsHide: true }, (error, _stdout, stderr) => {
+      const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ ...(error && status === null ? { error } : {}), status, stderr });
+    });
+  });
   if (probe.error) return `${python} could not be started: ${probe.error.message}`;
   if (probe.status === 0) return undefined;
   const missing = /No module named '([^']+)'/.exec(probe.stderr)?.[1];
@@ -95,7 +103,7 @@ function serverHome(python: string): string {
 }
 
 export async function startLocalJupyterServer(options: LocalServerOptions): Promise<LocalJupyterServer> {
-  const missing = missingJupyterModules(options.python);
+  const missing = await missingJupyterModules(options.python);
   if (missing) throw new Error(missing);
   const token = randomBytes(24).toString('hex');
   const jupyterPath = serverHome(options.python);

@@ -100,16 +100,26 @@ const MANAGED_ENVIRONMENT = 'select a virtual environment (python -m venv) for i
 /** pip's PEP 668 refusal; its explanation follows on lines of its own, which say what to do. */
 const EXTERNALLY_MANAGED = /^error: externally-managed-environment$/m;
 
-/** pip's own ERROR lines when it printed any, else the end of its output (a PEP 668 refusal whole), with advice. */
+/** pip's own ERROR lines when it printed any, else its rich error whole from its headline, else the end of its output, with advice. */
 function pipError(result: ProcessResult, advice: PipAdvice): string {
   if (result.spawnError) return `could not run pip: ${result.spawnError}`;
   if (result.timedOut) return `pip did not finish within ${PIP_TIME_LIMIT_MS / 60000} minutes and was stopped`;
   const output = `${result.stderr}\n${result.stdout}`;
-  const errors = output.split('\n').filter((line) => line.startsWith('ERROR:'));
-  let text = (errors.length > 0 ? errors.join('\n') : output.trim().split('\n').slice(-10).join('\n')).trim();
-  const managed = EXTERNALLY_MANAGED.exec(output);
+  const lines = output.split('\n');
+  const errors = lines.filter((line) => line.startsWith('ERROR:'));
+  // pip's rich errors (e.g. PEP 668's) open with "error: <kind>" and a "× <what happened>" line: that pair
+  // leads, then the whole diagnostic, so the first line is pip's own headline and never a fragment of its advice.
+  const headline = lines.findIndex((line) => /^error: \S/.test(line));
+  const what = headline >= 0 ? lines.slice(headline).find((line) => line.startsWith('× '))?.slice(2).trim() : undefined;
+  let text = (
+    errors.length > 0
+      ? errors.join('\n')
+      : headline >= 0
+        ? [`${lines[headline]!.trim()}${what ? ` (${what})` : ''}`, ...lines.slice(headline + 1)].join('\n')
+        : output.trim().split('\n').slice(-10).join('\n')
+  ).trim();
   if (/No module named pip/.test(output)) text = 'pip is not installed in this interpreter (python -m ensurepip, or choose an environment with pip)';
-  else if (managed) text = `${output.slice(managed.index).trim()}\nThis interpreter is managed by the operating system: ${advice.managedEnvironment ?? MANAGED_ENVIRONMENT}.`;
+  else if (EXTERNALLY_MANAGED.test(output)) text += `\nThis interpreter is managed by the operating system (PEP 668): ${advice.managedEnvironment ?? MANAGED_ENVIRONMENT}.`;
   else if (NETWORK_TROUBLE.test(output)) text += `\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder (${advice.wheelhouseSetting ?? WHEELHOUSE_FLAGS}).`;
   if (!text) text = `pip exited with code ${result.code}`;
   if (text.length <= ERROR_CHARS) return text;

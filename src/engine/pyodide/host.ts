@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { FrameDecoder } from '../framing';
 import { PendingRequests } from '../requests';
-import type { BackendOutcome } from '../types';
+import type { BackendOutcome, Display } from '../types';
 import {
   HOST_INPUT_FD,
   HOST_OUTPUT_FD,
@@ -22,7 +22,7 @@ import {
   type ToHost,
   type WorkerInit,
 } from './protocol';
-import { createRing, DROPPED, RingCorruption, RingReader, STDERR, STDOUT, type StreamId } from './ring';
+import { createRing, DISPLAY_MARK, DROPPED, RingCorruption, RingReader, STDERR, STDOUT, type StreamId } from './ring';
 import { framesFor, hostCallProblem } from './hostFrames';
 
 /** How often output is forwarded while a run is going: the coalescing window. */
@@ -57,7 +57,14 @@ interface ActiveRun {
   runId: string;
   decoders: Record<StreamId, TextDecoder>;
   timer: NodeJS.Timeout;
+  /** Drained from the ring but not sent: what follows a display mark whose display has not arrived yet. */
+  held: Piece[];
+  /** Displays that arrived before their mark was drained. */
+  arrived: Display[];
 }
+
+/** What the ring holds: text, a count of dropped bytes, or the place of a display (its data comes by message). */
+type Piece = OutputChunk | 'display';
 
 /** A run received while the worker was still loading. */
 let queued: RunMessage | undefined;
@@ -141,16 +148,20 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
     }
     case 'result': {
       if (active?.runId !== message.runId) return;
-      // The worker wrote all of its output before posting the result, so this drain gets the rest of it.
+      // The worker wrote all of its output and posted its displays before the result, so this drain gets the rest.
       const output = collectOutput(from, active, true);
       // Undefined: the ring was corrupt, and the run already failed with the instance.
       if (!output) return;
-      finishRun(message.outcome, output);
+      release(active, output, true);
+      finishRun(message.outcome, []);
       if (message.recycle) recycle();
       return;
     }
     case 'display':
-      if (active) send({ type: 'display', runId: active.runId, display: message.display });
+      if (!active) return;
+      active.arrived.push(message.display);
+      // Its mark is in the ring already (written before the message): the text before it goes first.
+      forwardOutput();
       return;
     case 'hostCall': {
       const id = ++lastCallId;
@@ -205,7 +216,7 @@ function loseInstance(from: Instance, reason: string, drain: boolean): void {
     return;
   }
   if (active) {
-    let output: OutputChunk[] = [];
+    let output: Piece[] = [];
     if (drain) {
       try {
         output = takeOutput(active, true);
@@ -213,7 +224,8 @@ function loseInstance(from: Instance, reason: string, drain: boolean): void {
         if (!(error instanceof RingCorruption)) throw error;
       }
     }
-    finishRun({ status: 'crashed', message: reason }, output);
+    release(active, output, true);
+    finishRun({ status: 'crashed', message: reason }, []);
     recycle();
   } else {
     recycle(reason);
@@ -225,7 +237,7 @@ function ringLoss(detail: string): string {
 }
 
 /** What the worker wrote since the last call; undefined when the ring is corrupt, and the instance was lost for it. */
-function collectOutput(from: Instance, run: ActiveRun, final: boolean): OutputChunk[] | undefined {
+function collectOutput(from: Instance, run: ActiveRun, final: boolean): Piece[] | undefined {
   try {
     return takeOutput(run, final);
   } catch (error) {
@@ -253,7 +265,7 @@ function dispatch(run: RunMessage): void {
     return;
   }
   const decoders = { [STDOUT]: new TextDecoder(), [STDERR]: new TextDecoder() };
-  active = { runId: run.runId, decoders, timer: setInterval(forwardOutput, OUTPUT_INTERVAL_MS) };
+  active = { runId: run.runId, decoders, timer: setInterval(forwardOutput, OUTPUT_INTERVAL_MS), held: [], arrived: [] };
   Atomics.store(instance.interrupt, 0, 0);
   instance.worker.postMessage(run);
 }
@@ -273,20 +285,45 @@ function finishRun(outcome: BackendOutcome, output: OutputChunk[]): void {
 function forwardOutput(): void {
   const run = active;
   if (!run) return;
-  for (const chunk of collectOutput(instance, run, false) ?? []) send({ type: 'output', runId: run.runId, ...chunk });
+  const pieces = collectOutput(instance, run, false);
+  if (pieces) release(run, pieces, false);
+}
+
+/**
+ * Sends `pieces` after what was held, in order, each display once it has arrived. `final`: the run is over and
+ * nothing more arrives, so a mark without its display (code in the instance can write one) holds nothing back.
+ */
+function release(run: ActiveRun, pieces: Piece[], final: boolean): void {
+  run.held.push(...pieces);
+  while (run.held.length > 0) {
+    const piece = run.held[0]!;
+    if (piece === 'display') {
+      const display = run.arrived.shift();
+      if (display) send({ type: 'display', runId: run.runId, display });
+      else if (!final) return;
+    } else {
+      send({ type: 'output', runId: run.runId, ...piece });
+    }
+    run.held.shift();
+  }
+  if (final) for (const display of run.arrived.splice(0)) send({ type: 'display', runId: run.runId, display });
 }
 
 /** What the worker has written since the last call, consecutive text of one stream merged. */
-function takeOutput(run: ActiveRun, final: boolean): OutputChunk[] {
-  const chunks: OutputChunk[] = [];
+function takeOutput(run: ActiveRun, final: boolean): Piece[] {
+  const chunks: Piece[] = [];
   const add = (stream: StreamId, text: string): void => {
     if (!text) return;
     const name = streamName(stream);
     const last = chunks[chunks.length - 1];
-    if (last && last.stream === name && 'text' in last) last.text += text;
+    if (last && last !== 'display' && last.stream === name && 'text' in last) last.text += text;
     else chunks.push({ stream: name, text });
   };
   instance.output.drain((tag, bytes) => {
+    if (tag === DISPLAY_MARK) {
+      chunks.push('display');
+      return;
+    }
     const stream: StreamId = tag & STDERR ? STDERR : STDOUT;
     if (tag & DROPPED) {
       // Text still held by the decoder was written before the drop: it goes first.

@@ -5,7 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Mount } from '../sandbox/fileView';
 import type { NetworkAccess } from '../sandbox/index';
-import type { BackendOutcome, Display, ScriptRun } from '../types';
+import type { BackendOutcome, Display, ScriptRun, StreamName } from '../types';
 
 /** File descriptors of the host process: it reads the backend's messages from one and writes its own to the other. */
 export const HOST_INPUT_FD = 3;
@@ -14,7 +14,7 @@ export const HOST_OUTPUT_FD = 4;
 export const OUTBOX_SNAPSHOT = 'snapshot';
 
 export type LogLevel = 'info' | 'warn' | 'error';
-export type StreamName = 'stdout' | 'stderr';
+export type { StreamName };
 
 /** Text a run wrote, or how many bytes of a stream the worker dropped at that point to stay within the cap. */
 export type OutputChunk = { stream: StreamName; text: string } | { stream: StreamName; dropped: number };

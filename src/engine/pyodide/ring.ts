@@ -16,6 +16,11 @@ export const STDERR = 1;
 export type StreamId = typeof STDOUT | typeof STDERR;
 /** A record's tag: the stream, plus DROPPED when the payload is a count (float64) of bytes dropped from it. */
 export const DROPPED = 2;
+/**
+ * A record with no payload marking where a display came in the output: its data travels by message, which can
+ * arrive before or after the text written after it, so the host places it here (host.ts).
+ */
+export const DISPLAY_MARK = 4;
 export type RecordTag = number;
 
 const WRITE = 0;
@@ -23,8 +28,8 @@ const READ = 1;
 const CONTROL_BYTES = 8;
 const HEADER_BYTES = 5;
 const DEFAULT_DATA_BYTES = 1 << 18;
-/** Every tag the writer uses: a stream, with or without DROPPED. */
-const MAX_TAG = STDERR | DROPPED;
+/** Every tag the writer uses: a stream, with or without DROPPED, or DISPLAY_MARK. */
+const MAX_TAG = DISPLAY_MARK;
 const DROPPED_PAYLOAD_BYTES = 8;
 
 /** Someone other than the two ends changed the ring: nothing in it can be trusted any more. */
@@ -66,12 +71,13 @@ export class RingWriter extends RingView {
   }
 
   /**
-   * Appends a record, splitting large payloads; blocks while the ring is full until the host drains it.
-   * Throws RingCorruption, writing nothing more, once the counters are not what the two ends left.
+   * Appends a record (an empty one too: a mark), splitting large payloads; blocks while the ring is full until
+   * the host drains it. Throws RingCorruption, writing nothing more, once the counters are not what the two
+   * ends left.
    */
   write(tag: RecordTag, bytes: Uint8Array): void {
     const maxPayload = this.data.length - HEADER_BYTES;
-    for (let offset = 0; offset < bytes.length; offset += maxPayload) {
+    for (let offset = 0; offset === 0 || offset < bytes.length; offset += maxPayload) {
       const chunk = bytes.subarray(offset, offset + maxPayload);
       const size = HEADER_BYTES + chunk.length;
       const write = this.written;
@@ -140,6 +146,7 @@ export class RingReader extends RingView {
       if (tag > MAX_TAG) throw new RingCorruption(`a record has the unknown tag ${tag}`);
       if (length > pending - offset - HEADER_BYTES) throw new RingCorruption(`a record claims ${length} bytes, more than the ${pending - offset - HEADER_BYTES} waiting after it`);
       const payload = this.copyOut(this.read + offset + HEADER_BYTES, length);
+      if (tag === DISPLAY_MARK && length !== 0) throw new RingCorruption('a display mark carries a payload');
       if (tag & DROPPED && !validDroppedCount(payload)) throw new RingCorruption('a record of dropped bytes holds no count');
       records.push([tag, payload]);
       offset += HEADER_BYTES + length;

@@ -13,7 +13,7 @@ import displaysSource from '../python/displays.py';
 import userInputSource from '../python/user_input.py';
 import bootstrapSource from './bootstrap.py';
 import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type ToWorker, type WorkerInit } from './protocol';
-import { DROPPED, RingCorruption, RingWriter, STDERR, STDOUT, type RecordTag, type StreamId } from './ring';
+import { DISPLAY_MARK, DROPPED, RingCorruption, RingWriter, STDERR, STDOUT, type RecordTag, type StreamId } from './ring';
 import { guardWorkerCreation, refusalsAsErrno, shimConstantsBinding, withholdProcessPowers } from './harden';
 import { distributionUrl, packageCacheDir } from './packagePlan';
 import { WorkerPackages } from './workerPackages';
@@ -375,7 +375,11 @@ function mountHostFolders(py: PyodideInterface): void {
 
 /** display() and open figures (displays.py), as JSON; only a running cell's displays belong to a result. */
 function showDisplay(json: string): void {
-  if (cellRunning) post({ type: 'display', display: JSON.parse(json) as Display });
+  if (!cellRunning) return;
+  const display = JSON.parse(json) as Display;
+  // Its place among the text written before and after it (see ring.ts).
+  toRing(DISPLAY_MARK, new Uint8Array(0));
+  post({ type: 'display', display });
 }
 
 type PythonErrorClass = PyodideInterface['ffi']['PythonError'];

@@ -17,6 +17,7 @@ import type {
   InstallOptions,
   Logger,
   PackageReport,
+  StreamName,
 } from '../types';
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import { findOnPath } from '../executables';
@@ -178,8 +179,6 @@ interface Hello {
   memoryLimitMb: number;
   memoryLimit: string;
 }
-
-type StreamName = 'stdout' | 'stderr';
 
 type DriverMessage =
   | ({ type: 'hello' } & Hello)

@@ -107,7 +107,18 @@ def _send(shown, title):
     message = {"mime": mime, "data": data}
     if title:
         message["title"] = title
+    _flush_text()
     _emit(message)
+
+
+def _flush_text():
+    """Text printed before a display is sent before it, so the result keeps the order the code made them in."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            # A stream the code closed or replaced with something without flush(): nothing of it is held back here.
+            pass
 
 
 def _represent(obj):

@@ -10,7 +10,7 @@ import type { ExplorerNode, ToolExplorer } from '../toolExplorer';
 
 export interface ExplorerCommandDeps {
   explorer: Pick<ToolExplorer, 'refresh'>;
-  results: Pick<ResultsView, 'reveal' | 'showToolForm'>;
+  results: Pick<ResultsView, 'reveal' | 'present' | 'showToolForm'>;
   engine: Pick<EngineService, 'get'>;
   codeFiles: Pick<CodeFiles, 'read'>;
   settings: () => ExtensionSettings;
@@ -27,7 +27,7 @@ export function registerExplorerCommands({ explorer, results, engine: engines, c
     vscode.commands.registerCommand('codeMode.explorer.runCodeFile', async (node?: ExplorerNode) => {
       if (node?.kind !== 'codeFile') return undefined;
       const engine = await engines.get();
-      void results.reveal();
+      void results.present();
       const settings = currentSettings();
       return engine.run({
         code: (await codeFiles.read(node.file.name)).content,

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Engine } from '../../engine/engine';
 import type { BackendKind, PackagesResult } from '../../engine/types';
+import { virtualEnvironmentAction } from '../missingModule';
 import { personBackend, personSession } from '../personRun';
 import type { ExtensionSettings } from '../settings';
 
@@ -47,11 +48,23 @@ async function installPackagesCommand(deps: InstallCommandDeps, packagesArg?: st
     return result;
   }
   // The install is a card in the results view and a run in the runs channel, with pip's whole error (it can run
-  // to pages); the notification shows its first line.
-  const firstLine = (result.message || summary).split('\n')[0] ?? '';
+  // to pages); the notification leads with pip's headline.
   const details = 'Show Details';
-  void vscode.window.showWarningMessage(`Code Mode: ${firstLine.length > 300 ? `${firstLine.slice(0, 300)}…` : firstLine}`, details).then((choice) => {
+  // pip will not install into an interpreter the operating system manages (PEP 668): a virtual environment helps.
+  const managed = result.packages.some((p) => /externally-managed-environment/.test(p.error ?? ''));
+  const environment = managed ? await virtualEnvironmentAction() : undefined;
+  void vscode.window.showWarningMessage(installFailureText(result), ...(environment ? [environment.title] : []), details).then((choice) => {
     if (choice === details) void deps.results.reveal();
+    else if (environment && choice === environment.title) void vscode.commands.executeCommand(environment.command, ...environment.args);
   });
   return result;
+}
+
+/** A failed install's notification: the first failure's own first line (pip's headline), then what it kept out. */
+export function installFailureText(result: PackagesResult): string {
+  const failed = result.packages.filter((p) => !p.installed);
+  const headline = (failed[0]?.error ?? result.message).split('\n')[0]!.trim();
+  const shown = headline.length > 300 ? `${headline.slice(0, 300)}…` : headline;
+  const which = failed.length === 0 ? '' : failed.length === 1 ? ` — ${failed[0]!.requested} was not installed` : ` — ${failed.length} packages were not installed`;
+  return `Code Mode: ${shown}${which}`;
 }

@@ -18,7 +18,7 @@ export interface ResultsActionDeps {
   tools: () => Promise<LocalMcpClient>;
   settings: () => ExtensionSettings;
   /** The results view; a getter, since the view is made with these actions. */
-  results: () => Pick<ResultsPresenter, 'reveal'>;
+  results: () => Pick<ResultsPresenter, 'present'>;
   /** The window's tool-approval question. */
   toolApprovals: ToolApprovals;
 }
@@ -28,19 +28,15 @@ export async function rerun(deps: ResultsActionDeps, runId: string): Promise<Run
   const record = deps.history.get(runId);
   if (!record) return undefined;
   const engine = await deps.engine.get();
-  void deps.results().reveal();
+  void deps.results().present();
   return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command', ...personRunOptions(deps.settings().personRun, deps.toolApprovals) });
 }
 
 export function resultsActions(deps: ResultsActionDeps): ResultsActions {
   return {
     rerun: (runId) => rerun(deps, runId),
-    interrupt: async (runId) => {
-      const record = deps.history.get(runId);
-      const engine = record && (await deps.engine.ifCreated());
-      if (!record || !engine) return false;
-      return engine.interrupt(record.run.session, record.run.backend);
-    },
+    // The card's Interrupt (Cancel on a queued card): the run is stopped whether it waits, starts or runs.
+    interrupt: async (runId) => (await deps.engine.ifCreated())?.cancelRun(runId) ?? false,
     invokeTool: async (server, name, args) => {
       if (server) {
         const { bridge } = await deps.bridge.get();

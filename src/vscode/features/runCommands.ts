@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { SessionDescription } from '../../engine/engine';
 import type { BackendKind, RunResult, ScriptRun, ToolApprovals } from '../../engine/types';
 import { codeToRun } from '../codeText';
+import { offerMissingModule } from '../missingModule';
 import type { RunOutputWriter } from '../runOutput';
 import type { RunProblems } from '../runProblems';
 import { offerTimeoutSetting, personBackend, personRunOptions, personSession, scriptOf } from '../personRun';
@@ -9,8 +10,10 @@ import type { EngineService } from '../services/engineService';
 import { updateSetting, type ExtensionSettings, type PersonRunSettings } from '../settings';
 
 export interface ResultsPresenter {
+  /** Shows the results, scrolled to one run when given (an explicit request: Show Results, a Recent Runs entry). */
   reveal(runId?: string): Promise<void>;
-  isVisible(): boolean;
+  /** Brings a person's run into sight without taking the side bar from another view (see ResultsView.present). */
+  present(): Promise<void>;
 }
 
 export interface RunCommandDeps {
@@ -38,15 +41,15 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
     const engine = await engines.get();
     const settings = currentSettings().personRun;
     const pending = engine.run({ code, backend, script, session: personSession(settings, document), origin: 'command', ...personRunOptions(settings, toolApprovals) });
-    await results.reveal();
-    // The runs channel is always written; it opens only where the results cannot be seen (or when asked to),
-    // so the same output is not shown twice at once.
-    if (settings.showRunsChannel || !results.isVisible()) runsChannel.reveal(true);
+    await results.present();
+    // The runs channel is always written; the result is in the Results view, so it opens only when asked to.
+    if (settings.showRunsChannel) runsChannel.reveal(true);
     const result = await pending;
     if (!result.success && result.diagnostics?.error_type === 'INVALID_ARGUMENT') {
       void vscode.window.showWarningMessage(`Code Mode: ${result.diagnostics.message}`);
     }
     offerTimeoutSetting(result);
+    void offerMissingModule(result, backend, interpreterPath(), script);
     if (script) problems.update(script, result);
     return result;
   };
@@ -85,21 +88,18 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
       return run(document.getText(), document, undefined, scriptOf(document, 1, currentSettings().personRun));
     }),
     vscode.commands.registerCommand('codeMode.chooseBackend', async (choice?: PersonRunSettings['backend']) => {
-      const current = currentSettings().personRun.backend;
       const python = interpreterPath() ?? 'python3 on PATH';
       // Its version is known once one of its sessions has started.
       const engine = await engines.ifCreated();
       const version = engine?.describeSessions().find((s) => s.backend === 'python' && s.info.pythonVersion)?.info.pythonVersion;
       const jupyterUrl = currentSettings().backends.jupyter.url;
-      const items = [
-        // The unsandboxed backends are not offered where they would not run (Restricted Mode).
-        ...(vscode.workspace.isTrusted ? [{ label: version ? `Workspace Python ${version}` : 'Workspace Python', description: python, value: 'python' as const }] : []),
-        { label: 'Pyodide (WebAssembly)', description: 'sandboxed, no set-up', value: 'pyodide' as const },
-        ...(vscode.workspace.isTrusted && jupyterUrl ? [{ label: 'Jupyter kernel', description: jupyterUrl === 'local' ? 'a local Jupyter Server' : jupyterUrl, value: 'jupyter' as const }] : []),
-        { label: "Same as agents'", description: `now ${currentSettings().engine.defaultBackend} (codeMode.defaultBackend)`, value: 'same-as-agents' as const },
-      ].map((item) => ({ ...item, label: item.value === current ? `$(check) ${item.label}` : item.label, picked: item.value === current }));
+      const items = backendChoices(currentSettings(), vscode.workspace.isTrusted, version ? `Workspace Python ${version}` : 'Workspace Python', python);
       const picked = choice ?? (await vscode.window.showQuickPick(items, { title: 'Code Mode: backend for your runs', placeHolder: 'Agents keep codeMode.defaultBackend' }))?.value;
       if (picked !== 'pyodide' && picked !== 'python' && picked !== 'jupyter' && picked !== 'same-as-agents') return undefined;
+      if (picked === 'jupyter' && !jupyterUrl && choice === undefined) {
+        await vscode.commands.executeCommand('workbench.action.openSettings', 'codeMode.jupyter.url');
+        return undefined;
+      }
       await updateSetting('run.backend', picked);
       return picked;
     }),
@@ -111,7 +111,9 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
         return false;
       }
       const reason = 'the session was restarted from VS Code';
-      const chosen = target ? [target] : await pickSessions(live, personSession(currentSettings().personRun, vscode.window.activeTextEditor?.document));
+      // One live session is the one meant: asking "which?" with a single answer is a click for nothing.
+      const only = live.length === 1 ? [{ session: live[0]!.name, backend: live[0]!.backend }] : undefined;
+      const chosen = target ? [target] : (only ?? (await pickSessions(live, personSession(currentSettings().personRun, vscode.window.activeTextEditor?.document))));
       if (!chosen || chosen.length === 0) return false;
       await Promise.all(chosen.map((s) => engine.resetSession(s.session, s.backend, reason)));
       const names = chosen.map((s) => `"${s.session}" (${s.backend})`).join(', ');
@@ -121,14 +123,29 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
     vscode.commands.registerCommand('codeMode.interrupt', async () => {
       const engine = await engines.ifCreated();
       if (!engine) return false;
-      const running = engine.describeSessions().filter((s) => s.runningRunId);
-      for (const session of running) engine.interrupt(session.name, session.backend);
-      if (running.length === 0) void vscode.window.showInformationMessage('Code Mode: nothing is running.');
-      return running.length > 0;
+      // Every run the person sees as running: those running or starting their interpreter, and those queued.
+      const runIds = engine.describeSessions().flatMap((s) => [...(s.runningRunId ? [s.runningRunId] : []), ...s.queuedRunIds]);
+      const stopped = runIds.filter((runId) => engine.cancelRun(runId));
+      if (stopped.length === 0) void vscode.window.showInformationMessage('Code Mode: nothing is running.');
+      return stopped.length > 0;
     }),
     vscode.commands.registerCommand('codeMode.showOutput', () => runsChannel.reveal()),
     vscode.commands.registerCommand('codeMode.openResults', (runId?: string) => results.reveal(runId)),
   ];
+}
+
+/** The items of Choose Backend: where your runs can go here, the current one checked. */
+export function backendChoices(settings: ExtensionSettings, trusted: boolean, pythonLabel: string, python: string) {
+  const current = settings.personRun.backend;
+  const jupyterUrl = settings.backends.jupyter.url;
+  return [
+    // The unsandboxed backends are not offered where they would not run (Restricted Mode).
+    ...(trusted ? [{ label: pythonLabel, description: python, value: 'python' as const }] : []),
+    { label: 'Pyodide (WebAssembly)', description: 'sandboxed, no set-up', value: 'pyodide' as const },
+    // Offered without a server too, saying what it needs: picking it then opens the setting.
+    ...(trusted ? [{ label: 'Jupyter kernel', description: !jupyterUrl ? 'set a server first (codeMode.jupyter.url)' : jupyterUrl === 'local' ? 'a local Jupyter Server' : jupyterUrl, value: 'jupyter' as const }] : []),
+    { label: "Same as agents'", description: `now ${settings.engine.defaultBackend} (codeMode.defaultBackend)`, value: 'same-as-agents' as const },
+  ].map((item) => ({ ...item, label: item.value === current ? `$(check) ${item.label}` : item.label, picked: item.value === current }));
 }
 
 /** Which live sessions to restart: the active editor's first, or all of them. */

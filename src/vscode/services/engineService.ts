@@ -28,6 +28,8 @@ export interface EngineServiceDeps {
  */
 export class EngineService implements vscode.Disposable {
   private engine: Promise<Engine> | undefined;
+  /** The settings change being applied (new backends, another interpreter), which get() waits for. */
+  private settling: Promise<void> = Promise.resolve();
   private readonly runEvents = new vscode.EventEmitter<RunEvent>();
   private readonly stateChanges = new vscode.EventEmitter<void>();
   readonly onRunEvent = this.runEvents.event;
@@ -39,9 +41,17 @@ export class EngineService implements vscode.Disposable {
     return this.engine !== undefined;
   }
 
+  /** The engine, once a settings change under way is applied: a run started right after a change uses the new backends. */
   get(): Promise<Engine> {
-    this.engine ??= this.create();
-    return this.engine;
+    const engine = (this.engine ??= this.create());
+    return this.settling.then(() => engine);
+  }
+
+  /** Applies a settings change; get() waits for it (changes apply one after another). */
+  applySettings(work: () => Promise<void>): Promise<void> {
+    const applied = this.settling.then(work);
+    this.settling = applied.catch(() => undefined);
+    return applied;
   }
 
   /** The engine if it was created (or is being created); never creates one. */

@@ -28,8 +28,12 @@ export class InterpreterService {
     return this.choice;
   }
 
-  /** codeMode.pythonPath changed: the tracker looks again (and reports through its change event). */
-  settingChanged(): void {
+  /**
+   * codeMode.pythonPath changed: the interpreter is looked up and swapped in now, and the tracker reports it
+   * through its change event (to the status bar and the views; changed() is then a no-op).
+   */
+  async settingChanged(): Promise<void> {
+    await this.changed(await this.tracker.current());
     this.tracker.settingChanged();
   }
 

@@ -54,6 +54,8 @@ export class McpEndpoints implements vscode.Disposable {
         // Its one client is Copilot in this window, working in the sessions the person sees, restarts and shares
         // (codeMode.run.session "shared-with-agents"): its runs use the engine's shared sessions on purpose.
         shareSessions: true,
+        // VS Code logs a warning for the SDK's priming events otherwise (primingEvents.ts).
+        idOnlyPrimingEvents: true,
         sessionIdleMs: this.settings.current.mcpHttpSessionIdleMinutes * 60_000,
         ...this.serverOptions(codeMode),
       });

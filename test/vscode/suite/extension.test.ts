@@ -92,6 +92,34 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     );
     const tools = (await explorer.getChildren(sections[1])) as ExplorerNode[];
     assert.ok(tools.some((t) => t.kind === 'tool' && t.tool.name === 'run_python'), 'run_python listed');
+    // VS Code's Tools are the ones Python can use: VS Code's chat-internal tools are left out.
+    const listed = ((await explorer.getChildren(sections[2])) as ExplorerNode[]).map((n) => String(explorer.getTreeItem(n).label));
+    const internal = vscode.lm.tools.map((t) => t.name).filter((name) => /_internal$|confirmation/.test(name) || ['task_complete', 'runSubagent', 'inline_chat_exit'].includes(name));
+    assert.ok(internal.length > 0, 'this VS Code has internal tools to leave out');
+    assert.deepEqual(listed.filter((label) => internal.includes(label)), [], `listed: ${listed.join(', ')}`);
+    assert.ok(listed.length > 0 && listed.every((label) => vscode.lm.tools.some((t) => t.name === label)), `listed: ${listed.join(', ')}`);
+  });
+
+  it("settings read right to a newcomer: your runs' first, the agents' saying so, Markdown with links, no language category", () => {
+    const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
+      categories: string[];
+      contributes: { configuration: { title: string; order: number; properties: Record<string, { markdownDescription?: string; description?: string; order: number }> }[] };
+    };
+    const sections = [...manifest.contributes.configuration].sort((a, b) => a.order - b.order);
+    assert.deepEqual(sections.map((section) => section.title), ['Your Runs', "Agents' Runs (MCP)", 'Interpreters', 'Tools Python Code Can Call', 'Guardrails']);
+    const first = Object.entries(sections[0]!.properties).sort(([, a], [, b]) => a.order - b.order)[0]!;
+    assert.equal(first[0], 'codeMode.run.backend');
+    const agents = sections[1]!.properties['codeMode.defaultBackend']!;
+    assert.match(agents.markdownDescription ?? '', /^Backend of agents' runs .* Your own runs use #codeMode\.run\.backend#\.$/);
+    const all = sections.flatMap((section) => Object.entries(section.properties));
+    assert.deepEqual(all.filter(([, p]) => !p.markdownDescription || p.description !== undefined).map(([key]) => key), [], 'every setting has a Markdown description');
+    // Every link names a setting there is.
+    const keys = new Set(all.map(([key]) => key));
+    const links = all.flatMap(([, p]) => [...(p.markdownDescription ?? '').matchAll(/#(codeMode\.[\w.]+)#/g)].map((m) => m[1]!));
+    assert.ok(links.length >= 5 && links.every((link) => keys.has(link)), links.join(', '));
+    assert.ok(!manifest.categories.includes('Programming Languages'));
+    // VS Code registered them: the values resolve through the configuration API.
+    assert.equal(vscode.workspace.getConfiguration('codeMode').inspect('run.backend')?.defaultValue, 'python');
   });
 
   it('the first run leaves the editor as it was: one group, the code editor active, results in the sidebar, no output panel', async () => {
@@ -107,6 +135,62 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.equal(codeMode.runsChannelReveals(), channelReveals, 'the runs channel is written, not revealed');
     const newest = await until('the run in the results view', async () => (await codeMode.results.probe()).pop());
     assert.equal(newest.runId, result.run_id);
+  });
+
+  it('a later run leaves the person in the Explorer: a badge and the status bar say a result is there, no Output panel', async () => {
+    const codeMode = await api();
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'hello.py');
+    await vscode.window.showTextDocument(file);
+    await vscode.commands.executeCommand('workbench.view.explorer');
+    await until('the Results view out of sight', () => !codeMode.results.isVisible());
+    const channelReveals = codeMode.runsChannelReveals();
+    const result = (await vscode.commands.executeCommand('codeMode.runFile')) as RunResult;
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.equal(codeMode.results.isVisible(), false, 'the side bar stays on the Explorer');
+    assert.equal(codeMode.runsChannelReveals(), channelReveals, 'the Output panel does not open either');
+    assert.equal(codeMode.results.unseenRuns, 1, 'the badge counts the result');
+    assert.match(codeMode.runStatus().text, /1 new result/);
+    assert.equal(codeMode.runStatus().visible, true);
+    // Showing the results is seeing them: the badge and the status bar's note go.
+    await vscode.commands.executeCommand('codeMode.openResults');
+    await until('the results seen', () => codeMode.results.isVisible() && codeMode.results.unseenRuns === 0);
+    assert.doesNotMatch(codeMode.runStatus().text, /new result/);
+  });
+
+  it("a person's run shows its output in program order and attaches no file it only names", async () => {
+    const codeMode = await api();
+    const folder = vscode.workspace.workspaceFolders![0]!.uri;
+    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder, 'data.csv'), Buffer.from('city,temp\nOslo,4\n'));
+    const file = vscode.Uri.joinPath(folder, 'ordered.py');
+    await vscode.workspace.fs.writeFile(file, Buffer.from('print("read from data.csv")\ndisplay("THE-TABLE")\nprint("done")\n'));
+    await vscode.window.showTextDocument(file);
+    const result = (await vscode.commands.executeCommand('codeMode.runFile')) as RunResult;
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.deepEqual(result.displays, [{ mime: 'text/plain', data: 'THE-TABLE' }], 'only what the code displayed, not data.csv');
+    await vscode.commands.executeCommand('codeMode.openResults');
+    const card = await until('the ordered card', async () => (await codeMode.results.probe()).find((c) => c.runId === result.run_id && c.status === 'ok'));
+    const at = (text: string) => card.text.indexOf(text);
+    assert.ok(at('read from data.csv') >= 0 && at('read from data.csv') < at('THE-TABLE') && at('THE-TABLE') < at('done'), card.text);
+    assert.ok(!card.text.includes('Oslo'), 'the csv was not attached');
+    // The runs channel follows the same order.
+    const channel = codeMode.runsChannelText();
+    const from = channel.lastIndexOf('read from data.csv');
+    assert.ok(from >= 0 && from < channel.indexOf('[display text/plain]', from) && channel.indexOf('[display text/plain]', from) < channel.indexOf('done', from), channel.slice(-400));
+  });
+
+  it("a run from run_python's tool form is named after the tool, in the card and in Recent Runs", async () => {
+    const codeMode = await api();
+    const reply = await codeMode.results.invokeFromForm(undefined, 'run_python', { code: 'print("from the form")' });
+    assert.equal(reply.ok, true, JSON.stringify(reply.content));
+    const record = await until('the form run in the history', () => codeMode.history.all().find((r) => r.run.code === 'print("from the form")' && r.result));
+    assert.deepEqual([record.run.origin, record.run.tool], ['explorer', 'run_python']);
+    const { explorer } = codeMode;
+    const runs = (await explorer.getChildren((await explorer.getChildren()).find((n) => n.kind === 'section' && n.section === 'runs'))) as ExplorerNode[];
+    const node = runs.find((n) => n.kind === 'run' && n.record.run.runId === record.run.runId)!;
+    assert.equal(explorer.getTreeItem(node).label, 'run_python: print("from the form")');
+    await vscode.commands.executeCommand('codeMode.openResults');
+    const card = await until('the form run card', async () => (await codeMode.results.probe()).find((c) => c.runId === record.run.runId));
+    assert.match(card.text, /run_python form/);
   });
 
   it('the runs channel keeps the head and the tail of a capped output, and says how much is left out', async () => {
@@ -145,7 +229,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       return text.includes('line 2') ? text : undefined;
     });
     // Your runs: the workspace interpreter, in a session of your own (the agents' is "default").
-    assert.match(runsText, /── run .* python · session "interactive" · command/);
+    assert.match(runsText, /── run .* Python · session "interactive" · command/);
     assert.match(runsText, /line 0\nline 1\nline 2\n/);
     assert.match(runsText, /── ok in [\d.]+ ms ──/);
     const shown = await until('the run card in the webview', async () => {
@@ -511,7 +595,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.deepEqual([yours.backend, yours.session, yours.stdout], ['pyodide', 'interactive', 'yours\n'], 'your runs fall back to Pyodide in Restricted Mode');
     // The refused run has a card that says why, not a bare error code.
     const refusedCard = await until('the refused run in the results view', async () => (await codeMode.results.probe()).find((c) => c.runId === refused.run_id));
-    assert.match(refusedCard.text, /not run/);
+    assert.match(refusedCard.text, /Not run/);
     assert.match(refusedCard.text, /not trusted \(Restricted Mode\)/);
     assert.doesNotMatch(refusedCard.text, /INVALID_ARGUMENT/);
     const { explorer } = codeMode;
