@@ -95,3 +95,40 @@ export async function measureMemory(root: string, runs: number): Promise<void> {
     fs.rmSync(storage, { recursive: true, force: true });
   }
 }
+
+export interface TreeMemory {
+  /** Resident memory of the process and all its descendants. */
+  rssBytes: number;
+  /** Their proportional share (shared pages split between the processes that map them): what they add. */
+  pssBytes: number;
+  processes: number;
+}
+
+/** RSS and PSS of `pid` and its descendants (Linux /proc); undefined elsewhere or once it is gone. */
+export function processTreeMemory(pid: number): TreeMemory | undefined {
+  try {
+    const children = new Map<number, number[]>();
+    for (const name of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        // ppid is the second field after the ")" that ends the command name.
+        const ppid = Number(fs.readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+        children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+      } catch {
+        // ended meanwhile
+      }
+    }
+    const tree = [pid];
+    for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
+    let rssBytes = 0;
+    let pssBytes = 0;
+    for (const member of tree) {
+      const rollup = fs.readFileSync(`/proc/${member}/smaps_rollup`, 'utf8');
+      rssBytes += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+      pssBytes += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+    }
+    return { rssBytes, pssBytes, processes: tree.length };
+  } catch {
+    return undefined;
+  }
+}

@@ -2,7 +2,11 @@
 //   * a spawn-per-call baseline (`python3 -c` per call),
 //   * the MCP floor: an SDK stdio server whose tool runs nothing (bench/floorServer.ts), called with the same
 //     SDK client as ours, interleaved call by call with our run_python calls and with the engine alone,
-//   * the Pyodide sandbox's two mechanisms (bubblewrap, Deno), start from the snapshot and warm runs alternating.
+//   * the Pyodide sandbox's two mechanisms (bubblewrap, Deno), start from the snapshot and warm runs alternating,
+//   * a local ipykernel driven directly with jupyter_client (bench/directKernel.py), interleaved with the jupyter
+//     backend's calls,
+// and the memory of a spare Pyodide host and of a Pyodide session's host after the warm calls.
+// The issue's figures (the first table printed) are ratios of figures measured in the same run.
 // Numbers are printed, never asserted: this machine is shared and noisy.
 //
 //   npm run bench [-- --quick] [--root <checkout>] [--compare <checkout>]
@@ -15,7 +19,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -26,7 +30,7 @@ import type { Engine } from '../src/engine/engine';
 import type { SandboxChoice } from '../src/engine/sandbox/index';
 import type { BackendKind, Logger, RunResult } from '../src/engine/types';
 import { FLOOR_TOOL } from './floorServer';
-import { measureMemory } from './memory';
+import { measureMemory, processTreeMemory, type TreeMemory } from './memory';
 
 type EngineModule = typeof import('../src/engine/index');
 type PyodideModule = typeof import('../src/engine/pyodide/backend');
@@ -45,6 +49,8 @@ const WARM_CALLS = quick ? 100 : 1000;
 const PARALLEL_CALLS = quick ? 400 : 2000;
 const CALLERS = 8;
 const BRIDGE_CALLS = quick ? 100 : 500;
+/** Rounds of the 8-way throughput figure, ours and the floor's alternating; the median is shown. */
+const THROUGHPUT_ROUNDS = 3;
 /** The interpreter with jupyter_server and ipykernel that the jupyter backend's local server runs (Debian's on CI). */
 const JUPYTER_PYTHON = process.env.CODE_MODE_TEST_JUPYTER_PYTHON ?? '/usr/bin/python3';
 /** Set in main(): the jupyter backend is measured where every target has it and this machine can serve it. */
@@ -329,6 +335,12 @@ interface Series {
 
 interface Warm {
   floor: Series;
+  /** The floor's connection, left open for its throughput figure. */
+  floorConn: Connection;
+  /** A local kernel driven with jupyter_client, when the jupyter backend is measured. */
+  directKernel?: Series;
+  /** Memory of the primary target's in-process Pyodide session host after the warm calls. */
+  pyodideSessionMemory?: TreeMemory;
   /** `${label} ${backend} mcp` and `${label} ${backend} engine`. */
   byKey: Map<string, Series>;
   /** Our servers, left open for the throughput and tools/list figures. */
@@ -349,8 +361,9 @@ async function measureWarm(targets: Target[]): Promise<Warm> {
       if (raw.isError) throw new Error('the floor tool failed');
     },
     samples: [],
-    close: () => floorConn.close(),
+    close: async () => undefined,
   };
+  const directKernel = BACKENDS.includes('jupyter') ? await startDirectKernel() : undefined;
   const byKey = new Map<string, Series>();
   const servers = new Map<string, Connection>();
   const toolsList = new Map<Target, { bytes: number; tools: number }>();
@@ -377,9 +390,14 @@ async function measureWarm(targets: Target[]): Promise<Warm> {
         close: async () => undefined,
       });
     }
-    byKey.get(`${target.label} python engine`)!.close = () => engine.dispose();
+    byKey.get(`${target.label} python engine`)!.close = async () => {
+      const pid = target === targets[0] ? engine.backendInfo('pyodide').pid : undefined;
+      if (pid !== undefined) pyodideSessionMemory = processTreeMemory(pid);
+      await engine.dispose();
+    };
   }
-  const all = [floor, ...byKey.values()];
+  let pyodideSessionMemory: TreeMemory | undefined;
+  const all = [floor, ...(directKernel ? [directKernel] : []), ...byKey.values()];
   for (let i = 0; i < 50; i++) for (const series of all) await series.call();
   for (let round = 0; round < WARM_CALLS; round++) {
     for (let k = 0; k < all.length; k++) {
@@ -387,22 +405,86 @@ async function measureWarm(targets: Target[]): Promise<Warm> {
       series.samples.push(await timed(() => series.call()));
     }
   }
-  await Promise.all(all.map((s) => s.close()));
-  return { floor, byKey, servers, toolsList };
+  for (const series of all) await series.close();
+  return { floor, floorConn, directKernel, pyodideSessionMemory, byKey, servers, toolsList };
 }
 
-async function measureThroughput(conn: Connection): Promise<number> {
+/** bench/directKernel.py on the jupyter backend's interpreter: one execution per line, answered when the kernel is idle. */
+async function startDirectKernel(): Promise<Series> {
+  const child = spawn(JUPYTER_PYTHON, [path.join(benchDir, 'directKernel.py')], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines: string[] = [];
+  let waiting: ((line: string) => void) | undefined;
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    buffered += text;
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      if (waiting) {
+        const deliver = waiting;
+        waiting = undefined;
+        deliver(line);
+      } else lines.push(line);
+    }
+  });
+  const nextLine = () => new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : (waiting = resolve)));
+  if ((await nextLine()) !== 'ready') throw new Error('the direct kernel did not start');
+  return {
+    name: 'jupyter direct kernel',
+    call: async () => {
+      child.stdin.write(`${JSON.stringify(CODE)}\n`);
+      const printed = JSON.parse(await nextLine()) as string;
+      if (printed !== '2\n') throw new Error(`unexpected output from the direct kernel: ${JSON.stringify(printed)}`);
+    },
+    samples: [],
+    close: async () => {
+      child.stdin.end();
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+/** Calls/s of CALLERS callers sharing one connection, PARALLEL_CALLS calls in all; `call` says whether a call succeeded. */
+async function measureThroughput(call: () => Promise<boolean>): Promise<number> {
   let next = 0;
   let ok = 0;
   const caller = async () => {
     while (next < PARALLEL_CALLS) {
       next++;
-      const result = await runPython(conn.client, { code: CODE });
-      if (result.success && result.stdout === '2\n') ok++;
+      if (await call()) ok++;
     }
   };
   const parallelMs = await timed(() => Promise.all(Array.from({ length: CALLERS }, caller)));
   return (ok / parallelMs) * 1000;
+}
+
+async function runPythonSucceeds(conn: Connection): Promise<boolean> {
+  const result = await runPython(conn.client, { code: CODE });
+  return result.success && result.stdout === '2\n';
+}
+
+async function floorCallSucceeds(conn: Connection): Promise<boolean> {
+  const raw = (await conn.client.callTool({ name: FLOOR_TOOL, arguments: { code: CODE } })) as CallToolResult;
+  return !raw.isError;
+}
+
+// ---- the spare Pyodide host ------------------------------------------------------------------------------
+
+/** The memory of a spare Pyodide host (restored from the snapshot, idle) at `target`; undefined where it keeps none. */
+async function measureSpare(target: Target): Promise<TreeMemory | undefined> {
+  const engine = target.engines.createEngine({ storageDir: target.storage, workspaceRoots: [target.workspace] });
+  try {
+    if (!('keepSpare' in engine)) return undefined;
+    engine.keepSpare('pyodide');
+    const deadline = Date.now() + 300_000;
+    while (engine.spareInfo()?.state !== 'ready') {
+      if (Date.now() > deadline) throw new Error('the spare Pyodide host did not start');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return processTreeMemory(engine.spareInfo()!.pid!);
+  } finally {
+    await engine.dispose();
+  }
 }
 
 // ---- the code-mode bridge -------------------------------------------------------------------------------
@@ -477,7 +559,8 @@ async function main(): Promise<void> {
   try {
     const interpreter = (await import(pathToFileURL(path.join(primary.root, 'src', 'engine', 'python', 'interpreter.ts')).href)) as InterpreterModule;
     const python = interpreter.resolvePythonInterpreter();
-    console.log(`bench: ${quick ? 'quick' : 'full'} run; node ${process.version}; python ${python}; ${os.cpus().length} CPUs; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const loadAtStart = os.loadavg();
+    console.log(`bench: ${quick ? 'quick' : 'full'} run; node ${process.version}; python ${python}; ${os.cpus().length} CPUs; load ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);
     for (const target of targets) console.log(`  ${target.label}: ${target.root}`);
 
     const cpuAtStart = cpuTicks();
@@ -487,11 +570,17 @@ async function main(): Promise<void> {
     const serverStarts = await measureServerStarts(targets);
     const warm = await measureWarm(targets);
     const mechanisms = await measureSandboxMechanisms(primary);
-    const throughput = new Map<string, number>();
-    for (const [key, conn] of warm.servers) {
-      throughput.set(key, await measureThroughput(conn));
-      await conn.close();
+    // Rounds alternate the floor and each of our servers, so load from elsewhere lands on all of them alike.
+    const throughputRounds = new Map<string, number[]>();
+    const floorThroughput: number[] = [];
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      floorThroughput.push(await measureThroughput(() => floorCallSucceeds(warm.floorConn)));
+      for (const [key, conn] of warm.servers) throughputRounds.set(key, [...(throughputRounds.get(key) ?? []), await measureThroughput(() => runPythonSucceeds(conn))]);
     }
+    await warm.floorConn.close();
+    for (const conn of warm.servers.values()) await conn.close();
+    const throughput = new Map([...throughputRounds].map(([key, rounds]) => [key, median(rounds)]));
+    const spareMemory = await measureSpare(primary);
     // Each bridged figure is paired with a direct one taken just before it, so both see the same load.
     const bridge = new Map<string, { bridged: number; direct: number }>();
     for (const target of targets) {
@@ -513,6 +602,75 @@ async function main(): Promise<void> {
     const multi = targets.length > 1;
     const column = (target: Target, backend: BackendKind) => `${names[backend]}${multi ? ` @ ${target.label}` : ''}`;
 
+    const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+    const others = othersShare === undefined ? '' : `; CPU used by processes outside the bench: ${(Math.max(0, othersShare) * 100).toFixed(0)} % of the machine's`;
+    console.log(`\nThe issue's figures, each a ratio of figures measured in this run (medians; load average ${load(loadAtStart)} at the start, ${load(loadAfter)} at the end${others})`);
+    const directP50 = warm.directKernel && median(warm.directKernel.samples);
+    const floorThroughputMedian = median(floorThroughput);
+    const ratioCell = (a: number, b: number, unit: string) => `${fmt(a)} / ${fmt(b)} ${unit} = ${times(a / b).replace('.0×', '×')}`;
+    const issueRows: { figure: string; target: string; value(t: Target): string; holds(t: Target): boolean | undefined }[] = [
+      {
+        figure: `Pyodide first result from a server spawn (snapshot saved earlier) / the workspace-Python backend's (median of ${COLD_RUNS})`,
+        target: '≤ 2×',
+        value: (t) => ratioCell(median(serverStarts.get(`${t.label} pyodide`)!), median(serverStarts.get(`${t.label} python`)!), 'ms'),
+        holds: (t) => median(serverStarts.get(`${t.label} pyodide`)!) / median(serverStarts.get(`${t.label} python`)!) <= 2,
+      },
+      {
+        figure: `Pyodide's very first start, no snapshot yet: backend spawn → ready (median of ${PYODIDE_COLD_RUNS})`,
+        target: '≤ 1,500 ms',
+        value: (t) => `${fmt(median(starts.get(t)!.coldMs))} ms`,
+        holds: (t) => median(starts.get(t)!.coldMs) <= 1500,
+      },
+      {
+        figure: 'warm run_python p50, Pyodide / the MCP floor',
+        target: '≤ 1.8×',
+        value: (t) => ratioCell(p50(`${t.label} pyodide mcp`), floorP50, 'ms'),
+        holds: (t) => p50(`${t.label} pyodide mcp`) / floorP50 <= 1.8,
+      },
+      {
+        figure: 'warm p50, workspace Python / the MCP floor',
+        target: '≤ 1.4×',
+        value: (t) => ratioCell(p50(`${t.label} python mcp`), floorP50, 'ms'),
+        holds: (t) => p50(`${t.label} python mcp`) / floorP50 <= 1.4,
+      },
+      ...(directP50 === undefined
+        ? []
+        : [
+            {
+              figure: 'warm p50, Jupyter backend (local server) / a kernel driven directly with jupyter_client',
+              target: '≤ 1.2×',
+              value: (t: Target) => ratioCell(p50(`${t.label} jupyter mcp`), directP50, 'ms'),
+              holds: (t: Target) => p50(`${t.label} jupyter mcp`) / directP50 <= 1.2,
+            },
+          ]),
+      {
+        figure: `${CALLERS} concurrent callers on one connection, calls/s, each backend / the floor's (${fmt(floorThroughputMedian)}; median of ${THROUGHPUT_ROUNDS} rounds)`,
+        target: '≥ 40 %',
+        value: (t) => BACKENDS.map((b) => `${names[b]} ${((throughput.get(`${t.label} ${b}`)! / floorThroughputMedian) * 100).toFixed(0)} %`).join(', '),
+        holds: (t) => BACKENDS.every((b) => throughput.get(`${t.label} ${b}`)! / floorThroughputMedian >= 0.4),
+      },
+    ];
+    const verdict = (holds: boolean | undefined) => (holds === undefined ? '' : holds ? ' ✓' : ' ✗');
+    table(
+      ['figure', 'target', ...targets.map((t) => t.label)],
+      issueRows.map((row) => [row.figure, row.target, ...targets.map((t) => `${row.value(t)}${verdict(row.holds(t))}`)]),
+    );
+    const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+    const memoryLine = (what: string, m: TreeMemory | undefined) => (m ? `${what}: RSS ${mib(m.rssBytes)}, PSS ${mib(m.pssBytes)} (${m.processes} processes)` : `${what}: not measured`);
+    console.log(`\n${memoryLine(`a spare Pyodide host at ${primary.label} (restored from the snapshot, idle)`, spareMemory)}`);
+    console.log(memoryLine(`a Pyodide session's host at ${primary.label} after ${WARM_CALLS + 50} warm runs`, warm.pyodideSessionMemory));
+
+    console.log(`\nWhere a warm run_python print(1+1) goes at ${primary.label} (differences of p50s measured interleaved in this run)`);
+    table(
+      ['backend', 'warm p50 (ms)', 'the MCP floor: client, SDK server, two process hops', 'our MCP layer beyond the floor (handler, result shaping, events, history)', 'the engine and its interpreter (engine.run)'],
+      BACKENDS.map((b) => {
+        const mcp = p50(`${primary.label} ${b} mcp`);
+        const engine = p50(`${primary.label} ${b} engine`);
+        const kernel = b === 'jupyter' && directP50 !== undefined ? `; of it a kernel driven directly: ${fmt(directP50)}` : '';
+        return [names[b], fmt(mcp), fmt(floorP50), fmt(mcp - engine - floorP50), `${fmt(engine)}${kernel}`];
+      }),
+    );
+
     console.log(`\nOver MCP stdio with the SDK's client, against spawn-per-call (\`python3 -c\` per call) measured in the same run`);
     const columns = targets.flatMap((t) => BACKENDS.map((b) => [t, b] as const));
     table(
@@ -527,6 +685,7 @@ async function main(): Promise<void> {
 
     console.log(`\nWarm calls, interleaved call by call (${WARM_CALLS} rounds; the floor is an SDK stdio server whose tool returns a constant)`);
     const warmRows: string[][] = [['MCP floor (SDK server, tool runs nothing)', fmt(floorP50), fmt(percentile(warm.floor.samples, 90)), '1.0×']];
+    if (warm.directKernel) warmRows.push(['a local kernel driven directly with jupyter_client (no server)', fmt(directP50!), fmt(percentile(warm.directKernel.samples, 90)), times(directP50! / floorP50)]);
     for (const [t, b] of columns) {
       const mcp = `${t.label} ${b} mcp`;
       const engine = `${t.label} ${b} engine`;
@@ -582,7 +741,6 @@ async function main(): Promise<void> {
         ],
       );
     }
-    const others = othersShare === undefined ? '' : `; CPU used by processes outside the bench: ${(Math.max(0, othersShare) * 100).toFixed(0)} % of the machine's`;
     console.log(`\n${elapsedS.toFixed(0)} s; load average at the end ${loadAfter.map((l) => l.toFixed(2)).join(' ')}${others}`);
 
     const outDir = path.join(benchDir, 'results');
@@ -595,7 +753,11 @@ async function main(): Promise<void> {
       elapsedS,
       othersCpuShare: othersShare,
       spawnPerCall: baseline,
-      mcpFloor: { p50Ms: floorP50, p90Ms: percentile(warm.floor.samples, 90) },
+      loadAtStart,
+      mcpFloor: { p50Ms: floorP50, p90Ms: percentile(warm.floor.samples, 90), callsPerSecond8Way: floorThroughputMedian },
+      directKernelP50Ms: directP50,
+      spareHost: spareMemory,
+      pyodideSessionHost: warm.pyodideSessionMemory,
       targets: targets.map((t) => ({
         label: t.label,
         root: t.root,

@@ -16,6 +16,7 @@ import { CodeModeMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
 import { personBackend } from './vscode/personRun';
 import { RESULTS_VIEW_ID, ResultsView } from './vscode/resultsView';
 import { RunOutputWriter } from './vscode/runOutput';
+import { PyodideSpare } from './vscode/pyodideSpare';
 import { RunProblems } from './vscode/runProblems';
 import { onSettingsChange } from './vscode/settings';
 import { RunStatusItem, STATUS_MENU_COMMAND, type RunStatusSnapshot } from './vscode/statusBar';
@@ -75,7 +76,8 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   );
   const explorerTree = vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true });
   results.setCompanion(explorerTree);
-  const mcpProvider = new CodeModeMcpProvider(settings, interpreterPath, () => mcp.loopback(), context.extensionPath);
+  const pyodideSpare = new PyodideSpare(() => engine.get(), settings);
+  const mcpProvider = new CodeModeMcpProvider(settings, interpreterPath, () => mcp.loopback(), context.extensionPath, () => pyodideSpare.want());
   const status = new RunStatusItem(
     () => personBackend(settings(), vscode.workspace.isTrusted),
     (kind) => describeBackend(kind, interpreterPath(), settings().backends),
@@ -91,6 +93,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     results,
     explorer,
     mcpProvider,
+    pyodideSpare,
     status,
     { dispose: () => history.flush() },
     engine.onRunEvent((event) => {
@@ -109,9 +112,17 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
       mcpProvider.refresh();
     }),
     onSettingsChange((event) => {
-      void container.settingsChanged(event).then(() => explorer.refresh());
+      void container.settingsChanged(event).then(() => {
+        explorer.refresh();
+        if (event.affectsConfiguration('codeMode.pyodide.warmSpare') || event.affectsConfiguration('codeMode.defaultBackend')) pyodideSpare.apply();
+      });
       status.update();
-      if (event.affectsConfiguration('codeMode.mcp') || event.affectsConfiguration('codeMode.defaultBackend') || event.affectsConfiguration('codeMode.timeoutSeconds')) {
+      if (
+        event.affectsConfiguration('codeMode.mcp') ||
+        event.affectsConfiguration('codeMode.defaultBackend') ||
+        event.affectsConfiguration('codeMode.timeoutSeconds') ||
+        event.affectsConfiguration('codeMode.pyodide.warmSpare')
+      ) {
         mcpProvider.refresh();
       }
     }),

@@ -12,11 +12,13 @@ import { checkPolicy } from './policy';
 import { roundMs, shapeResult } from './result';
 import { boundOutcome, RunDisplays } from './runLimits';
 import { ScratchFolders } from './scratch';
+import { SpareSlot, type Spare } from './spare';
 import {
   isPersonOrigin,
   silentLogger,
   type BackendFactory,
   type BackendInfo,
+  type BackendSessionOptions,
   type BackendKind,
   type BackendOutcome,
   type BackendSession,
@@ -134,6 +136,8 @@ interface QueuedRun {
 
 /** The host-call method of user_input.py. */
 const INPUT_METHOD = 'input';
+/** The scratch key the spare's folder is made under: no session's key looks like it. */
+const SPARE_SCRATCH_KEY = '(spare)';
 
 /** Orders sessions by use without ties (clock readings can be equal). */
 let workQueued = 0;
@@ -213,6 +217,8 @@ export class Engine {
   config: EngineConfig;
   private readonly scratch: ScratchFolders | undefined;
   private readonly workspaceRoots: string[];
+  private readonly spares = new SpareSlot<Session>();
+  private disposed = false;
 
   constructor(options: EngineOptions) {
     for (const factory of options.backends) this.factories.set(factory.kind, factory);
@@ -248,6 +254,7 @@ export class Engine {
   /** Ends `kind`'s sessions (their next runs are told `reason`), then closes the factory they came from, if it went. */
   private async retire(kind: BackendKind, gone: BackendFactory | undefined, reason: string, how: DropKind): Promise<void> {
     await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s, reason, how)));
+    await this.replaceSpare(kind);
     await gone?.dispose?.().catch((error: unknown) => this.log.warn(`the replaced ${kind} backend did not close: ${String(error)}`));
     this.emitState();
   }
@@ -266,9 +273,11 @@ export class Engine {
   async setBackendEnabled(kind: BackendKind, enabled: boolean, reason = ''): Promise<void> {
     if (enabled) {
       this.disabled.delete(kind);
+      this.refillSpare();
     } else {
       this.disabled.set(kind, reason || `the ${kind} backend is disabled`);
       await Promise.all([...this.sessions.values()].filter((s) => s.backend.kind === kind).map((s) => this.dropSession(s, this.disabled.get(kind)!, 'end')));
+      await this.replaceSpare(kind);
     }
     this.emitState();
   }
@@ -462,9 +471,11 @@ export class Engine {
   }
 
   async dispose(): Promise<void> {
+    this.disposed = true;
     const all = [...this.sessions.values()];
     this.sessions.clear();
-    await Promise.all(all.map((s) => s.backend.dispose().catch(() => undefined)));
+    const spare = this.spares.release();
+    await Promise.all([...all.map((s) => s.backend.dispose().catch(() => undefined)), spare?.instance.dispose().catch(() => undefined)]);
     // Once no interpreter is left to write in them.
     await this.scratch?.removeAll();
     await Promise.all([...this.factories.values()].map((f) => f.dispose?.().catch(() => undefined)));
@@ -604,22 +615,93 @@ export class Engine {
       const factory = this.factories.get(backend);
       if (!factory) throw new Error(`no ${backend} backend`);
       this.makeRoomFor(backend, name);
-      const scratchDir = this.scratch?.take(key, `${backend}-${name}`);
-      // The session answers its own runs' questions; everything else goes to the bridge.
-      let created: Session | undefined;
-      const instance = factory.create({
-        session: name,
-        log: this.log,
-        hostCall: (method, params) => (method === INPUT_METHOD ? askFor(created?.active, params) : this.hostCall(method, params, created?.active?.hostRun)),
-        scratchDir,
-        workspaceRoots: this.workspaceRoots,
-      });
-      session = created = new Session(name, instance, scope, scratchDir);
+      // A session restarted under this key has its folder waiting; the spare's sandbox binds another one.
+      const spare = this.scratch?.hasParked(key) ? undefined : this.takeSpare(backend, factory);
+      const owner: { session?: Session } = spare?.owner ?? {};
+      const scratchDir = spare ? spare.scratchDir : this.scratch?.take(key, `${backend}-${name}`);
+      const instance = spare?.instance ?? factory.create(this.sessionOptions(name, scratchDir, owner));
+      session = owner.session = new Session(name, instance, scope, scratchDir);
       session.inheritedLoss = this.losses.get(key);
       this.losses.delete(key);
       this.sessions.set(key, session);
+      if (spare) this.refillAfterFirstRun(session, spare);
     }
     return session;
+  }
+
+  /** What a backend session is made with; `owner` is the engine's session it serves, known once it is taken. */
+  private sessionOptions(name: string, scratchDir: string | undefined, owner: { session?: Session }): BackendSessionOptions {
+    return {
+      session: name,
+      log: this.log,
+      // The session answers its own runs' questions; everything else goes to the bridge.
+      hostCall: (method, params) => (method === INPUT_METHOD ? askFor(owner.session?.active, params) : this.hostCall(method, params, owner.session?.active?.hostRun)),
+      scratchDir,
+      workspaceRoots: this.workspaceRoots,
+    };
+  }
+
+  // ---- the spare interpreter (spare.ts) -----------------------------------------------------------------
+
+  /**
+   * Keeps a started interpreter of `kind` ready for the next new session, and starts another each time one is
+   * taken; undefined keeps none. It costs the memory of one more idle session of that backend.
+   */
+  keepSpare(kind: BackendKind | undefined): void {
+    const other = this.spares.want(kind);
+    if (other) void this.discardSpare(other);
+    this.refillSpare();
+  }
+
+  /** The spare interpreter, if one is kept now (its state and pid). */
+  spareInfo(): BackendInfo | undefined {
+    return this.spares.current?.instance.info();
+  }
+
+  private refillSpare(): void {
+    const kind = this.spares.kind;
+    const factory = kind && this.factories.get(kind);
+    if (this.disposed || !kind || !factory || this.disabled.has(kind) || this.spares.current) return;
+    const owner: { session?: Session } = {};
+    const scratchDir = this.scratch?.take(SPARE_SCRATCH_KEY, `${kind}-session`);
+    const spare: Spare<Session> = { kind, factory, instance: factory.create(this.sessionOptions('(spare)', scratchDir, owner)), scratchDir, owner };
+    this.spares.hold(spare);
+    spare.instance.start().catch((error: unknown) => {
+      // Taken meanwhile, its session reports the failure; discarded, it was ended on purpose.
+      if (this.spares.current !== spare) return;
+      // Not started again until a session takes a spare: a start that fails here would fail in a loop.
+      this.log.warn(`the spare ${kind} interpreter did not start: ${errorText(error)}`);
+      void this.discardSpare(this.spares.release()!);
+    });
+  }
+
+  /** The spare for a new session, if one fits and is alive. */
+  private takeSpare(kind: BackendKind, factory: BackendFactory): Spare<Session> | undefined {
+    const spare = this.spares.take(kind, factory);
+    if (!spare) return undefined;
+    if (spare.instance.state === 'loading' || spare.instance.state === 'ready') return spare;
+    // Its interpreter ended while it waited: a fresh session must not start with news of a lost state.
+    void this.discardSpare(spare).then(() => this.refillSpare());
+    return undefined;
+  }
+
+  /** The next spare starts once the session that took this one has had its first run: not beside it. */
+  private refillAfterFirstRun(session: Session, spare: Spare<Session>): void {
+    this.log.info(`session "${session.name}" (${spare.kind}) takes the spare interpreter started ahead of it`);
+    const refill = () => void session.enqueue(async () => undefined).finally(() => this.refillSpare());
+    spare.instance.start().then(refill, refill);
+  }
+
+  /** A spare of `kind` made by a factory that went, or of a backend turned off: disposed of, and replaced if still wanted. */
+  private async replaceSpare(kind: BackendKind): Promise<void> {
+    if (this.spares.current?.kind !== kind) return;
+    await this.discardSpare(this.spares.release()!);
+    this.refillSpare();
+  }
+
+  private async discardSpare(spare: Spare<Session>): Promise<void> {
+    await spare.instance.dispose().catch(() => undefined);
+    if (spare.scratchDir) await this.scratch?.remove(spare.scratchDir);
   }
 
   /**

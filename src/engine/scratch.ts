@@ -40,6 +40,11 @@ export class ScratchFolders {
     }
   }
 
+  /** Whether a restarted session left a folder for the next session under `key`. */
+  hasParked(key: string): boolean {
+    return this.parked.has(key);
+  }
+
   /** The session under `key` goes on with a fresh interpreter: its next session there gets `folder` back. */
   park(key: string, folder: string, scope: string | undefined): void {
     this.parked.delete(key);

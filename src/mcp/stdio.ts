@@ -58,6 +58,10 @@ Usage: code-mode-mcp [options]
                               them (default: ask)
   --auto-approve <list>       tools that need no question, as server.tool or server.* separated by commas
   --warm                      start the default backend before the first call
+  --no-pyodide-spare          keep no spare Pyodide interpreter: by default, with Pyodide as the default
+                              backend, one is started with the server and again whenever a new session
+                              takes it, so a new session's first run does not wait ~1 s for Pyodide to
+                              start (costs the memory of one idle Pyodide session, about 150 MB)
 ${HTTP_HELP}
   -h, --help                  show this help
 
@@ -82,6 +86,7 @@ function parseCli(argv: string[]) {
       'python-memory-mb': { type: 'string' },
       'max-sessions': { type: 'string' },
       warm: { type: 'boolean' },
+      'no-pyodide-spare': { type: 'boolean' },
       'pyodide-only': { type: 'boolean' },
       servers: { type: 'string' },
       wheelhouse: { type: 'string' },
@@ -127,7 +132,7 @@ function parseCli(argv: string[]) {
   if ('error' in autoApprove) throw new Error(`--auto-approve: ${autoApprove.error}`);
   const approval: ApprovalPolicy = { ...defaultApprovalPolicy, mode: approvalMode, autoApprove, names: CLI_APPROVAL_NAMES };
   const http = parseHttpFlags(values);
-  return { http, approval, help: values.help ?? false, backend, jupyter, timeoutS, heapMb, network, sandbox, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+  return { http, approval, help: values.help ?? false, backend, jupyter, timeoutS, heapMb, network, sandbox, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideSpare: !(values['no-pyodide-spare'] ?? false), pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
 }
 
 function jupyterFlags(url: string | undefined, token: string | undefined, kernelName: string | undefined): JupyterSettings | undefined {
@@ -188,10 +193,12 @@ async function main(): Promise<void> {
     await engine.setBackendEnabled('python', false, 'the python backend is disabled for this server (--pyodide-only)');
     if (cli.jupyter) await engine.setBackendEnabled('jupyter', false, 'the jupyter backend is disabled for this server (--pyodide-only)');
   }
-  const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: cli.workspace }, stderrLogger);
-  codeMode.bridge.approval = cli.approval;
   const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '', { memoryLimitMb: cli.pythonMemoryMb });
   await settings.load(cli.explicit);
+  // As early as the default backend is known: the spare starts while the client is still connecting.
+  if (cli.pyodideSpare && engine.config.defaultBackend === 'pyodide') engine.keepSpare('pyodide');
+  const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: cli.workspace }, stderrLogger);
+  codeMode.bridge.approval = cli.approval;
   const stores = createStores(storageDir, stderrLogger);
   // Every run is kept, bounded, in <storage>/history.json, as the extension keeps its own.
   const history = new RunHistory(100, stores.history);

@@ -25,6 +25,8 @@ export class CodeModeMcpProvider implements vscode.McpServerDefinitionProvider, 
     /** The loopback endpoint, started on first call. */
     private readonly loopback: () => Promise<HttpMcpServer>,
     private readonly extensionPath: string,
+    /** VS Code starts the server: agents are about to run Python. */
+    private readonly onStart: () => void,
   ) {}
 
   /** Settings that change what the server is (transport, backend, trust) make VS Code ask again. */
@@ -39,6 +41,7 @@ export class CodeModeMcpProvider implements vscode.McpServerDefinitionProvider, 
       const args = [path.join(this.extensionPath, 'dist', 'cli.js'), '--backend', settings.engine.defaultBackend, '--timeout', String(settings.engine.timeoutS)];
       const python = this.interpreterPath();
       if (!vscode.workspace.isTrusted) args.push('--pyodide-only');
+      if (!settings.pyodideWarmSpare) args.push('--no-pyodide-spare');
       else if (python) args.push('--python', python);
       // In the desktop extension host process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it plain Node.
       return [new vscode.McpStdioServerDefinition(LABEL, process.execPath, args, { ELECTRON_RUN_AS_NODE: '1' }, version)];
@@ -48,7 +51,9 @@ export class CodeModeMcpProvider implements vscode.McpServerDefinitionProvider, 
   }
 
   async resolveMcpServerDefinition(server: vscode.McpServerDefinition): Promise<vscode.McpServerDefinition> {
+    // Over stdio the CLI keeps its own spare (unless --no-pyodide-spare).
     if (!(server instanceof vscode.McpHttpServerDefinition)) return server;
+    this.onStart();
     const endpoint = await this.loopback();
     server.uri = loopbackUri(endpoint);
     server.headers = { Authorization: `Bearer ${endpoint.token}` };

@@ -37,6 +37,8 @@ export interface ExtensionSettings {
   mcpTransport: McpTransport;
   /** An MCP session of the loopback endpoint without a request for this long ends (the client starts a new one). */
   mcpHttpSessionIdleMinutes: number;
+  /** Keep a spare Pyodide interpreter started ahead of need (codeMode.pyodide.warmSpare; pyodideSpare.ts). */
+  pyodideWarmSpare: boolean;
 }
 
 const SECTION = 'codeMode';
@@ -79,6 +81,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
     },
     mcpTransport: c.get<McpTransport>('mcp.transport', 'http') === 'stdio' ? 'stdio' : 'http',
     mcpHttpSessionIdleMinutes: c.get<number>('mcp.httpSessionIdleMinutes', DEFAULT_SESSION_IDLE_MINUTES),
+    pyodideWarmSpare: c.get<boolean>('pyodide.warmSpare', true),
   };
 }
 

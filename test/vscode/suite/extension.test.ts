@@ -295,6 +295,24 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('opening a Python file keeps a spare Pyodide interpreter ready; codeMode.pyodide.warmSpare off ends it', async () => {
+    const codeMode = await api();
+    const engine = await codeMode.container.engine.get();
+    await openPython('print("a spare is started for the runs to come")\n');
+    const ready = () => (engine.spareInfo()?.state === 'ready' ? engine.spareInfo() : undefined);
+    const spare = await until('a ready spare Pyodide interpreter', ready, 180_000);
+    assert.ok(spare.pid, 'the spare is a running host process');
+    const settings = vscode.workspace.getConfiguration('codeMode');
+    await settings.update('pyodide.warmSpare', false, vscode.ConfigurationTarget.Global);
+    try {
+      await until('the spare to be ended', () => engine.spareInfo() === undefined || undefined);
+    } finally {
+      await settings.update('pyodide.warmSpare', undefined, vscode.ConfigurationTarget.Global);
+    }
+    const again = await until('a spare again once the setting is back on', ready, 180_000);
+    assert.notEqual(again.pid, spare.pid);
+  });
+
   it('a nested block selected from inside a function runs', async () => {
     const editor = await openPython('def f():\n    for i in range(2):\n        print("nested", i)\n');
     editor.selection = new vscode.Selection(1, 4, 2, 30);
