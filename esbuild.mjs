@@ -20,10 +20,10 @@ const nodeEntries = [
   ['src/extension.ts', 'extension.js'],
   ['src/mcp/stdio.ts', 'cli.js'],
   // .cjs: Deno, which runs them where bubblewrap cannot (sandbox/deno.ts), takes a plain .js file for an ES module.
-  ['src/engine/pyodide/host.ts', 'pyodide-host.cjs'],
-  ['src/engine/pyodide/worker.ts', 'pyodide-worker.cjs'],
+  ['src/engine/backends/pyodide/host.ts', 'pyodide-host.cjs'],
+  ['src/engine/backends/pyodide/worker.ts', 'pyodide-worker.cjs'],
   // The Jupyter client library, loaded only when the jupyter backend is first used.
-  ['src/engine/jupyter/kernelClient.ts', 'jupyter-client.js'],
+  ['src/engine/backends/jupyter/kernelClient.ts', 'jupyter-client.js'],
 ];
 
 /** Files copied verbatim next to the bundles: [from, to] relative to the root and dist/. */
@@ -34,13 +34,14 @@ const codiconFiles = [
   ['LICENSE', 'LICENSE'],
 ];
 const copies = [
-  ['src/engine/python/driver.py', 'python/driver.py'],
-  ['src/engine/python/cell.py', 'python/cell.py'],
-  ['src/engine/python/displays.py', 'python/displays.py'],
-  ['src/engine/python/code_mode.py', 'python/code_mode.py'],
-  ['src/engine/python/processes.py', 'python/processes.py'],
-  ['src/engine/python/user_input.py', 'python/user_input.py'],
-  ['src/engine/jupyter/kernel_support.py', 'python/kernel_support.py'],
+  // One dist/python/ folder: the driver loads the runtime every backend shares (backends/runtime/) from beside it.
+  ['src/engine/backends/python/driver.py', 'python/driver.py'],
+  ['src/engine/backends/runtime/cell.py', 'python/cell.py'],
+  ['src/engine/backends/runtime/displays.py', 'python/displays.py'],
+  ['src/engine/backends/runtime/code_mode.py', 'python/code_mode.py'],
+  ['src/engine/backends/python/processes.py', 'python/processes.py'],
+  ['src/engine/backends/runtime/user_input.py', 'python/user_input.py'],
+  ['src/engine/backends/jupyter/kernel_support.py', 'python/kernel_support.py'],
   ...pyodideFiles.map((f) => [`node_modules/pyodide/${f}`, `pyodide/${f}`]),
   // The results webview's icons: VS Code's codicon font and its stylesheet (the font's licence goes with it).
   ...codiconFiles.map(([from, to]) => [`node_modules/@vscode/codicons/${from}`, `codicons/${to}`]),

@@ -33,8 +33,8 @@ import { FLOOR_TOOL } from './floorServer';
 import { measureMemory, processTreeMemory, type TreeMemory } from './memory';
 
 type EngineModule = typeof import('../src/engine/index');
-type PyodideModule = typeof import('../src/engine/pyodide/backend');
-type InterpreterModule = typeof import('../src/engine/python/interpreter');
+type PyodideModule = typeof import('../src/engine/backends/pyodide/backend');
+type InterpreterModule = typeof import('../src/engine/backends/python/interpreter');
 
 const execFileAsync = promisify(execFile);
 const cli = parseArgs({
@@ -118,11 +118,20 @@ interface Target {
   workspace: string;
 }
 
+/**
+ * A file under src/engine/ of a checkout, given as `pyodide/backend.ts` or `index.ts`: a backend's files are under
+ * engine/backends/ since the layout changed, directly under engine/ in checkouts before it (which --compare may name).
+ */
+function backendFile(root: string, file: string): string {
+  const moved = path.join(root, 'src', 'engine', 'backends', file);
+  return fs.existsSync(moved) ? moved : path.join(root, 'src', 'engine', file);
+}
+
 async function loadTarget(root: string): Promise<Target> {
   root = path.resolve(root);
   const cliPath = path.join(root, 'dist', 'cli.js');
   if (!fs.existsSync(cliPath)) throw new Error(`${cliPath} is missing: build that checkout first (node esbuild.mjs)`);
-  const load = (file: string): Promise<unknown> => import(pathToFileURL(path.join(root, 'src', 'engine', file)).href);
+  const load = (file: string): Promise<unknown> => import(pathToFileURL(backendFile(root, file)).href);
   const engines = (await load('index.ts')) as EngineModule;
   const pyodide = (await load('pyodide/backend.ts')) as PyodideModule;
   const git = (...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
@@ -549,15 +558,15 @@ async function main(): Promise<void> {
   if (cli.compare) targets.push(await loadTarget(cli.compare));
   if (targets.length > 1 && targets[0].label === targets[1].label) targets[1].label += ' (compare)';
   const [primary] = targets;
-  const servesJupyter = targets.every((t) => fs.existsSync(path.join(t.root, 'src', 'engine', 'jupyter', 'backend.ts')));
+  const servesJupyter = targets.every((t) => fs.existsSync(backendFile(t.root, 'jupyter/backend.ts')));
   if (servesJupyter) {
-    const local = (await import(pathToFileURL(path.join(primary.root, 'src', 'engine', 'jupyter', 'localServer.ts')).href)) as typeof import('../src/engine/jupyter/localServer');
+    const local = (await import(pathToFileURL(backendFile(primary.root, 'jupyter/localServer.ts')).href)) as typeof import('../src/engine/backends/jupyter/localServer');
     const missing = local.missingJupyterModules(JUPYTER_PYTHON);
     if (missing) console.log(`(the jupyter backend is not measured: ${missing})`);
     else BACKENDS = [...BACKENDS, 'jupyter'];
   }
   try {
-    const interpreter = (await import(pathToFileURL(path.join(primary.root, 'src', 'engine', 'python', 'interpreter.ts')).href)) as InterpreterModule;
+    const interpreter = (await import(pathToFileURL(backendFile(primary.root, 'python/interpreter.ts')).href)) as InterpreterModule;
     const python = interpreter.resolvePythonInterpreter();
     const loadAtStart = os.loadavg();
     console.log(`bench: ${quick ? 'quick' : 'full'} run; node ${process.version}; python ${python}; ${os.cpus().length} CPUs; load ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);

@@ -16,13 +16,8 @@ import { SpareSlot, type Spare } from './spare';
 import {
   isPersonOrigin,
   silentLogger,
-  type BackendFactory,
   type BackendInfo,
-  type BackendSessionOptions,
   type BackendKind,
-  type BackendOutcome,
-  type BackendSession,
-  type BackendSink,
   type Diagnostics,
   type Display,
   type HostCallHandler,
@@ -40,6 +35,7 @@ import {
   type ToolApprovals,
   type ToolCallRecord,
 } from './types';
+import type { BackendFactory, BackendSessionOptions, BackendOutcome, BackendSession, BackendSink } from './backends/contract';
 import type { SandboxReport } from './sandbox/index';
 import { errorText } from './errorText';
 

@@ -13,7 +13,7 @@ export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
  * Frames an interpreter process sends the server (a Pyodide host, a workspace-Python driver): the process runs the
  * code it is given, so what it sends is bounded here, from each frame's header, before its body is buffered.
  * A display (at most 5 MiB of data, see displayLimits.ts) fits with room to spare; the senders split output and
- * cut what else could be larger (pyodide/hostFrames.ts, python/driver.py), so no legitimate message is refused.
+ * cut what else could be larger (backends/pyodide/hostFrames.ts, backends/python/driver.py), so no legitimate message is refused.
  */
 export const MAX_FRAME_FROM_INTERPRETER_BYTES = 8 * 1024 * 1024;
 

@@ -2,9 +2,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EngineConfig } from './config';
 import { Engine } from './engine';
-import { createJupyterBackend } from './jupyter/backend';
-import { createPyodideBackend } from './pyodide/backend';
-import { createPythonBackend } from './python/backend';
+import { createJupyterBackend } from './backends/jupyter/backend';
+import { createPyodideBackend } from './backends/pyodide/backend';
+import { createPythonBackend } from './backends/python/backend';
 import type { NetworkAccess, SandboxChoice } from './sandbox/index';
 import type { Logger } from './types';
 

@@ -3,7 +3,8 @@
 // interpreter (module globals such as `_code_mode_displays.MAX_PER_RUN` included), so the engine checks every
 // display again, for every backend, before it is kept or passed on. Frames are bounded before that, from their
 // headers (MAX_FRAME_FROM_INTERPRETER_BYTES in framing.ts), and output by CappedOutput.
-import type { BackendOutcome, Display } from './types';
+import type { Display } from './types';
+import type { BackendOutcome } from './backends/contract';
 import { isHighSurrogate, isLowSurrogate } from './surrogates';
 
 /** Displays a run shows; past it they are counted and one note says how many were left out. */

@@ -3,7 +3,8 @@
 // Kept for backends whose start is slow and whose fresh instances are all alike (Pyodide: a sandboxed host
 // restored from the snapshot, about a second). The spare has its own scratch folder, bound into its sandbox
 // when it starts; the session that takes it keeps that folder as its own, so nothing of the spare is shared.
-import type { BackendFactory, BackendKind, BackendSession } from './types';
+import type { BackendKind } from './types';
+import type { BackendFactory, BackendSession } from './backends/contract';
 
 export interface Spare<Owner> {
   kind: BackendKind;

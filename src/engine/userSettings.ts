@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isBackendKind, MAX_TIMEOUT_S, type EngineConfig } from './config';
 import type { Engine } from './engine';
-import { createPythonBackend, type PythonBackendConfig } from './python/backend';
+import { createPythonBackend, type PythonBackendConfig } from './backends/python/backend';
 import { readJsonFile, writeJsonAtomic } from './stores/atomicJson';
 import type { BackendKind, Logger } from './types';
 

@@ -6,8 +6,9 @@
 import * as vscode from 'vscode';
 import type { EngineSetup, JupyterSettings, PyodideSettings } from '../engine/index';
 import { jupyterBackendFor, LOCAL_JUPYTER, pyodideBackendFor } from '../engine/index';
-import { createPythonBackend } from '../engine/python/backend';
-import type { BackendFactory, BackendKind, Logger } from '../engine/types';
+import { createPythonBackend } from '../engine/backends/python/backend';
+import type { BackendKind, Logger } from '../engine/types';
+import type { BackendFactory } from '../engine/backends/contract';
 import { isSandboxChoice, type SandboxChoice } from '../engine/sandbox/index';
 import type { ExtensionSettings } from './settings';
 

@@ -1,7 +1,8 @@
 // A backend that runs no Python: each session keeps a counter of its runs as its "state", can be told to
 // lose that state the way a killed interpreter does, and can hold a run until released. For fast engine tests
 // of what is the engine's job (sessions, queueing, eviction, announcements), not the backends'.
-import type { BackendFactory, BackendOutcome, BackendRunRequest, BackendSession, BackendSink, BackendState } from '../../src/engine/types';
+import type { BackendState } from '../../src/engine/types';
+import type { BackendFactory, BackendOutcome, BackendRunRequest, BackendSession, BackendSink } from '../../src/engine/backends/contract';
 
 export class FakeSession implements BackendSession {
   readonly kind = 'pyodide' as const;

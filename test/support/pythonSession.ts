@@ -2,8 +2,8 @@
 // leave, for the python-backend test files.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { outerPidOf } from '../../src/engine/python/processTree';
-import type { BackendOutcome, BackendSession, BackendSink } from '../../src/engine/types';
+import { outerPidOf } from '../../src/engine/backends/python/processTree';
+import type { BackendOutcome, BackendSession, BackendSink } from '../../src/engine/backends/contract';
 
 export const CAP = 64 * 1024;
 

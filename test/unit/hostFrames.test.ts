@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../src/engine/framing';
-import { parseFromHost } from '../../src/engine/pyodide/hostMessages';
-import { fitDisplay, framesFor, hostCallProblem, MAX_OUTPUT_CHUNK_CHARS } from '../../src/engine/pyodide/hostFrames';
-import type { FromHost } from '../../src/engine/pyodide/protocol';
+import { parseFromHost } from '../../src/engine/backends/pyodide/hostMessages';
+import { fitDisplay, framesFor, hostCallProblem, MAX_OUTPUT_CHUNK_CHARS } from '../../src/engine/backends/pyodide/hostFrames';
+import type { FromHost } from '../../src/engine/backends/pyodide/protocol';
 
 const MIB = 1024 * 1024;
 

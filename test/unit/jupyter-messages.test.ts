@@ -2,7 +2,7 @@
 // that never reached kernel_support.py, and display bundles.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { displayOf, outcomeOf, replyOutcome, stripAnsi } from '../../src/engine/jupyter/kernelMessages';
+import { displayOf, outcomeOf, replyOutcome, stripAnsi } from '../../src/engine/backends/jupyter/kernelMessages';
 
 test('an outcome from kernel_support.py is taken as the backend contract has it', () => {
   assert.deepEqual(outcomeOf({ status: 'ok' }), { status: 'ok' });

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { distributionForImport, missingTopLevelModule } from '../../src/engine/packages/importNames';
 import { meetsSpecifier, normalizeName, parsePackageList, parsePackageSpec, parseRequirement, parseWheelFilename, type PackageSpec } from '../../src/engine/packages/spec';
 import { findInWheelhouse } from '../../src/engine/packages/wheels';
-import { pyodideDistribution, pyodideIncompatibility } from '../../src/engine/pyodide/packagePlan';
+import { pyodideDistribution, pyodideIncompatibility } from '../../src/engine/backends/pyodide/packagePlan';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-spec-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -5,8 +5,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createPyodideBackend } from '../../src/engine/pyodide/backend';
-import type { BackendOutcome, BackendSession, BackendSink, HostCallHandler, Logger } from '../../src/engine/types';
+import { createPyodideBackend } from '../../src/engine/backends/pyodide/backend';
+import type { HostCallHandler, Logger } from '../../src/engine/types';
+import type { BackendOutcome, BackendSession, BackendSink } from '../../src/engine/backends/contract';
 
 const WAIT_MS = 30_000;
 const CAP = 64 * 1024;

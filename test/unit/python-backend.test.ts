@@ -5,10 +5,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createPythonBackend } from '../../src/engine/python/backend';
-import { PYTHON_ENV_VAR, resolvePythonInterpreter } from '../../src/engine/python/interpreter';
-import { RawOutputChannel } from '../../src/engine/python/rawOutput';
-import type { BackendSession, HostCallHandler, Logger } from '../../src/engine/types';
+import { createPythonBackend } from '../../src/engine/backends/python/backend';
+import { PYTHON_ENV_VAR, resolvePythonInterpreter } from '../../src/engine/backends/python/interpreter';
+import { RawOutputChannel } from '../../src/engine/backends/python/rawOutput';
+import type { HostCallHandler, Logger } from '../../src/engine/types';
+import type { BackendSession } from '../../src/engine/backends/contract';
 import { assertCrashed, CAP, Collector, isGone, outerPid, run as runIn, waitUntilGone } from '../support/pythonSession';
 
 /** Generous bounds that only stop a broken build from hanging the suite; no assertion depends on timing. */

@@ -4,8 +4,9 @@
 import { after, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Engine } from '../../src/engine/engine';
-import { createPythonBackend, type PythonBackendConfig } from '../../src/engine/python/backend';
-import type { BackendSession, Logger } from '../../src/engine/types';
+import { createPythonBackend, type PythonBackendConfig } from '../../src/engine/backends/python/backend';
+import type { Logger } from '../../src/engine/types';
+import type { BackendSession } from '../../src/engine/backends/contract';
 import { Collector, descendants, isGone, outerPid, run, sleep, spawnedPid, waitUntil, waitUntilGone } from '../support/pythonSession';
 
 const TEST_TIMEOUT = 60_000;

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { DENO_VERSION, deno, denoArgs, denoEnvironment, denoTarget, symlinkDenials } from '../../src/engine/sandbox/deno';
 import type { Mount } from '../../src/engine/sandbox/fileView';
 import { sandboxReport } from '../../src/engine/sandbox/index';
-import { SnapshotCache } from '../../src/engine/pyodide/snapshotCache';
+import { SnapshotCache } from '../../src/engine/backends/pyodide/snapshotCache';
 import { assetsDir } from '../../src/engine/paths';
 import { silentLogger } from '../../src/engine/types';
 

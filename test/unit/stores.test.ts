@@ -11,7 +11,8 @@ import { RunHistory, type HistoryPersistence, type SavedRun } from '../../src/en
 import { shapeResult } from '../../src/engine/result';
 import { readJsonFile, writeJsonAtomic } from '../../src/engine/stores/atomicJson';
 import { CodeFiles, codeFileNameProblem, createStores, historyFile, Learnings, StoreError } from '../../src/engine/stores/index';
-import type { BackendFactory, BackendOutcome, BackendSession, Diagnostics, Logger, RunEvent } from '../../src/engine/types';
+import type { Diagnostics, Logger, RunEvent } from '../../src/engine/types';
+import type { BackendFactory, BackendOutcome, BackendSession } from '../../src/engine/backends/contract';
 
 let root: string;
 before(() => {

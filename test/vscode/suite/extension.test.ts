@@ -11,7 +11,7 @@ import type { PackagesResult, RunResult, ToolApprovalAnswer } from '../../../src
 import type { ApprovalQuestion } from '../../../src/vscode/toolApproval';
 import type { CodeModeApi } from '../../../src/extension';
 import type { ExplorerNode } from '../../../src/vscode/toolExplorer';
-import { startLocalJupyterServer } from '../../../src/engine/jupyter/localServer';
+import { startLocalJupyterServer } from '../../../src/engine/backends/jupyter/localServer';
 import { silentLogger } from '../../../src/engine/types';
 
 const EXTENSION_ID = 'code-mode.code-mode-python';

@@ -15,7 +15,7 @@
 // `environment` reports.
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
-import { findSystemCommand } from '../executables';
+import { findSystemCommand } from '../../executables';
 
 /** Which mechanism to use: the best this machine has, or one in particular (tests). */
 export type ContainmentChoice = 'auto' | 'bubblewrap' | 'unshare' | 'none';

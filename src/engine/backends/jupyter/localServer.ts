@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Logger } from '../types';
+import type { Logger } from '../../types';
 import type { JupyterEndpoint } from './kernelTypes';
-import { freeLoopbackPort, socketPathIn } from '../localAddresses';
-import { endWithThisProcess, forgetProcess, killGroup } from '../processGroups';
+import { freeLoopbackPort, socketPathIn } from '../../localAddresses';
+import { endWithThisProcess, forgetProcess, killGroup } from '../../processGroups';
 import { socketFetch } from './socketFetch';
 
 export interface LocalJupyterServer {

@@ -2,34 +2,21 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { encodeFrame, FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../framing';
-import { assetsDir } from '../paths';
-import type {
-  BackendFactory,
-  BackendInfo,
-  BackendOutcome,
-  BackendRunRequest,
-  BackendSession,
-  BackendSessionOptions,
-  BackendSink,
-  BackendState,
-  Display,
-  InstallOptions,
-  Logger,
-  PackageReport,
-  StreamName,
-} from '../types';
-import type { PackageSpec, RequirementSpec } from '../packages/spec';
-import { findOnPath } from '../executables';
+import { encodeFrame, FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
+import { assetsDir } from '../../paths';
+import type { BackendInfo, BackendState, Display, InstallOptions, Logger, PackageReport, StreamName } from '../../types';
+import type { BackendFactory, BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
+import type { PackageSpec, RequirementSpec } from '../../packages/spec';
+import { findOnPath } from '../../executables';
 import { resolvePythonInterpreter } from './interpreter';
-import { localInterpreter, pipCheck, pipInstall } from '../packages/pip';
+import { localInterpreter, pipCheck, pipInstall } from '../../packages/pip';
 import { killDescendants, outerPidOf } from './processTree';
 import { exitOfContained, processContainment, type ContainmentChoice, type ProcessContainment } from './containment';
-import { endWithThisProcess, forgetProcess, killGroup } from '../processGroups';
+import { endWithThisProcess, forgetProcess, killGroup } from '../../processGroups';
 import { RawOutputChannel } from './rawOutput';
-import { StartGate } from '../startGate';
-import { errorText } from '../errorText';
-import { PendingRequests } from '../requests';
+import { StartGate } from '../../startGate';
+import { errorText } from '../../errorText';
+import { PendingRequests } from '../../requests';
 
 export interface PythonBackendConfig {
   /** Interpreter to run; else $CODE_MODE_PYTHON, else python3/python on PATH (see resolvePythonInterpreter). */

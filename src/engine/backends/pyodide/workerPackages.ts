@@ -5,7 +5,7 @@
 import type { PyodideInterface } from 'pyodide';
 import packagesSource from './packages.py';
 import type { InstallStep, LogLevel, PackagesMessage, PackagesReply } from './protocol';
-import { errorText } from '../errorText';
+import { errorText } from '../../errorText';
 
 /** Loading from the local package cache; packages with many shared libraries take a few seconds. */
 const LOAD_TIME_LIMIT_MS = 120_000;

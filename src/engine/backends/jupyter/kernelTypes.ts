@@ -66,7 +66,7 @@ export interface ServerSummary {
   kernels: { id: string; name: string; state: string; lastActivity?: string }[];
 }
 
-/** What dist/jupyter-client.js exports (src/engine/jupyter/kernelClient.ts). */
+/** What dist/jupyter-client.js exports (src/engine/backends/jupyter/kernelClient.ts). */
 export interface KernelClient {
   startKernel(endpoint: JupyterEndpoint, kernelName: string | undefined): Promise<KernelHandle>;
   describeServer(endpoint: JupyterEndpoint): Promise<ServerSummary>;

@@ -1,28 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { errorText } from '../errorText';
-import { assetsDir } from '../paths';
-import type { PackageSpec, RequirementSpec } from '../packages/spec';
-import type {
-  BackendFactory,
-  BackendInfo,
-  BackendOutcome,
-  BackendRunRequest,
-  BackendSession,
-  BackendSessionOptions,
-  BackendSink,
-  BackendState,
-  InstallOptions,
-  Logger,
-  PackageReport,
-} from '../types';
+import { errorText } from '../../errorText';
+import { assetsDir } from '../../paths';
+import type { PackageSpec, RequirementSpec } from '../../packages/spec';
+import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport } from '../../types';
+import type { BackendFactory, BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
 import { displayOf, outcomeOf, publishedOutcome, replyOutcome } from './kernelMessages';
-import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../packages/pip';
+import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../../packages/pip';
 import type { JupyterEndpoint, KernelCheck, KernelClient, KernelHandle, KernelStatus } from './kernelTypes';
 import { startLocalJupyterServer, type LocalJupyterServer } from './localServer';
 import { resolvePythonInterpreter } from '../python/interpreter';
-import { StartGate } from '../startGate';
+import { StartGate } from '../../startGate';
 
 export interface JupyterBackendConfig {
   /** The Jupyter Server's URL (a JupyterHub user server, Enterprise Gateway, `jupyter server`). */

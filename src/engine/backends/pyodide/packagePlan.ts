@@ -5,13 +5,13 @@
 // that cache (loadPyodide's packageCacheDir).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assetsDir } from '../paths';
-import { summarize, WHEELHOUSE_FLAGS } from '../packages/report';
-import { distributionOf, meetsSpecifier, normalizeName, type PackageSpec, type WheelName } from '../packages/spec';
-import { checkSha256, download, findInWheelhouse, NetworkUnavailable, readWheel, sha256Hex } from '../packages/wheels';
-import type { InstallOptions, PackageReport, PackageStatus } from '../types';
+import { assetsDir } from '../../paths';
+import { summarize, WHEELHOUSE_FLAGS } from '../../packages/report';
+import { distributionOf, meetsSpecifier, normalizeName, type PackageSpec, type WheelName } from '../../packages/spec';
+import { checkSha256, download, findInWheelhouse, NetworkUnavailable, readWheel, sha256Hex } from '../../packages/wheels';
+import type { InstallOptions, PackageReport, PackageStatus } from '../../types';
 import type { InstallStep, PackagesReply } from './protocol';
-import { errorText } from '../errorText';
+import { errorText } from '../../errorText';
 
 interface LockPackage {
   name: string;

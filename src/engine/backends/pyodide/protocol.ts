@@ -3,9 +3,10 @@
 // (framing.ts) over two pipes; the backend validates every one it receives (hostMessages.ts), because the
 // host process is within reach of the code it runs. Host <-> worker messages are structured clones.
 import type { MessagePort } from 'node:worker_threads';
-import type { Mount } from '../sandbox/fileView';
-import type { NetworkAccess } from '../sandbox/index';
-import type { BackendOutcome, Display, ScriptRun, StreamName } from '../types';
+import type { Mount } from '../../sandbox/fileView';
+import type { NetworkAccess } from '../../sandbox/index';
+import type { Display, ScriptRun, StreamName } from '../../types';
+import type { BackendOutcome } from '../contract';
 
 /** File descriptors of the host process: it reads the backend's messages from one and writes its own to the other. */
 export const HOST_INPUT_FD = 3;

@@ -2,10 +2,10 @@
 // MAX_FRAME_FROM_INTERPRETER_BYTES, so the host makes sure none of its legitimate messages needs one. Output is
 // split into bounded chunks, an outcome's texts are bounded, a display that would not fit is cut (text) or replaced
 // by a note; anything else too large is shrunk to a message that says so.
-import { encodeFrame, FrameError, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../framing';
-import { boundOutcome, MAX_DISPLAY_BYTES } from '../runLimits';
-import { isHighSurrogate } from '../surrogates';
-import type { Display } from '../types';
+import { encodeFrame, FrameError, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
+import { boundOutcome, MAX_DISPLAY_BYTES } from '../../runLimits';
+import { isHighSurrogate } from '../../surrogates';
+import type { Display } from '../../types';
 import type { FromHost, OutputChunk } from './protocol';
 
 /** Characters of output per 'output' frame: at most 6 bytes each as JSON, so 1.5 MiB. */

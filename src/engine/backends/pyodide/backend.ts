@@ -6,32 +6,20 @@ import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { encodeFrame, FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../framing';
-import { assetsDir } from '../paths';
-import { fileView } from '../sandbox/fileView';
-import { sandboxReport, spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../sandbox/index';
-import { checkedStatus, summarize } from '../packages/report';
-import type { PackageSpec, RequirementSpec } from '../packages/spec';
-import {
-  type BackendFactory,
-  type BackendInfo,
-  type BackendOutcome,
-  type BackendRunRequest,
-  type BackendSession,
-  type BackendSessionOptions,
-  type BackendSink,
-  type BackendState,
-  type InstallOptions,
-  type Logger,
-  type PackageReport,
-  silentLogger,
-} from '../types';
+import { encodeFrame, FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
+import { assetsDir } from '../../paths';
+import { fileView } from '../../sandbox/fileView';
+import { sandboxReport, spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
+import { checkedStatus, summarize } from '../../packages/report';
+import type { PackageSpec, RequirementSpec } from '../../packages/spec';
+import { type BackendInfo, type BackendState, type InstallOptions, type Logger, type PackageReport, silentLogger } from '../../types';
+import type { BackendFactory, BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
 import { checkCacheSince, installReport, planInstall } from './packagePlan';
 import { parseFromHost } from './hostMessages';
 import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type InstallStep, type OutputChunk, type PackagesReply, type ReadyInfo, type ToHost } from './protocol';
 import { SnapshotCache } from './snapshotCache';
-import { errorText } from '../errorText';
-import { PendingRequests } from '../requests';
+import { errorText } from '../../errorText';
+import { PendingRequests } from '../../requests';
 
 export interface PyodideBackendConfig {
   /**

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Logger } from '../types';
+import type { Logger } from '../../types';
 import { OUTBOX_SNAPSHOT } from './protocol';
 
 /** A temp file this old belongs to no live writer (writing takes well under a second). */

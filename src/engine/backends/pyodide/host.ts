@@ -5,9 +5,10 @@
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { FrameDecoder } from '../framing';
-import { PendingRequests } from '../requests';
-import type { BackendOutcome, Display } from '../types';
+import { FrameDecoder } from '../../framing';
+import { PendingRequests } from '../../requests';
+import type { Display } from '../../types';
+import type { BackendOutcome } from '../contract';
 import {
   HOST_INPUT_FD,
   HOST_OUTPUT_FD,

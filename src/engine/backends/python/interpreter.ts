@@ -1,4 +1,4 @@
-import { findOnPath } from '../executables';
+import { findOnPath } from '../../executables';
 
 /** Environment variable naming the interpreter when no explicit path is configured. */
 export const PYTHON_ENV_VAR = 'CODE_MODE_PYTHON';

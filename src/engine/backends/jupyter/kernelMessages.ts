@@ -1,6 +1,7 @@
 // What a kernel's messages mean for a run: its outcome (published by kernel_support.py, or read from the reply
 // when the code never reached it) and the displays of display_data / execute_result bundles.
-import type { BackendOutcome, Display } from '../types';
+import type { Display } from '../../types';
+import type { BackendOutcome } from '../contract';
 import type { ExecuteReply } from './kernelTypes';
 
 /** The mime type kernel_support.py publishes a run's outcome under (its OUTCOME_MIME). */
