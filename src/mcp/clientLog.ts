@@ -1,7 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolBridge } from '../engine/codemode/bridge';
-import type { PackagesResult, RunResult } from '../engine/types';
 import type { RunChannel } from './shared';
 
 const LOGGER = 'code-mode-python';
@@ -9,8 +8,9 @@ const SEVERITY = LoggingLevelSchema.options;
 
 /**
  * What happened on the server that a client should know of, as MCP `notifications/message`: a session's
- * interpreter replaced, a run refused by policy, packages installed, an external MCP server failing. The
- * client picks the least severe level it wants with `logging/setLevel`; until then everything is sent.
+ * interpreter replaced, a run refused by policy, packages installed (each tool tells what its calls did), an
+ * external MCP server failing. The client picks the least severe level it wants with `logging/setLevel`; until
+ * then everything is sent.
  */
 export class ClientLog {
   private minimum: LoggingLevel = 'debug';
@@ -31,22 +31,6 @@ export class ClientLog {
     if (SEVERITY.indexOf(level) < SEVERITY.indexOf(this.minimum)) return Promise.resolve();
     const notification: ServerNotification = { method: 'notifications/message', params: { level, logger: LOGGER, data } };
     return (extra ? extra.sendNotification(notification) : this.server.notification(notification)).catch(() => undefined);
-  }
-
-  /** `askedForReset`: the caller wanted a fresh interpreter, so its reset is news, not a warning. */
-  async runFinished(result: RunResult, askedForReset: boolean, extra: RunChannel): Promise<void> {
-    const where = { backend: result.backend, session: result.session, run_id: result.run_id };
-    if (result.session_reset) await this.send(askedForReset ? 'info' : 'warning', { event: 'session_reset', ...where, reason: result.reset_reason }, extra);
-    const policy = result.diagnostics?.policy;
-    if (policy) await this.send('warning', { event: 'policy_refusal', ...where, rule: policy.rule, detail: policy.detail }, extra);
-    if (result.auto_installed) await this.send('info', { event: 'install', ...where, installed: result.auto_installed, automatic: true }, extra);
-  }
-
-  async packagesFinished(result: PackagesResult, extra: RunChannel): Promise<void> {
-    if (result.action !== 'install') return;
-    const installed = result.packages.filter((p) => p.installed).map((p) => (p.version ? `${p.name}==${p.version}` : p.name));
-    const failed = result.packages.filter((p) => !p.installed).map((p) => ({ package: p.requested, error: p.error ?? null }));
-    await this.send(result.success ? 'info' : 'warning', { event: 'install', backend: result.backend, session: result.session, installed, failed, message: result.message }, extra);
   }
 
   /** Reports external servers that failed since the last look; a server that recovers is reported again when it fails again. */

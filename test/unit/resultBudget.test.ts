@@ -5,7 +5,7 @@ import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/t
 import { BoundedEventStore } from '../../src/mcp/eventStore';
 import { approximateBytes, shrinkToolResult } from '../../src/mcp/resultBudget';
 import { RunTaskStore } from '../../src/mcp/runTaskStore';
-import { toolResult } from '../../src/mcp/shared';
+import { toolResult } from '../../src/mcp/tools/run';
 import { shapeResult } from '../../src/engine/result';
 
 const MIB = 1024 * 1024;

@@ -1,10 +1,11 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+// packages: install packages into a session's interpreter, or check what is there.
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MAX_PACKAGES, type Engine } from '../engine/engine';
-import type { PackagesResult } from '../engine/types';
-import type { ClientLog } from './clientLog';
-import { backendArg, codeReachesOutside, outputSchema, sessionArg, structuredResult, type OfferedTools } from './shared';
+import { MAX_PACKAGES, type Engine } from '../../engine/engine';
+import type { PackagesResult } from '../../engine/types';
+import type { ClientLog } from '../clientLog';
+import { backendArg, codeReachesOutside, outputSchema, sessionArg, structuredResult, type RunChannel } from '../shared';
 
 export interface PackageToolsContext {
   engine: Engine;
@@ -61,9 +62,9 @@ function packagesResult(result: PackagesResult): CallToolResult {
 }
 
 /** `packages`: install, or check what is there. */
-export function registerPackageTools(server: McpServer, ctx: PackageToolsContext): OfferedTools {
+export function registerPackagesTool(server: McpServer, ctx: PackageToolsContext): RegisteredTool {
   const { engine, log, sessionScope } = ctx;
-  const packages = server.registerTool(
+  return server.registerTool(
     'packages',
     {
       description:
@@ -82,9 +83,16 @@ export function registerPackageTools(server: McpServer, ctx: PackageToolsContext
     async (args, extra): Promise<CallToolResult> => {
       const request = { packages: args.packages, backend: args.backend, session: args.session, scope: sessionScope, origin: 'mcp' as const };
       const result = args.action === 'install' ? await engine.installPackages(request) : await engine.checkPackages(request);
-      await log.packagesFinished(result, extra);
+      await tellPackagesFinished(log, result, extra);
       return packagesResult(result);
     },
   );
-  return { packages };
+}
+
+/** What an install put in, and what failed, goes to the client's log (a check changes nothing, so says nothing). */
+async function tellPackagesFinished(log: ClientLog, result: PackagesResult, extra: RunChannel): Promise<void> {
+  if (result.action !== 'install') return;
+  const installed = result.packages.filter((p) => p.installed).map((p) => (p.version ? `${p.name}==${p.version}` : p.name));
+  const failed = result.packages.filter((p) => !p.installed).map((p) => ({ package: p.requested, error: p.error ?? null }));
+  await log.send(result.success ? 'info' : 'warning', { event: 'install', backend: result.backend, session: result.session, installed, failed, message: result.message }, extra);
 }

@@ -1,17 +1,18 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+// environment: what the agent is working with (backends, sessions, limits, settings), and the few defaults it may change.
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import type { ToolBridge } from '../engine/codemode/bridge';
-import type { Engine } from '../engine/engine';
-import { assetsDir } from '../engine/paths';
-import { inspectInterpreter } from '../engine/backends/python/inspect';
-import { resolvePythonInterpreter } from '../engine/backends/python/interpreter';
-import type { PolicyConfig } from '../engine/policy';
-import { SETTING_DESCRIPTIONS, validateSetting, type SettingKey, type SettingsPort } from '../engine/userSettings';
-import { errorText } from '../engine/errorText';
-import { outputSchema, refused, structuredResult, type OfferedTools } from './shared';
+import type { ToolBridge } from '../../engine/codemode/bridge';
+import type { Engine } from '../../engine/engine';
+import { assetsDir } from '../../engine/paths';
+import { inspectInterpreter } from '../../engine/backends/python/inspect';
+import { resolvePythonInterpreter } from '../../engine/backends/python/interpreter';
+import type { PolicyConfig } from '../../engine/policy';
+import { SETTING_DESCRIPTIONS, validateSetting, type SettingKey, type SettingsPort } from '../../engine/userSettings';
+import { errorText } from '../../engine/errorText';
+import { outputSchema, refused, structuredResult } from '../shared';
 
 export interface EnvironmentContext {
   engine: Engine;
@@ -66,7 +67,7 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
       ...(await python()),
       sandbox: null,
       isolation: 'none: the workspace interpreter runs as you, with your files, processes and network',
-      // What holds its processes together and bounds its memory here (python/backend.ts, SessionBounds).
+      // What holds its processes together and bounds its memory here (backends/python/backend.ts, SessionBounds).
       bounds: (await engine.describeBackend('python')) ?? null,
     },
   };
@@ -126,8 +127,8 @@ const environmentOutput = outputSchema({
 }).partial();
 
 /** `environment`: what the agent is working with, and the few defaults it may change. */
-export function registerEnvironmentTools(server: McpServer, ctx: EnvironmentContext): OfferedTools {
-  const environment = server.registerTool(
+export function registerEnvironmentTool(server: McpServer, ctx: EnvironmentContext): RegisteredTool {
+  return server.registerTool(
     'environment',
     {
       description:
@@ -150,5 +151,4 @@ export function registerEnvironmentTools(server: McpServer, ctx: EnvironmentCont
       return structuredResult(`${checked.key} is now ${JSON.stringify(ctx.settings.values()[checked.key])}`, await describeEnvironment(ctx));
     },
   );
-  return { environment };
 }

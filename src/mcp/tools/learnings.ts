@@ -1,0 +1,54 @@
+// learnings: fixes that worked, added by the agent and searched (failures that match one get it as a hint).
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { Learning, Stores } from '../../engine/stores/index';
+import type { LearningInput } from '../../engine/stores/learnings';
+import { guarded, outputSchema, structuredResult } from '../shared';
+
+const learningOutput = z.object({ id: z.string() }).passthrough();
+
+/** `learnings`, over the learnings store. */
+export function registerLearningsTool(server: McpServer, stores: Stores): RegisteredTool {
+  return server.registerTool(
+    'learnings',
+    {
+      description:
+        'What worked. add kind error: error_pattern (e.g. "No module named \'cv2\'") + successful_approach; later failures matching ' +
+        'it get it in diagnostics.hints. add kind semantic: objective + successful_approach. Optional: failed_approach, context, ' +
+        'tags. search: query words (else newest).',
+      inputSchema: {
+        action: z.enum(['add', 'search']),
+        kind: z.enum(['error', 'semantic']).optional(),
+        error_pattern: z.string().optional(),
+        objective: z.string().optional(),
+        failed_approach: z.string().optional(),
+        successful_approach: z.string().optional(),
+        context: z.string().optional(),
+        tags: z.array(z.string()).optional(),
+        query: z.string().max(1000).optional(),
+        limit: z.number().int().min(1).max(50).optional(),
+      },
+      outputSchema: outputSchema({ learnings: z.array(learningOutput), total: z.number().int(), updated: z.boolean().optional() }),
+      // The store is bounded (the oldest go first) and adding the same fix again refreshes the entry in place.
+      annotations: { title: 'Learnings', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        if (args.action === 'search') {
+          const found = stores.learnings.search(args.query ?? '', args.limit ?? 10);
+          const total = stores.learnings.count();
+          return structuredResult(found.length === 0 ? `no learnings found (${total} stored)` : found.map(renderLearning).join('\n'), { learnings: found, total });
+        }
+        const { kind, error_pattern, objective, failed_approach, successful_approach, context, tags } = args;
+        // The store checks which fields each kind needs and says what is missing.
+        const { learning, updated } = stores.learnings.add({ kind, error_pattern, objective, failed_approach, successful_approach, context, tags } as LearningInput);
+        return structuredResult(`${updated ? 'updated' : 'saved'} learning ${learning.id}`, { learnings: [learning], total: stores.learnings.count(), updated });
+      }),
+  );
+}
+
+function renderLearning(l: Learning): string {
+  const what = l.kind === 'error' ? `error "${l.error_pattern}"` : `goal "${l.objective}"`;
+  const tags = l.tags.length > 0 ? ` [${l.tags.join(', ')}]` : '';
+  return `${l.id} ${what} → ${l.successful_approach.replace(/\s+/g, ' ')}${tags}`;
+}

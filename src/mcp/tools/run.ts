@@ -1,0 +1,197 @@
+// run_python: its arguments and result schema, where its code comes from (given, or a code file), running it for a
+// call (progress, cancellation, input and tool-call questions asked of the client), what the client's log hears of
+// it, and its result as MCP content. It may run as a task (toolTasks.ts).
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { ToolBridge } from '../../engine/codemode/bridge';
+import { MAX_TIMEOUT_S } from '../../engine/config';
+import type { Engine, RunOptions } from '../../engine/engine';
+import { renderResultPieces } from '../../engine/result';
+import { StoreError, type Stores } from '../../engine/stores/index';
+import type { RunOrigin, RunResult, ToolApprovals } from '../../engine/types';
+import type { ClientLog } from '../clientLog';
+import { approvalViaElicitation } from '../elicitApproval';
+import { inputViaElicitation } from '../elicitInput';
+import { RunProgress } from '../progress';
+import type { RunTaskStore } from '../runTaskStore';
+import { backendArg, codeReachesOutside, guarded, jsonText, outputSchema, refused, sessionArg, structured, type RunChannel } from '../shared';
+import { runsAsTask } from '../toolTasks';
+
+export interface RunToolContext {
+  engine: Engine;
+  log: ClientLog;
+  /** Where run_python's tasks live (the server's task store). */
+  taskStore: RunTaskStore;
+  /** The server's options that concern runs (McpServerOptions). */
+  origin?: RunOrigin;
+  bridge?: ToolBridge;
+  stores?: Stores;
+  sessionScope?: string;
+  toolApprovals?: ToolApprovals;
+}
+
+export const runPythonInput = {
+  code: z.string().optional(),
+  file: z.string().optional(),
+  backend: backendArg,
+  timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),
+  session: sessionArg,
+  reset: z.boolean().optional(),
+};
+
+/**
+ * The run result (RunResult in engine/types.ts) as run_python declares it. Declared to the first level, plus the
+ * error type, so the tool list stays small; the README's tool contract names every field.
+ */
+export const runResultOutput = outputSchema({
+  success: z.boolean(),
+  stdout: z.string(),
+  stderr: z.string(),
+  duration_ms: z.number().int(),
+  diagnostics: z
+    .object({ error_type: z.enum(['SyntaxError', 'RuntimeError', 'TIMEOUT', 'CANCELLED', 'POLICY_VIOLATION', 'BACKEND_CRASHED', 'INVALID_ARGUMENT']), message: z.string() })
+    .passthrough()
+    .nullable(),
+  backend: z.string(),
+  session: z.string(),
+  run_id: z.string(),
+  truncated: z.boolean().optional(),
+  displays: z.array(z.unknown()).optional(),
+  auto_installed: z.array(z.unknown()).optional(),
+  session_reset: z.boolean().optional(),
+  reset_reason: z.string().optional(),
+  tool_calls: z.array(z.unknown()).optional(),
+});
+
+/** Whether a run may reach outside decides the hints, so they follow the settings (tools/index.ts). */
+export function runAnnotations(engine: Engine, bridge: ToolBridge | undefined): ToolAnnotations {
+  const reach = codeReachesOutside(engine, { bridge });
+  return { title: 'Run Python', readOnlyHint: false, destructiveHint: reach, idempotentHint: false, openWorldHint: reach };
+}
+
+/** `run_python`, callable plainly or as a task. */
+export function registerRunTool(server: McpServer, ctx: RunToolContext): RegisteredTool {
+  const { engine, log, bridge, stores } = ctx;
+  const sessionAllowed = new Set<string>();
+  // Asked per call: the client's capabilities are known only once it has initialized.
+  const toolApprovals = (channel: RunChannel): ToolApprovals => ctx.toolApprovals ?? { ask: approvalViaElicitation(server.server, channel), sessionAllowed };
+
+  const runPython = (args: ShapeOutput<typeof runPythonInput>, channel: RunChannel): Promise<CallToolResult> =>
+    guarded(async () => {
+      const code = await codeToRun(args, stores);
+      if (typeof code !== 'string') return code;
+      const result = await runForTool(
+        engine,
+        {
+          code,
+          backend: args.backend,
+          timeoutS: args.timeout_s,
+          session: args.session,
+          scope: ctx.sessionScope,
+          reset: args.reset,
+          origin: ctx.origin ?? 'mcp',
+          tool: 'run_python',
+          // Asked per call: the client's capabilities are known only once it has initialized.
+          onInput: inputViaElicitation(server.server, channel),
+          toolApprovals: toolApprovals(channel),
+        },
+        channel,
+        log,
+      );
+      // Code calls other servers through the bridge: one may have failed during the run.
+      if (bridge) await log.serversChecked(bridge, channel);
+      return result;
+    });
+
+  return server.experimental.tasks.registerToolTask(
+    'run_python',
+    {
+      description:
+        'Run Python; globals, imports and installs persist per session (default "default"). display(obj), open matplotlib figures ' +
+        'and printed image/text paths come back as content. backend: pyodide (sandboxed, default) or python (workspace interpreter)' +
+        (engine.backendKinds.includes('jupyter') ? ' or jupyter (a Jupyter Server kernel). ' : '. ') +
+        'file: run a code_file .py instead of code. reset: fresh interpreter. timeout_s: default 30. input() asks the user. Do many steps per run' +
+        (bridge
+          ? '; MCP tools are Python functions: `from code_mode import tools`, print(tools.search("words")) lists them, ' +
+            'help(tools.x.y) documents one.'
+          : '.'),
+      inputSchema: runPythonInput,
+      outputSchema: runResultOutput,
+      annotations: runAnnotations(engine, bridge),
+      execution: { taskSupport: 'optional' },
+    },
+    runsAsTask(runPython, { server: server.server, store: ctx.taskStore, runLimitS: (args) => args.timeout_s ?? engine.config.timeoutS }),
+  );
+}
+
+/** The code of a run_python call (given, or a code file's), or why there is none. */
+async function codeToRun(args: { code?: string; file?: string }, stores: Stores | undefined): Promise<string | CallToolResult> {
+  const { code, file } = args;
+  if (file === undefined) return code ?? refused('give code, or the file to run');
+  if (code !== undefined) return refused('give either code or file, not both');
+  if (!stores) return refused('this server keeps no code files');
+  return codeFileToRun(stores, file);
+}
+
+/** The code of a code file run_python is asked to run: a .py file of the store. */
+async function codeFileToRun(stores: Stores, filename: string): Promise<string> {
+  // The name's own problems (traversal, separators) are the clearer message, so they are checked first.
+  stores.codeFiles.path(filename);
+  if (!filename.toLowerCase().endsWith('.py')) throw new StoreError(`only .py files run; "${filename}" is data (read it with code_file)`);
+  return (await stores.codeFiles.read(filename)).content;
+}
+
+/**
+ * Runs code for a tool call: output streams as coalesced progress notifications (with a heartbeat while the
+ * run is silent) when the client sent a progress token, the client's cancel notification interrupts the run,
+ * and what the client should hear of (a reset session, a policy refusal, an install) goes to its log.
+ */
+async function runForTool(engine: Engine, run: Omit<RunOptions, 'signal' | 'onEvent'>, extra: RunChannel, log: ClientLog): Promise<CallToolResult> {
+  const progressToken = extra._meta?.progressToken;
+  const progress =
+    progressToken === undefined
+      ? undefined
+      : new RunProgress((progress, message) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }));
+  let result: RunResult;
+  try {
+    result = await engine.run({
+      ...run,
+      signal: extra.signal,
+      onEvent: progress && ((event) => (event.type === 'stdout' || event.type === 'stderr') && progress.output(event.type, event.text)),
+    });
+  } finally {
+    // The client drops progress that arrives after the response: every notification is handed over before it.
+    await progress?.finish();
+  }
+  await tellRunFinished(log, result, run.reset === true, extra);
+  return toolResult(result);
+}
+
+/** A replaced interpreter, a policy refusal and an install go to the client's log. `askedForReset`: the caller wanted a fresh interpreter, so its reset is news, not a warning. */
+async function tellRunFinished(log: ClientLog, result: RunResult, askedForReset: boolean, extra: RunChannel): Promise<void> {
+  const where = { backend: result.backend, session: result.session, run_id: result.run_id };
+  if (result.session_reset) await log.send(askedForReset ? 'info' : 'warning', { event: 'session_reset', ...where, reason: result.reset_reason }, extra);
+  const policy = result.diagnostics?.policy;
+  if (policy) await log.send('warning', { event: 'policy_refusal', ...where, rule: policy.rule, detail: policy.detail }, extra);
+  if (result.auto_installed) await log.send('info', { event: 'install', ...where, installed: result.auto_installed, automatic: true }, extra);
+}
+
+/**
+ * The run as structured content; as content, its text rendering for models with the displays (image or text
+ * content) between the text written before and after them, as the program made them, then its JSON. The JSON
+ * leaves out the displays' data, which the content before it carries already.
+ */
+export function toolResult(result: RunResult): CallToolResult {
+  const displays = result.displays?.map(({ data: _data, ...rest }) => rest);
+  const content: CallToolResult['content'] = renderResultPieces(result).map((piece) => {
+    if ('text' in piece) return { type: 'text', text: piece.text };
+    const { display } = piece;
+    if (display.mime.startsWith('image/')) return { type: 'image', data: display.data, mimeType: display.mime };
+    // A file's text is labelled with its path, so several shown files stay apart.
+    return { type: 'text', text: display.title ? `${display.title}:\n${display.data}` : display.data };
+  });
+  content.push(jsonText(displays ? { ...result, displays } : result));
+  return { content, structuredContent: structured(result), isError: !result.success };
+}
