@@ -18,7 +18,7 @@ if (args.has('--if-missing') && fs.existsSync(path.join(dist, 'cli.js'))) proces
 /** Node-side bundles: [entry, output file]. */
 const nodeEntries = [
   ['src/extension.ts', 'extension.js'],
-  ['src/mcp/stdio.ts', 'cli.js'],
+  ['src/mcp/cli.ts', 'cli.js'],
   // .cjs: Deno, which runs them where bubblewrap cannot (sandbox/deno.ts), takes a plain .js file for an ES module.
   ['src/engine/backends/pyodide/host.ts', 'pyodide-host.cjs'],
   ['src/engine/backends/pyodide/worker.ts', 'pyodide-worker.cjs'],

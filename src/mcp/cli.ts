@@ -1,3 +1,5 @@
+// The code-mode-mcp command (built to dist/cli.js): its flags, the engine, stores and code mode it sets up, and
+// the MCP server it serves over stdio or, with --http, Streamable HTTP (httpCli.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
