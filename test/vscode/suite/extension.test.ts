@@ -9,33 +9,12 @@ import { post } from '../../support/http';
 import { loopbackUri } from '../../../src/vscode/loopbackSocket';
 import type { PackagesResult, RunResult, ToolApprovalAnswer } from '../../../src/engine/types';
 import type { ApprovalQuestion } from '../../../src/vscode/toolApproval';
-import type { CodeModeApi } from '../../../src/extension';
+import { api, EXTENSION_ID, sleep, until } from '../extensionApi';
 import type { ExplorerNode } from '../../../src/vscode/toolExplorer';
 import { startLocalJupyterServer } from '../../../src/engine/backends/jupyter/localServer';
 import { silentLogger } from '../../../src/engine/types';
 
-const EXTENSION_ID = 'code-mode.code-mode-python';
 const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
-
-async function api(): Promise<CodeModeApi> {
-  const extension = vscode.extensions.getExtension<CodeModeApi>(EXTENSION_ID);
-  assert.ok(extension, 'extension is installed');
-  return extension.activate();
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 async function openPython(content: string): Promise<vscode.TextEditor> {
   const document = await vscode.workspace.openTextDocument({ language: 'python', content });

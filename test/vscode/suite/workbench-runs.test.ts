@@ -8,35 +8,13 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PackagesResult, RunResult } from '../../../src/engine/types';
-import type { CodeModeApi } from '../../../src/extension';
+import { api, sleep, until } from '../extensionApi';
 import { backendChoices } from '../../../src/vscode/features/runCommands';
 import { installFailureText } from '../../../src/vscode/features/installCommand';
 import { missingModuleOffer } from '../../../src/vscode/missingModule';
 
-const EXTENSION_ID = 'code-mode.code-mode-python';
 /** Debian's interpreter, with jupyter_server and ipykernel (scripts/system-deps.mjs), and EXTERNALLY-MANAGED (PEP 668). */
 const SYSTEM_PYTHON = '/usr/bin/python3';
-
-async function api(): Promise<CodeModeApi> {
-  const extension = vscode.extensions.getExtension<CodeModeApi>(EXTENSION_ID);
-  assert.ok(extension, 'extension is installed');
-  return extension.activate();
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `probe`; the bound is a guard against a hang, not a timing assertion. */
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 const config = () => vscode.workspace.getConfiguration('codeMode');
 
