@@ -659,13 +659,7 @@ async function editWorkspaceSettings(settings) {
 
 /** Opens a workspace file with Quick Open and clicks the ▶ in the editor title. */
 async function runFileFromTitle(file) {
-  await page.keyboard.press('Control+P');
-  const quickOpen = page.locator('.quick-input-widget input.input');
-  await quickOpen.waitFor({ state: 'visible', timeout: 10_000 });
-  await quickOpen.fill(file);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: file }).first().waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Enter');
-  await poll(() => page.locator('.part.editor .tab.active', { hasText: file }).count(), 15_000);
+  await openFile(file);
   await page.locator('.part.editor .editor-actions [aria-label^="Code Mode: Run File"]').first().click();
 }
 
