@@ -50,6 +50,14 @@ for (const target of contractTargets()) {
         assert.ok(waited < 120_000, `process ${victim} was never reaped`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+      // And after the backend has heard of it, where the backend owns the process: the news travels up through
+      // the sandbox's init and the pipes. A run sent before that races the death, which is another case (the
+      // run fails saying the interpreter stopped, and the state loss is announced); a Jupyter kernel's death
+      // reaches the backend from the server, which starts the kernel again by itself.
+      for (let waited = 0; backend !== 'jupyter' && engine.backendInfo(backend, 'contract').state === 'ready'; waited += 50) {
+        assert.ok(waited < 120_000, `the ${backend} backend never noticed that its interpreter died`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       const next = await run('print("kept" in globals())');
       assert.equal(next.stdout, 'False\n', JSON.stringify(next));
       assert.equal(next.success, true);

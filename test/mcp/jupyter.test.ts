@@ -106,7 +106,8 @@ describe('the jupyter backend over MCP', () => {
         'print([e["name"] for e in graph["entities"]])',
       { timeout_s: 60 },
     );
-    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    // The server's log says where a call that never came back stopped.
+    assert.equal(result.success, true, `${JSON.stringify(result.diagnostics)}\nserver log:\n${conn.stderr().slice(-4000)}`);
     assert.equal(result.stdout, "['kernel']\n");
   });
 
