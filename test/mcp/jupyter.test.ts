@@ -104,7 +104,9 @@ describe('the jupyter backend over MCP', () => {
         'tools.memory.create_entities(entities=[{"name": "kernel", "entityType": "thing", "observations": ["runs on Jupyter"]}])\n' +
         'graph = tools.memory.read_graph()\n' +
         'print([e["name"] for e in graph["entities"]])',
-      { timeout_s: 60 },
+      // A kernel of its own: on the kernel the test above had restarted, a host call once never came back
+      // (one full run in three on a busy machine; see the session note), which is not what this test is about.
+      { timeout_s: 60, session: 'code-mode' },
     );
     // The server's log says where a call that never came back stopped.
     assert.equal(result.success, true, `${JSON.stringify(result.diagnostics)}\nserver log:\n${conn.stderr().slice(-4000)}`);
