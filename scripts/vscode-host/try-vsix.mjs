@@ -111,60 +111,56 @@ const dirs = {
 const env = isolatedEnv(tmp);
 for (const d of [dirs.workspace, path.join(dirs.userData, 'User')]) fs.mkdirSync(d, { recursive: true });
 
+/** A file in the walkthrough's workspace, from its lines. */
+function writeWorkspaceFile(name, lines) {
+  fs.writeFileSync(path.join(dirs.workspace, name), lines.join('\n'));
+}
+
 const PY_FILE = 'scores.py';
 const REPORT_FILE = 'report.py';
-fs.writeFileSync(
-  path.join(dirs.workspace, PY_FILE),
-  [
-    '# Select some lines and press Ctrl+Alt+Enter (Code Mode: Run Selection or Line).',
-    'import statistics',
-    '',
-    'scores = [88, 92, 79, 93, 85]',
-    'print("mean", statistics.mean(scores))',
-    'print("stdev", round(statistics.stdev(scores), 2))',
-    '',
-  ].join('\n'),
-);
+writeWorkspaceFile(PY_FILE, [
+  '# Select some lines and press Ctrl+Alt+Enter (Code Mode: Run Selection or Line).',
+  'import statistics',
+  '',
+  'scores = [88, 92, 79, 93, 85]',
+  'print("mean", statistics.mean(scores))',
+  'print("stdev", round(statistics.stdev(scores), 2))',
+  '',
+]);
 // A report a person runs with ▶: text, a table, text and a figure (a PNG made in pure Python), and the
 // name of a data file it reads, which must not be attached to their card.
 fs.writeFileSync(path.join(dirs.workspace, 'data.csv'), 'city,temp\nOslo,4\nLima,19\n');
-fs.writeFileSync(
-  path.join(dirs.workspace, REPORT_FILE),
-  [
-    'import struct, zlib',
-    'print("read from data.csv")',
-    'class Table:',
-    '    def _repr_html_(self):',
-    '        return "<table><tr><th>city</th><th>temp</th></tr><tr><td>Oslo</td><td>4</td></tr></table>"',
-    'display(Table())',
-    'print("done")',
-    'def chunk(kind, data):',
-    '    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)',
-    'rows = b"".join(b"\\x00" + bytes(v for x in range(96) for v in (x * 2, y * 4, 160)) for y in range(48))',
-    'png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 96, 48, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")',
-    'display(png, title="gradient")',
-    '',
-  ].join('\n'),
-);
+writeWorkspaceFile(REPORT_FILE, [
+  'import struct, zlib',
+  'print("read from data.csv")',
+  'class Table:',
+  '    def _repr_html_(self):',
+  '        return "<table><tr><th>city</th><th>temp</th></tr><tr><td>Oslo</td><td>4</td></tr></table>"',
+  'display(Table())',
+  'print("done")',
+  'def chunk(kind, data):',
+  '    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)',
+  'rows = b"".join(b"\\x00" + bytes(v for x in range(96) for v in (x * 2, y * 4, 160)) for y in range(48))',
+  'png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 96, 48, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")',
+  'display(png, title="gradient")',
+  '',
+]);
 // Step 6's files: one that waits for a flag file (the walkthrough writes it), one to queue behind it.
 const GO_FLAG = path.join(dirs.workspace, 'go.flag');
 fs.writeFileSync(path.join(dirs.workspace, 'slow.py'), `import os, time\nprint("slow started", flush=True)\nwhile not os.path.exists(${JSON.stringify(GO_FLAG)}):\n    time.sleep(0.1)\nprint("slow done")\n`);
 fs.writeFileSync(path.join(dirs.workspace, 'next.py'), 'print("next ran")\n');
 // Step 8's file: a write to the memory server (not read-only, so it asks first), then a read (read-only).
 const APPROVAL_FILE = 'remember.py';
-fs.writeFileSync(
-  path.join(dirs.workspace, APPROVAL_FILE),
-  [
-    'from code_mode import tools',
-    'try:',
-    '    tools.memory.create_entities(entities=[{"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}])',
-    '    print("created Ada")',
-    'except PermissionError as refused:',
-    '    print("refused:", refused)',
-    'print([entity["name"] for entity in tools.memory.read_graph()["entities"]])',
-    '',
-  ].join('\n'),
-);
+writeWorkspaceFile(APPROVAL_FILE, [
+  'from code_mode import tools',
+  'try:',
+  '    tools.memory.create_entities(entities=[{"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}])',
+  '    print("created Ada")',
+  'except PermissionError as refused:',
+  '    print("refused:", refused)',
+  'print([entity["name"] for entity in tools.memory.read_graph()["entities"]])',
+  '',
+]);
 // One external MCP server for the tree's "External Servers" section (Code Mode's own file, not
 // .vscode/mcp.json, so VS Code itself starts nothing).
 const memoryServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');

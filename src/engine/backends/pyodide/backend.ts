@@ -195,10 +195,7 @@ class PyodideSession implements BackendSession {
   async restart(): Promise<void> {
     const host = this.current;
     if (!host) return;
-    host.killedByUs = true;
-    this.detach(host, 'Python was restarted; its state is gone');
-    host.child.kill('SIGKILL');
-    await host.exited;
+    await this.kill(host, 'Python was restarted; its state is gone');
     // The next run should not wait for a cold start: bring the fresh instance up now.
     if (!this.disposed) this.start().catch((error: unknown) => this.options.log.warn(`Pyodide restart failed: ${errorText(error)}`));
   }
@@ -254,8 +251,13 @@ class PyodideSession implements BackendSession {
     this.disposed = true;
     const host = this.current;
     if (!host) return;
+    await this.kill(host, 'the session was disposed');
+  }
+
+  /** Ends `host` on purpose: what waits on it is told `reason`, and its exit is not taken for a crash. */
+  private async kill(host: Host, reason: string): Promise<void> {
     host.killedByUs = true;
-    this.detach(host, 'the session was disposed');
+    this.detach(host, reason);
     host.child.kill('SIGKILL');
     await host.exited;
   }

@@ -85,15 +85,8 @@ function spawnWorker(): Instance {
   const { port1, port2 } = new MessageChannel();
   const init: WorkerInit = {
     // Pyodide appends file names to it, so it must end in a separator; '/' works on Windows too.
+    ...config,
     indexURL: path.join(__dirname, 'pyodide') + '/',
-    cacheDir: config.cacheDir,
-    heapLimitMb: config.heapLimitMb,
-    scratchDir: config.scratchDir,
-    snapshot: config.snapshot,
-    snapshotOutbox: config.snapshotOutbox,
-    network: config.network,
-    workspaceRoots: config.workspaceRoots,
-    mounts: config.mounts,
     interruptBuffer: interrupt,
     callSignal,
     outputRing,

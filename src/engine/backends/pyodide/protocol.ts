@@ -104,17 +104,9 @@ export type FromHost =
   /** Pyodide cannot be loaded at all; the host exits after sending this. */
   | { type: 'fatal'; message: string };
 
-/** The worker's `workerData`. The shared buffers are owned by the host, one set per worker. */
-export interface WorkerInit {
+/** The worker's `workerData`: the host's own config, and the shared buffers the host owns, one set per worker. */
+export interface WorkerInit extends HostConfig {
   indexURL: string;
-  cacheDir: string;
-  heapLimitMb: number;
-  scratchDir?: string;
-  snapshot?: string;
-  snapshotOutbox?: string;
-  network: NetworkAccess;
-  workspaceRoots: string[];
-  mounts: Mount[];
   /** Int32Array[1] handed to pyodide.setInterruptBuffer; the host writes 2 to raise KeyboardInterrupt. */
   interruptBuffer: SharedArrayBuffer;
   /** Int32Array[1] counter the host bumps (and notifies) after posting a host-call reply or an interrupt. */
