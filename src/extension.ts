@@ -14,14 +14,14 @@ import { registerRunCommands } from './vscode/features/runCommands';
 import { InterpreterTracker } from './vscode/interpreter';
 import { CodeModeMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
 import { personBackend } from './vscode/personRun';
-import { RESULTS_VIEW_ID, ResultsView } from './vscode/resultsView';
-import { RunOutputWriter } from './vscode/runOutput';
+import { RESULTS_VIEW_ID, ResultsView } from './vscode/views/resultsView';
+import { RunOutputWriter } from './vscode/views/runOutput';
 import { PyodideSpare } from './vscode/pyodideSpare';
 import { RunProblems } from './vscode/runProblems';
 import { onSettingsChange } from './vscode/settings';
-import { RunStatusItem, STATUS_MENU_COMMAND, type RunStatusSnapshot } from './vscode/statusBar';
+import { RunStatusItem, STATUS_MENU_COMMAND, type RunStatusSnapshot } from './vscode/views/statusBar';
 import type { ApprovalStandIn } from './vscode/toolApproval';
-import { EXPLORER_VIEW_ID, ToolExplorer } from './vscode/toolExplorer';
+import { EXPLORER_VIEW_ID, ToolExplorer } from './vscode/views/toolExplorer';
 
 export interface CodeModeApi {
   /** For tests and other extensions: the services (the engine is created on first use) and run history. */

@@ -14,7 +14,7 @@ import { createEngine } from '../../src/engine/index';
 import type { RunEvent, RunResult } from '../../src/engine/types';
 import { testStorageDir } from '../support/mcp';
 import { checkPng, PYTHON_PNG_ENCODER } from '../support/pythonPng';
-import { makeNonce, renderResultsHtml } from '../../src/vscode/resultsHtml';
+import { makeNonce, renderResultsHtml } from '../../src/vscode/views/resultsHtml';
 import { messageForRunEvent, parsePageMessage, type HostToPageMessage, type PageToHostMessage, type RunCard, type RunInfo } from '../../src/webview/protocol';
 import { crc32 } from '../support/crc32';
 

@@ -3,10 +3,10 @@ import * as vscode from 'vscode';
 import type { CodeFiles } from '../../engine/stores/codeFiles';
 import type { ToolApprovals } from '../../engine/types';
 import { personBackend, personRunOptions, personSession } from '../personRun';
-import type { ResultsView } from '../resultsView';
+import type { ResultsView } from '../views/resultsView';
 import type { EngineService } from '../services/engineService';
 import type { ExtensionSettings } from '../settings';
-import type { ExplorerNode, ToolExplorer } from '../toolExplorer';
+import type { ExplorerNode, ToolExplorer } from '../views/toolExplorer';
 
 export interface ExplorerCommandDeps {
   explorer: Pick<ToolExplorer, 'refresh'>;

@@ -4,7 +4,7 @@ import type { RunHistory } from '../../engine/history';
 import type { RunResult, ToolApprovals } from '../../engine/types';
 import type { LocalMcpClient } from '../../mcp/localClient';
 import { personRunOptions } from '../personRun';
-import type { ResultsActions } from '../resultsView';
+import type { ResultsActions } from '../views/resultsView';
 import type { BridgeService } from '../services/bridgeService';
 import type { EngineService } from '../services/engineService';
 import type { ExtensionSettings } from '../settings';

@@ -3,7 +3,7 @@ import type { SessionDescription } from '../../engine/engine';
 import type { BackendKind, RunResult, ScriptRun, ToolApprovals } from '../../engine/types';
 import { codeToRun } from '../codeText';
 import { offerMissingModule } from '../missingModule';
-import type { RunOutputWriter } from '../runOutput';
+import type { RunOutputWriter } from '../views/runOutput';
 import type { RunProblems } from '../runProblems';
 import { offerTimeoutSetting, personBackend, personRunOptions, personSession, scriptOf } from '../personRun';
 import type { EngineService } from '../services/engineService';

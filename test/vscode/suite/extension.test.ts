@@ -10,7 +10,7 @@ import { loopbackUri } from '../../../src/vscode/loopbackSocket';
 import type { PackagesResult, RunResult, ToolApprovalAnswer } from '../../../src/engine/types';
 import type { ApprovalQuestion } from '../../../src/vscode/toolApproval';
 import { api, EXTENSION_ID, sleep, until } from '../extensionApi';
-import type { ExplorerNode } from '../../../src/vscode/toolExplorer';
+import type { ExplorerNode } from '../../../src/vscode/views/toolExplorer';
 import { startLocalJupyterServer } from '../../../src/engine/backends/jupyter/localServer';
 import { silentLogger } from '../../../src/engine/types';
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { RunHistory } from '../engine/history';
-import type { RunEvent } from '../engine/types';
+import type { RunHistory } from '../../engine/history';
+import type { RunEvent } from '../../engine/types';
 import {
   messageForRunEvent,
   parsePageMessage,
@@ -8,12 +8,12 @@ import {
   type PageToHostMessage,
   type ProbedCard,
   type ToolFormSpec,
-} from '../webview/protocol';
+} from '../../webview/protocol';
 import { makeNonce, renderResultsHtml } from './resultsHtml';
-import { errorText } from '../engine/errorText';
-import { PendingRequests } from '../engine/requests';
+import { errorText } from '../../engine/errorText';
+import { PendingRequests } from '../../engine/requests';
 import { saveImage } from './saveImage';
-import { resultsLocation } from './settings';
+import { resultsLocation } from '../settings';
 
 export const RESULTS_VIEW_ID = 'codeMode.results';
 const PANEL_TYPE = 'codeMode.resultsPanel';

@@ -1,6 +1,6 @@
 // A figure's Save in the results page: where to, asked in VS Code's save dialog; the bytes as the run displayed them.
 import * as vscode from 'vscode';
-import { SAVABLE_IMAGES, type SavableImageMime } from '../webview/protocol';
+import { SAVABLE_IMAGES, type SavableImageMime } from '../../webview/protocol';
 
 /** Writes the image the person chose to save; returns where, or undefined when they cancelled. */
 export async function saveImage(image: { mime: SavableImageMime; data: string; title?: string }): Promise<vscode.Uri | undefined> {

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import { describeToolCall } from '../engine/result';
-import { tracebackFrames } from '../engine/tracebackFrames';
-import type { RunEvent } from '../engine/types';
-import { backendLabel, failureLabel, originLabel } from '../webview/labels';
+import { describeToolCall } from '../../engine/result';
+import { tracebackFrames } from '../../engine/tracebackFrames';
+import type { RunEvent } from '../../engine/types';
+import { backendLabel, failureLabel, originLabel } from '../../webview/labels';
 
 const TRANSCRIPT_CHARS = 256 * 1024;
 /** Where a capped stream's head ends and its tail begins in a result (the engine's CappedOutput.text()). */
