@@ -2,91 +2,81 @@
 // context.subscriptions. Nothing heavy happens here: the engine, interpreters and the MCP endpoint start on
 // first use (src/vscode/container.ts), and command bodies live in src/vscode/features/.
 import * as vscode from 'vscode';
-import { RunHistory } from './engine/history';
+import { RunHistory, type RunRecord } from './engine/history';
 import { describeBackend } from './vscode/backends';
 import { Container } from './vscode/container';
 import { registerExplorerCommands } from './vscode/features/explorerCommands';
 import { registerGenerateCommand } from './vscode/features/generateCommand';
 import { registerInstallCommand } from './vscode/features/installCommand';
 import { registerJupyterCommands } from './vscode/features/jupyterCommands';
-import { rerun, resultsActions, type ResultsActionDeps } from './vscode/features/resultsActions';
+import { resultsActions } from './vscode/features/resultsActions';
 import { registerRunCommands } from './vscode/features/runCommands';
 import { InterpreterTracker } from './vscode/interpreter';
 import { CodeModeMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
-import { personBackend } from './vscode/personRun';
 import { RESULTS_VIEW_ID, ResultsView } from './vscode/views/resultsView';
 import { RunOutputWriter } from './vscode/views/runOutput';
 import { PyodideSpare } from './vscode/pyodideSpare';
-import { RunProblems } from './vscode/runProblems';
+import type { PersonRunViews } from './vscode/services/personRuns';
 import { onSettingsChange } from './vscode/settings';
-import { RunStatusItem, STATUS_MENU_COMMAND, type RunStatusSnapshot } from './vscode/views/statusBar';
-import type { ApprovalStandIn } from './vscode/toolApproval';
+import { RunStatusItem, STATUS_MENU_COMMAND } from './vscode/views/statusBar';
+import { testApi, type CodeModeTestApi } from './vscode/testApi';
 import { EXPLORER_VIEW_ID, ToolExplorer } from './vscode/views/toolExplorer';
 
 export interface CodeModeApi {
-  /** For tests and other extensions: the services (the engine is created on first use) and run history. */
-  container: Container;
-  history: RunHistory;
-  results: ResultsView;
-  explorer: ToolExplorer;
-  activationMs: number;
-  /** What the runs output channel received most recently. */
-  runsChannelText(): string;
-  /** How often the runs output channel was brought into view. */
-  runsChannelReveals(): number;
-  /** What the status bar item of your runs shows now. */
-  runStatus(): RunStatusSnapshot;
-  /** Only while extension tests run (ExtensionMode.Test): hooks for what a headless test cannot do itself. */
-  testHooks?: TestHooks;
-}
-
-export interface TestHooks {
-  /** Answers the tool-approval question instead of its modal, which VS Code refuses to show during extension tests. */
-  answerToolApprovals(standIn: ApprovalStandIn | undefined): void;
+  /** This window's runs (yours and the agents'), oldest first, as the Results view shows them. */
+  runs(): readonly RunRecord[];
+  /** Only while extension tests run (ExtensionMode.Test): the extension's insides, for its own tests. */
+  testing?: CodeModeTestApi;
 }
 
 export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('Code Mode for Python', { log: true });
   const runsChannel = vscode.window.createOutputChannel('Code Mode: Runs');
-  const problems = new RunProblems();
   const interpreter = new InterpreterTracker(() => vscode.workspace.getConfiguration('codeMode').get<string>('pythonPath', '').trim(), log);
-  const container = new Container(context.globalStorageUri.fsPath, log, interpreter, context.secrets);
-  const { engine, bridge, mcp, stores } = container;
+  // Set by VS Code only when it runs extension tests (--extensionTestsPath); never in an installed extension.
+  const underTest = context.extensionMode === vscode.ExtensionMode.Test;
+  const output = new RunOutputWriter(runsChannel, underTest);
+  const container = new Container({
+    storageDir: context.globalStorageUri.fsPath,
+    log,
+    interpreterTracker: interpreter,
+    secrets: context.secrets,
+    // The views are made below, with the container's services; a person's run asks for them when it starts.
+    personRunViews: (): PersonRunViews => ({ present: () => results.present(), revealRunsChannel: () => output.reveal(true) }),
+  });
+  const { engine, bridge, mcp, stores, personRuns } = container;
   const settings = () => container.settings.current;
   const interpreterPath = () => container.interpreter.inUse?.path;
   const history = new RunHistory(100, stores.history);
-  const output = new RunOutputWriter(runsChannel);
 
-  const toolApprovals = container.toolApprovals.approvals;
-  const actionDeps: ResultsActionDeps = { history, engine, bridge, tools: () => mcp.localClient(), settings, results: () => results, toolApprovals };
-  const results = new ResultsView(context.extensionUri, history, resultsActions(actionDeps), log, context.globalState);
-  const explorer = new ToolExplorer(
+  const actions = resultsActions({ history, engine, bridge, tools: () => mcp.localClient(), personRuns });
+  const results = new ResultsView({ extensionUri: context.extensionUri, history, actions, log, memory: context.globalState });
+  const explorer = new ToolExplorer({
     engine,
     interpreterPath,
     history,
-    () => mcp.localClient(),
-    async () => {
+    tools: () => mcp.localClient(),
+    servers: async () => {
       const { bridge: tools, external } = await bridge.get();
       return { providers: () => tools.providers(), problems: () => external.problems };
     },
-    stores.codeFiles,
-    () => settings().backends.jupyter.url,
-    () => settings().exposeVscodeTools,
-  );
+    codeFiles: stores.codeFiles,
+    jupyterServer: () => settings().backends.jupyter.url,
+    vscodeToolsOn: () => settings().exposeVscodeTools,
+  });
   const explorerTree = vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true });
   results.setCompanion(explorerTree);
   const pyodideSpare = new PyodideSpare(() => engine.get(), settings);
   const mcpProvider = new CodeModeMcpProvider(settings, interpreterPath, () => mcp.loopback(), context.extensionPath, () => pyodideSpare.want());
   const status = new RunStatusItem(
-    () => personBackend(settings(), vscode.workspace.isTrusted),
+    () => personRuns.backend(),
     (kind) => describeBackend(kind, interpreterPath(), settings().backends),
   );
 
   context.subscriptions.push(
     log,
     runsChannel,
-    problems,
     interpreter,
     container,
     output,
@@ -137,19 +127,17 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     explorerTree,
     results.onDidChangeUnseen((count) => status.setUnseen(count)),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
-    ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, problems, toolApprovals }),
-    registerGenerateCommand({ engine: () => engine.get(), toolsSummary: async () => (await bridge.get()).bridge.search(''), log, toolApprovals }, results),
+    ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, personRuns }),
+    registerGenerateCommand({ engine: () => engine.get(), toolsSummary: async () => (await bridge.get()).bridge.search(''), log, toolApprovals: container.toolApprovals.approvals }, results),
     registerInstallCommand({ settings, engine: () => engine.get(), results }),
     ...registerJupyterCommands({ settings, tokens: container.jupyterTokens, engine }),
-    ...registerExplorerCommands({ explorer, results, engine, codeFiles: stores.codeFiles, settings, rerun: (runId) => rerun(actionDeps, runId), toolApprovals }),
+    ...registerExplorerCommands({ explorer, results, codeFiles: stores.codeFiles, personRuns, rerun: actions.rerun }),
   );
 
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);
-  // Never in an installed extension: another extension could read these exports.
-  const testHooks: TestHooks | undefined =
-    context.extensionMode === vscode.ExtensionMode.Test ? { answerToolApprovals: (standIn) => container.toolApprovals.answerWith(standIn) } : undefined;
-  return { container, history, results, explorer, activationMs, runsChannelText: () => output.transcript(), runsChannelReveals: () => output.reveals, runStatus: () => status.snapshot(), ...(testHooks ? { testHooks } : {}) };
+  // Another extension could read these exports: the insides only for the extension's own tests.
+  return { runs: () => history.all(), ...(underTest ? { testing: testApi({ container, history, results, explorer, output, status, activationMs }) } : {}) };
 }
 
 export function deactivate(): void {

@@ -11,11 +11,21 @@ import { EngineService } from './services/engineService';
 import { InterpreterService } from './services/interpreterService';
 import { JupyterTokens } from './services/jupyterTokens';
 import { McpEndpoints } from './services/mcpEndpoints';
+import { PersonRunService, type PersonRunViews } from './services/personRuns';
 import { PyodideProgress } from './services/pyodideProgress';
 import { SettingsCache } from './services/settingsCache';
 import { TrustService } from './services/trustService';
 import { VscodeSettingsPort } from './settingsPort';
 import { ToolApprovalQuestions } from './toolApproval';
+
+export interface ContainerDeps {
+  storageDir: string;
+  log: vscode.LogOutputChannel;
+  interpreterTracker: InterpreterTracker;
+  secrets: vscode.SecretStorage;
+  /** Where a person's run shows; asked for at each run, since the views are made after the container. */
+  personRunViews: () => PersonRunViews;
+}
 
 export class Container implements vscode.Disposable {
   readonly logger: Logger;
@@ -32,13 +42,10 @@ export class Container implements vscode.Disposable {
   private _mcp: McpEndpoints | undefined;
   private _jupyterTokens: JupyterTokens | undefined;
   private _toolApprovals: ToolApprovalQuestions | undefined;
+  private _personRuns: PersonRunService | undefined;
 
-  constructor(
-    private readonly storageDir: string,
-    private readonly log: vscode.LogOutputChannel,
-    private readonly interpreterTracker: InterpreterTracker,
-    private readonly secrets: vscode.SecretStorage,
-  ) {
+  constructor(private readonly deps: ContainerDeps) {
+    const { log } = deps;
     this.logger = { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) };
   }
 
@@ -53,13 +60,13 @@ export class Container implements vscode.Disposable {
 
   /** Code files, learnings and run history in the extension's global storage; nothing touches the disk until a store is used. */
   get stores(): Stores {
-    return (this._stores ??= createStores(this.storageDir, this.logger));
+    return (this._stores ??= createStores(this.deps.storageDir, this.logger));
   }
 
   get engine(): EngineService {
     return (this._engine ??= this.track(
       new EngineService({
-        storageDir: this.storageDir,
+        storageDir: this.deps.storageDir,
         logger: this.logger,
         settings: this.settings,
         stores: this.stores,
@@ -72,7 +79,7 @@ export class Container implements vscode.Disposable {
   }
 
   get jupyterTokens(): JupyterTokens {
-    return (this._jupyterTokens ??= new JupyterTokens(this.secrets));
+    return (this._jupyterTokens ??= new JupyterTokens(this.deps.secrets));
   }
 
   /** A new engine, before anyone gets it: Pyodide's first-load notice, workspace trust, the code-mode bridge. */
@@ -87,7 +94,7 @@ export class Container implements vscode.Disposable {
   }
 
   get interpreter(): InterpreterService {
-    return (this._interpreter ??= new InterpreterService(this.interpreterTracker, this.engine, this.settings, this.storageDir, this.logger));
+    return (this._interpreter ??= new InterpreterService(this.deps.interpreterTracker, this.engine, this.settings, this.deps.storageDir, this.logger));
   }
 
   get trust(): TrustService {
@@ -95,7 +102,7 @@ export class Container implements vscode.Disposable {
   }
 
   get pyodideProgress(): PyodideProgress {
-    return (this._pyodideProgress ??= new PyodideProgress(this.log));
+    return (this._pyodideProgress ??= new PyodideProgress(this.deps.log));
   }
 
   /** What `configure` reads and writes: VS Code settings, applied to the engine at once. */
@@ -116,6 +123,19 @@ export class Container implements vscode.Disposable {
   /** The window's question before a tool call from Python that needs a yes, and the tools allowed for this session. */
   get toolApprovals(): ToolApprovalQuestions {
     return (this._toolApprovals ??= new ToolApprovalQuestions());
+  }
+
+  /** A person's runs, from every place that starts one, with the same follow-ups. */
+  get personRuns(): PersonRunService {
+    return (this._personRuns ??= this.track(
+      new PersonRunService({
+        engine: this.engine,
+        settings: this.settings,
+        interpreterPath: () => this.interpreter.inUse?.path,
+        toolApprovals: this.toolApprovals.approvals,
+        views: this.deps.personRunViews,
+      }),
+    ));
   }
 
   /**

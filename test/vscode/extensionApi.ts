@@ -2,13 +2,17 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { CodeModeApi } from '../../src/extension';
+import type { CodeModeTestApi } from '../../src/vscode/testApi';
 
 export const EXTENSION_ID = 'code-mode.code-mode-python';
 
-export async function api(): Promise<CodeModeApi> {
+/** The extension's insides, which it exports only while extension tests run (ExtensionMode.Test). */
+export async function api(): Promise<CodeModeTestApi> {
   const extension = vscode.extensions.getExtension<CodeModeApi>(EXTENSION_ID);
   assert.ok(extension, 'extension is installed');
-  return extension.activate();
+  const exported = await extension.activate();
+  assert.ok(exported.testing, 'the extension exports its test API while extension tests run');
+  return exported.testing;
 }
 
 export function sleep(ms: number): Promise<void> {

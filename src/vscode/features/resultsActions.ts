@@ -1,40 +1,31 @@
 // What the results page (and the explorer's Re-run) asks of the extension: run a past run's code again,
 // interrupt a run, call a tool from a tool form.
 import type { RunHistory } from '../../engine/history';
-import type { RunResult, ToolApprovals } from '../../engine/types';
+import type { RunResult } from '../../engine/types';
 import type { LocalMcpClient } from '../../mcp/localClient';
-import { personRunOptions } from '../personRun';
-import type { ResultsActions } from '../views/resultsView';
 import type { BridgeService } from '../services/bridgeService';
 import type { EngineService } from '../services/engineService';
-import type { ExtensionSettings } from '../settings';
-import type { ResultsPresenter } from './runCommands';
+import type { PersonRunService } from '../services/personRuns';
+import type { ResultsActions } from '../views/resultsView';
 
 export interface ResultsActionDeps {
-  history: RunHistory;
-  engine: Pick<EngineService, 'get' | 'ifCreated'>;
+  history: Pick<RunHistory, 'get'>;
+  engine: Pick<EngineService, 'ifCreated'>;
   bridge: Pick<BridgeService, 'get'>;
   /** The in-process client of our own MCP tools. */
   tools: () => Promise<LocalMcpClient>;
-  settings: () => ExtensionSettings;
-  /** The results view; a getter, since the view is made with these actions. */
-  results: () => Pick<ResultsPresenter, 'present'>;
-  /** The window's tool-approval question. */
-  toolApprovals: ToolApprovals;
+  personRuns: Pick<PersonRunService, 'run'>;
 }
 
-/** Runs a past run's code again, in its backend and session, as your run. */
-export async function rerun(deps: ResultsActionDeps, runId: string): Promise<RunResult | undefined> {
-  const record = deps.history.get(runId);
-  if (!record) return undefined;
-  const engine = await deps.engine.get();
-  void deps.results().present();
-  return engine.run({ code: record.run.code, backend: record.run.backend, session: record.run.session, origin: 'command', ...personRunOptions(deps.settings().personRun, deps.toolApprovals) });
-}
-
-export function resultsActions(deps: ResultsActionDeps): ResultsActions {
+export function resultsActions(deps: ResultsActionDeps): ResultsActions & { rerun(runId: string): Promise<RunResult | undefined> } {
   return {
-    rerun: (runId) => rerun(deps, runId),
+    // A past run's code again, in its backend and session, as your run.
+    rerun: async (runId) => {
+      const record = deps.history.get(runId);
+      if (!record) return undefined;
+      const { code, backend, session } = record.run;
+      return deps.personRuns.run({ code, backend, session, origin: 'command' });
+    },
     // The card's Interrupt (Cancel on a queued card): the run is stopped whether it waits, starts or runs.
     interrupt: async (runId) => (await deps.engine.ifCreated())?.cancelRun(runId) ?? false,
     invokeTool: async (server, name, args) => {

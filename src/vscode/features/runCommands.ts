@@ -1,12 +1,11 @@
 import * as vscode from 'vscode';
 import type { SessionDescription } from '../../engine/engine';
-import type { BackendKind, RunResult, ScriptRun, ToolApprovals } from '../../engine/types';
+import type { BackendKind, RunResult, ScriptRun } from '../../engine/types';
 import { codeToRun } from '../codeText';
-import { offerMissingModule } from '../missingModule';
 import type { RunOutputWriter } from '../views/runOutput';
-import type { RunProblems } from '../runProblems';
-import { offerTimeoutSetting, personBackend, personRunOptions, personSession, scriptOf } from '../personRun';
+import { personSession, scriptOf } from '../personRun';
 import type { EngineService } from '../services/engineService';
+import type { PersonRunService } from '../services/personRuns';
 import { updateSetting, type ExtensionSettings, type PersonRunSettings } from '../settings';
 
 export interface ResultsPresenter {
@@ -18,41 +17,20 @@ export interface ResultsPresenter {
 
 export interface RunCommandDeps {
   settings: () => ExtensionSettings;
-  engine: Pick<EngineService, 'get' | 'ifCreated'>;
+  engine: Pick<EngineService, 'ifCreated'>;
   /** The workspace interpreter in use, if one was chosen yet. */
   interpreterPath: () => string | undefined;
   runsChannel: Pick<RunOutputWriter, 'reveal'>;
-  results: ResultsPresenter;
-  problems: RunProblems;
-  /** The window's tool-approval question. */
-  toolApprovals: ToolApprovals;
+  results: Pick<ResultsPresenter, 'reveal'>;
+  personRuns: Pick<PersonRunService, 'run' | 'backend'>;
 }
 
 const otherBackend = (kind: BackendKind): BackendKind => (kind === 'pyodide' ? 'python' : 'pyodide');
 
 /** The command palette / editor menu front door. Each command returns what it did, for tests and chaining. */
-export function registerRunCommands({ settings: currentSettings, engine: engines, interpreterPath, runsChannel, results, problems, toolApprovals }: RunCommandDeps): vscode.Disposable[] {
-  const yourBackend = () => personBackend(currentSettings(), vscode.workspace.isTrusted);
-  const run = async (code: string, document: vscode.TextDocument | undefined, backend = yourBackend(), script?: ScriptRun): Promise<RunResult | undefined> => {
-    if (!code.trim()) {
-      void vscode.window.showInformationMessage('Code Mode: nothing to run.');
-      return undefined;
-    }
-    const engine = await engines.get();
-    const settings = currentSettings().personRun;
-    const pending = engine.run({ code, backend, script, session: personSession(settings, document), origin: 'command', ...personRunOptions(settings, toolApprovals) });
-    await results.present();
-    // The runs channel is always written; the result is in the Results view, so it opens only when asked to.
-    if (settings.showRunsChannel) runsChannel.reveal(true);
-    const result = await pending;
-    if (!result.success && result.diagnostics?.error_type === 'INVALID_ARGUMENT') {
-      void vscode.window.showWarningMessage(`Code Mode: ${result.diagnostics.message}`);
-    }
-    offerTimeoutSetting(result);
-    void offerMissingModule(result, backend, interpreterPath(), script);
-    if (script) problems.update(script, result);
-    return result;
-  };
+export function registerRunCommands({ settings: currentSettings, engine: engines, interpreterPath, runsChannel, results, personRuns }: RunCommandDeps): vscode.Disposable[] {
+  const run = (code: string, document: vscode.TextDocument, backend?: BackendKind, script?: ScriptRun): Promise<RunResult | undefined> =>
+    personRuns.run({ code, document, backend, script, origin: 'command' });
 
   /** The selection (or line) of the editor of `uri` (else the active one), as code and the script it is part of. */
   const selection = (uri?: vscode.Uri): { code: string; document: vscode.TextDocument; script?: ScriptRun } | undefined => {
@@ -75,7 +53,7 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
     }),
     vscode.commands.registerCommand('codeMode.runSelectionInOtherBackend', async () => {
       const selected = selection();
-      return selected && run(selected.code, selected.document, otherBackend(yourBackend()), selected.script);
+      return selected && run(selected.code, selected.document, otherBackend(personRuns.backend()), selected.script);
     }),
     vscode.commands.registerCommand('codeMode.runFile', async (uri?: vscode.Uri) => {
       const document = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;

@@ -28,6 +28,16 @@ export interface ResultsActions {
   invokeTool(server: string | undefined, name: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: unknown }>;
 }
 
+export interface ResultsViewDeps {
+  /** Where dist/webview.js, the styles and the icon are. */
+  extensionUri: vscode.Uri;
+  history: Pick<RunHistory, 'all' | 'clear'>;
+  actions: ResultsActions;
+  log: vscode.LogOutputChannel;
+  /** Remembers across windows that the first run opened the view (globalState). */
+  memory: vscode.Memento;
+}
+
 /**
  * The results webview, as a sidebar view and (when codeMode.results.location says so) an editor panel beside
  * the code: both show the same history and receive every run event live. The page is untrusted (it renders program output): everything it sends is
@@ -52,14 +62,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
   /** The Tool Explorer, beside the Results view in the Code Mode side bar: it carries the badge until the view is resolved. */
   private companion: vscode.TreeView<unknown> | undefined;
 
-  constructor(
-    private readonly extensionUri: vscode.Uri,
-    private readonly history: RunHistory,
-    private readonly actions: ResultsActions,
-    private readonly log: vscode.LogOutputChannel,
-    /** Remembers across windows that the first run opened the view (globalState). */
-    private readonly memory: vscode.Memento,
-  ) {}
+  constructor(private readonly deps: ResultsViewDeps) {}
 
   /** Forwards a run event to every open page; a run finishing out of sight is counted until the results are seen. */
   handle(event: RunEvent): void {
@@ -89,8 +92,8 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
       return;
     }
     // The Code Mode side bar is showing (either view), or this is the first run: the Results view opens, expanded.
-    if (this.view?.visible || this.companion?.visible || !this.memory.get<boolean>(REVEALED_ONCE_KEY)) {
-      await this.memory.update(REVEALED_ONCE_KEY, true);
+    if (this.view?.visible || this.companion?.visible || !this.deps.memory.get<boolean>(REVEALED_ONCE_KEY)) {
+      await this.deps.memory.update(REVEALED_ONCE_KEY, true);
       await this.revealView();
     }
   }
@@ -140,7 +143,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     }
     if (!this.panel) {
       this.panel = vscode.window.createWebviewPanel(PANEL_TYPE, 'Code Mode Results', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.webviewOptions());
-      this.panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
+      this.panel.iconPath = vscode.Uri.joinPath(this.deps.extensionUri, 'media', 'icon.svg');
       this.panelWebview = this.panel.webview;
       this.attach(this.panelWebview);
       const panel = this.panel;
@@ -196,7 +199,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
 
   /** What a submitted tool form does: call the tool, turning a failure into a result the form can show. */
   invokeFromForm(server: string | undefined, name: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: unknown }> {
-    return this.actions.invokeTool(server, name, args).catch((error: unknown) => ({ ok: false, content: errorText(error) }));
+    return this.deps.actions.invokeTool(server, name, args).catch((error: unknown) => ({ ok: false, content: errorText(error) }));
   }
 
   /** The cards one loaded page renders now, read from its DOM; empty when no page is loaded. */
@@ -214,7 +217,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     return {
       enableScripts: true,
       retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+      localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, 'dist'), vscode.Uri.joinPath(this.deps.extensionUri, 'media')],
     };
   }
 
@@ -222,19 +225,19 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     webview.html = renderResultsHtml({
       cspSource: webview.cspSource,
       nonce: makeNonce(),
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'results.css')).toString(),
-      codiconsUri: webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'codicons', 'codicon.css')).toString(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'webview.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.deps.extensionUri, 'media', 'results.css')).toString(),
+      codiconsUri: webview.asWebviewUri(vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'codicons', 'codicon.css')).toString(),
       title: 'Code Mode Results',
     });
     this.disposables.push(
       webview.onDidReceiveMessage((raw: unknown) => {
         const message = parsePageMessage(raw);
         if (!message) {
-          this.log.warn('results page sent a malformed message; ignored');
+          this.deps.log.warn('results page sent a malformed message; ignored');
           return;
         }
-        this.onPageMessage(webview, message).catch((error: unknown) => this.log.error(`results page action failed: ${String(error)}`));
+        this.onPageMessage(webview, message).catch((error: unknown) => this.deps.log.error(`results page action failed: ${String(error)}`));
       }),
     );
   }
@@ -243,20 +246,20 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     switch (message.type) {
       case 'ready':
         this.ready.add(webview);
-        await webview.postMessage({ type: 'history', runs: this.history.all() } satisfies HostToPageMessage);
+        await webview.postMessage({ type: 'history', runs: this.deps.history.all() } satisfies HostToPageMessage);
         for (const queued of this.queued.splice(0)) await webview.postMessage(queued);
         return;
       case 'clear':
-        this.history.clear();
+        this.deps.history.clear();
         this.post({ type: 'clear' });
         return;
       case 'rerun':
-        await this.actions.rerun(message.runId);
+        await this.deps.actions.rerun(message.runId);
         return;
       case 'interrupt':
         // The other page showing this run (side bar, panel beside) says so too.
         this.post({ type: 'interrupting', runId: message.runId });
-        await this.actions.interrupt(message.runId);
+        await this.deps.actions.interrupt(message.runId);
         return;
       case 'openLocation':
         await openLocation(message.file, message.line);

@@ -20,20 +20,26 @@ export class RunOutputWriter implements vscode.Disposable {
   /** How often the channel was brought into view, because VS Code offers no API to ask whether it is. */
   private revealCount = 0;
 
-  constructor(private readonly target: vscode.OutputChannel) {
+  /** `keepTranscript`: remember the tail of what was written (extension tests read it back; nothing else does). */
+  constructor(
+    private readonly target: vscode.OutputChannel,
+    keepTranscript: boolean,
+  ) {
     const keep = (text: string) => {
       this.recent = (this.recent + text).slice(-TRANSCRIPT_CHARS);
     };
-    this.channel = {
-      append: (text) => {
-        target.append(text);
-        keep(text);
-      },
-      appendLine: (text) => {
-        target.appendLine(text);
-        keep(`${text}\n`);
-      },
-    };
+    this.channel = !keepTranscript
+      ? target
+      : {
+          append: (text) => {
+            target.append(text);
+            keep(text);
+          },
+          appendLine: (text) => {
+            target.appendLine(text);
+            keep(`${text}\n`);
+          },
+        };
   }
 
   /** Brings the channel into view; `preserveFocus` leaves the focus where it is. */
@@ -46,7 +52,7 @@ export class RunOutputWriter implements vscode.Disposable {
     return this.revealCount;
   }
 
-  /** The last characters written to the channel (the integration tests read the channel back this way). */
+  /** The last characters written to the channel, when kept (the integration tests read the channel back this way). */
   transcript(): string {
     return this.recent;
   }

@@ -74,6 +74,21 @@ export interface ServerSource {
   problems(): ConfigProblem[];
 }
 
+/** What the explorer lists, each read when a section is expanded or refreshed. */
+export interface ToolExplorerSources {
+  engine: Pick<EngineService, 'ifCreated'>;
+  /** The workspace interpreter in use, if one was chosen yet. */
+  interpreterPath: () => string | undefined;
+  history: Pick<RunHistory, 'all'>;
+  tools: () => Promise<ToolSource>;
+  servers: () => Promise<ServerSource>;
+  codeFiles: Pick<CodeFiles, 'list' | 'path'>;
+  /** codeMode.jupyter.url ('' when no Jupyter Server is set). */
+  jupyterServer: () => string;
+  /** codeMode.tools.vscodeTools: whether Python may call VS Code's tools. */
+  vscodeToolsOn: () => boolean;
+}
+
 /**
  * The sidebar: backends with their state and interpreter, the MCP tools agents see, external servers, and
  * recent runs. Reading it never starts an interpreter.
@@ -83,19 +98,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
   readonly onDidChangeTreeData = this.changed.event;
   private refreshTimer: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly engine: Pick<EngineService, 'ifCreated'>,
-    /** The workspace interpreter in use, if one was chosen yet. */
-    private readonly interpreterPath: () => string | undefined,
-    private readonly history: RunHistory,
-    private readonly tools: () => Promise<ToolSource>,
-    private readonly servers: () => Promise<ServerSource>,
-    private readonly codeFiles: CodeFiles,
-    /** codeMode.jupyter.url ('' when no Jupyter Server is set). */
-    private readonly jupyterServer: () => string,
-    /** codeMode.tools.vscodeTools: whether Python may call VS Code's tools. */
-    private readonly vscodeToolsOn: () => boolean,
-  ) {}
+  constructor(private readonly sources: ToolExplorerSources) {}
 
   /** Coalesces bursts (a streaming run changes history many times a second). */
   refresh(): void {
@@ -123,7 +126,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         const expandable = node.backend === 'jupyter' && !node.disabledReason ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
         const item = new vscode.TreeItem(BACKEND_LABELS[node.backend], expandable);
         item.id = `backend:${node.backend}`;
-        const server = node.backend === 'jupyter' ? this.jupyterServer() : undefined;
+        const server = node.backend === 'jupyter' ? this.sources.jupyterServer() : undefined;
         item.description = `${node.disabledReason ? 'disabled' : STATE_LABELS[node.info.state]}${server ? ` · ${server === 'local' ? 'local server' : server}` : ''}`;
         const details = [
           node.info.pythonVersion && `Python ${node.info.pythonVersion}`,
@@ -201,7 +204,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
   async getChildren(node?: ExplorerNode): Promise<ExplorerNode[]> {
     if (!node) {
       // VS Code's tools have a section only while Python may call them (codeMode.tools.vscodeTools).
-      return (['backends', 'tools', ...(this.vscodeToolsOn() ? ['vscodeTools' as const] : []), 'servers', 'files', 'runs'] as Section[]).map((section) => ({ kind: 'section', section }));
+      return (['backends', 'tools', ...(this.sources.vscodeToolsOn() ? ['vscodeTools' as const] : []), 'servers', 'files', 'runs'] as Section[]).map((section) => ({ kind: 'section', section }));
     }
     if (node.kind === 'server') return this.serverTools(node.status.name);
     if (node.kind === 'backend' && node.backend === 'jupyter') return this.kernelNodes();
@@ -210,13 +213,13 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
       case 'backends':
         return this.backendNodes();
       case 'tools': {
-        const tools = await (await this.tools()).listTools();
+        const tools = await (await this.sources.tools()).listTools();
         return tools.map((tool) => ({ kind: 'tool', tool }));
       }
       case 'vscodeTools':
         return this.serverTools(VSCODE_PROVIDER);
       case 'servers': {
-        const source = await this.servers();
+        const source = await this.sources.servers();
         // VS Code's own tools are no server of yours: they have their own section.
         const nodes: ExplorerNode[] = source
           .providers()
@@ -230,13 +233,13 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
           : [{ kind: 'message', text: 'No external MCP servers configured', tooltip: 'Add servers in mcp_servers.json or .vscode/mcp.json at the workspace root, or the codeMode.mcpServers setting.' }];
       }
       case 'files': {
-        const files = await this.codeFiles.list();
+        const files = await this.sources.codeFiles.list();
         return files.length
-          ? files.map((file) => ({ kind: 'codeFile', file, path: this.codeFiles.path(file.name) }))
+          ? files.map((file) => ({ kind: 'codeFile', file, path: this.sources.codeFiles.path(file.name) }))
           : [{ kind: 'message', text: 'No agent scripts yet', tooltip: `Agents build programs over several calls with ${'code_file' satisfies ToolName}, then run them with ${'run_python' satisfies ToolName}.` }];
       }
       case 'runs': {
-        const runs = this.history.all().reverse().slice(0, 20);
+        const runs = this.sources.history.all().reverse().slice(0, 20);
         return runs.length
           ? runs.map((record) => ({ kind: 'run', record }))
           : [{ kind: 'message', text: 'No runs yet: Ctrl+Alt+Enter runs a line, ▶ runs a file', tooltip: 'In a Python file, Ctrl+Alt+Enter (Cmd+Alt+Enter on macOS) runs the selection or the current line; ▶ in the editor title runs the whole file. Agents run code through the run_python tool.' }];
@@ -246,7 +249,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
 
   /** Expanding a server connects to it to list its tools; a failure shows as a message under it. */
   private async serverTools(name: string): Promise<ExplorerNode[]> {
-    const provider = (await this.servers()).providers().find((p) => p.name === name);
+    const provider = (await this.sources.servers()).providers().find((p) => p.name === name);
     if (!provider) return [];
     try {
       const tools = await provider.listTools();
@@ -260,7 +263,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
 
   /** The Jupyter Server's kernels, as the server reports them (asked when the node is expanded). */
   private async kernelNodes(): Promise<ExplorerNode[]> {
-    const engine = await this.engine.ifCreated();
+    const engine = await this.sources.engine.ifCreated();
     const report = (await engine?.describeBackend('jupyter').catch((error: unknown) => ({ error: errorText(error) }))) as
       | { kernels?: { id: string; name: string; state: string }[]; error?: string }
       | undefined;
@@ -272,15 +275,15 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
   }
 
   private async backendNodes(): Promise<ExplorerNode[]> {
-    const engine = await this.engine.ifCreated();
-    const kinds: BackendKind[] = ['pyodide', 'python', ...(engine?.backendKinds.includes('jupyter') || this.jupyterServer() ? (['jupyter'] as const) : [])];
+    const engine = await this.sources.engine.ifCreated();
+    const kinds: BackendKind[] = ['pyodide', 'python', ...(engine?.backendKinds.includes('jupyter') || this.sources.jupyterServer() ? (['jupyter'] as const) : [])];
     const sessions = engine?.describeSessions() ?? [];
     return kinds.map((backend) => {
       // Your runs and the agents' use different sessions: the backend is as alive as its liveliest one.
       const live = sessions.filter((s) => s.backend === backend).map((s) => s.info);
       const info = live.sort((a, b) => STATE_RANK[b.state] - STATE_RANK[a.state])[0] ?? { kind: backend, state: 'not-loaded' };
       // Before its first start, the python backend still shows which interpreter it will use.
-      if (backend === 'python' && !info.executable) info.executable = this.interpreterPath() ?? 'python3 on PATH';
+      if (backend === 'python' && !info.executable) info.executable = this.sources.interpreterPath() ?? 'python3 on PATH';
       const disabledReason = engine?.disabledReason(backend) ?? (vscode.workspace.isTrusted ? undefined : UNTRUSTED_REASONS[backend]);
       return { kind: 'backend', backend, info, disabledReason };
     });

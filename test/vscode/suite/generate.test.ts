@@ -2,7 +2,7 @@
 // Copilot: no Copilot model can sign in on this offline machine. The loop, the runs and the views are real.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { CodeModeApi } from '../../../src/extension';
+import { api } from '../extensionApi';
 import type { GenerateOutcome } from '../../../src/vscode/generateAndRun';
 
 const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
@@ -11,7 +11,7 @@ const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
   this.timeout(120_000);
 
   it('feeds a failure back to the model and runs its corrected code', async () => {
-    const codeMode = await vscode.extensions.getExtension<CodeModeApi>('code-mode.code-mode-python')!.activate();
+    const codeMode = await api();
     await vscode.commands.executeCommand('codeModeTest.scriptModel', [
       'Here you go:\n```python\nvalues = [6, 7]\nprint("product", values[0] * values[2])\n```',
       '```python\nvalues = [6, 7]\nprint("product", values[0] * values[1])\n```',

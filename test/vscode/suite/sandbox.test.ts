@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Engine } from '../../../src/engine/engine';
 import { minimalEnvironment } from '../../../src/engine/sandbox/nodePermission';
-import type { CodeModeApi } from '../../../src/extension';
+import type { CodeModeTestApi } from '../../../src/vscode/testApi';
+import { api } from '../extensionApi';
 import { Bystanders } from '../../support/bystanders';
 import { connectBody, inNestedWorker, settleInWorker, SPAWN_LOAD_OPEN_ATTEMPTS, type Run } from '../../support/pyodideProbe';
 
@@ -20,7 +21,7 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
   // Each probe is a few runs and a fresh worker; the first run may make the memory snapshot.
   this.timeout(180_000);
 
-  let codeMode: CodeModeApi;
+  let codeMode: CodeModeTestApi;
   let engine: Engine;
   let workspace: string;
   let outside: string;
@@ -35,7 +36,7 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
   const assertUnharmed = () => bystanders.assertUnharmed();
 
   before(async () => {
-    codeMode = await vscode.extensions.getExtension<CodeModeApi>(EXTENSION_ID)!.activate();
+    codeMode = await api();
     engine = await codeMode.container.engine.get();
     workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     process.env.CODE_MODE_TEST_SECRET = 'do-not-leak';

@@ -2,7 +2,7 @@
 // which the runner's --screenshot captures for the README.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { CodeModeApi } from '../../../src/extension';
+import { api } from '../extensionApi';
 
 const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
 
@@ -10,7 +10,7 @@ const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
   this.timeout(120_000);
 
   it('arranges the sidebar and the results panel', async () => {
-    const codeMode = await vscode.extensions.getExtension<CodeModeApi>('code-mode.code-mode-python')!.activate();
+    const codeMode = await api();
     const engine = await codeMode.container.engine.get();
     await engine.run({
       code: 'import statistics\nscores = [88, 92, 79, 93, 85]\nprint("mean", statistics.mean(scores))\nprint("stdev", round(statistics.stdev(scores), 2))',

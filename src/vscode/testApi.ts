@@ -1,0 +1,56 @@
+// What the extension's own tests in a real VS Code (test/vscode/) reach inside it. src/extension.ts exports it only
+// while extension tests run (ExtensionMode.Test, set by VS Code when it is started with --extensionTestsPath): another
+// extension could read these exports, and an installed extension never runs in that mode.
+import type { RunHistory } from '../engine/history';
+import type { Container } from './container';
+import type { ApprovalStandIn } from './toolApproval';
+import type { ResultsView } from './views/resultsView';
+import type { RunOutputWriter } from './views/runOutput';
+import type { RunStatusItem, RunStatusSnapshot } from './views/statusBar';
+import type { ToolExplorer } from './views/toolExplorer';
+
+export interface CodeModeTestApi {
+  /** The services (the engine is created on first use). */
+  container: Container;
+  history: RunHistory;
+  results: ResultsView;
+  explorer: ToolExplorer;
+  activationMs: number;
+  /** What the runs output channel received most recently. */
+  runsChannelText(): string;
+  /** How often the runs output channel was brought into view. */
+  runsChannelReveals(): number;
+  /** What the status bar item of your runs shows now. */
+  runStatus(): RunStatusSnapshot;
+  /** Hooks for what a headless test cannot do itself. */
+  testHooks: TestHooks;
+}
+
+export interface TestHooks {
+  /** Answers the tool-approval question instead of its modal, which VS Code refuses to show during extension tests. */
+  answerToolApprovals(standIn: ApprovalStandIn | undefined): void;
+}
+
+export interface TestApiParts {
+  container: Container;
+  history: RunHistory;
+  results: ResultsView;
+  explorer: ToolExplorer;
+  output: RunOutputWriter;
+  status: RunStatusItem;
+  activationMs: number;
+}
+
+export function testApi({ container, history, results, explorer, output, status, activationMs }: TestApiParts): CodeModeTestApi {
+  return {
+    container,
+    history,
+    results,
+    explorer,
+    activationMs,
+    runsChannelText: () => output.transcript(),
+    runsChannelReveals: () => output.reveals,
+    runStatus: () => status.snapshot(),
+    testHooks: { answerToolApprovals: (standIn) => container.toolApprovals.answerWith(standIn) },
+  };
+}
