@@ -12,6 +12,7 @@ import { api, sleep, until } from '../extensionApi';
 import { backendChoices } from '../../../src/vscode/features/runCommands';
 import { installFailureText } from '../../../src/vscode/features/installCommand';
 import { missingModuleOffer } from '../../../src/vscode/missingModule';
+import type { ExplorerNode } from '../../../src/vscode/views/toolExplorer';
 
 /** Debian's interpreter, with jupyter_server and ipykernel (scripts/system-deps.mjs), and EXTERNALLY-MANAGED (PEP 668). */
 const SYSTEM_PYTHON = '/usr/bin/python3';
@@ -186,6 +187,38 @@ describe("a person's runs have a way out", () => {
       assert.equal(await missingModuleOffer(ownMissing, 'python', undefined, { path: own.fsPath, firstLine: 1 }), undefined);
     } finally {
       await setting('pythonPath', undefined);
+    }
+  });
+
+  it("every place that starts your run follows it up alike: Run File, the explorer's Run and its Re-run each open the runs channel when codeMode.run.showRunsChannel asks", async () => {
+    const codeMode = await api();
+    const code = 'print("followed up")\n';
+    const file = scriptFile('follow_up.py', code);
+    await codeMode.container.stores.codeFiles.write('follow_up_agent.py', code, 'create');
+    /** How often `start` brought the runs channel into view; its run must have printed the line. */
+    const revealsBy = async (start: () => Thenable<unknown>): Promise<number> => {
+      const before = codeMode.runsChannelReveals();
+      const result = (await start()) as RunResult;
+      assert.equal(result.stdout, 'followed up\n', JSON.stringify(result.diagnostics));
+      return codeMode.runsChannelReveals() - before;
+    };
+    try {
+      await setting('run.showRunsChannel', true);
+      await until('the setting read', () => codeMode.container.settings.current.personRun.showRunsChannel);
+      assert.equal(await revealsBy(() => vscode.commands.executeCommand('codeMode.runFile', file)), 1, 'Run File');
+      const { explorer } = codeMode;
+      const sections = await explorer.getChildren();
+      const files = await explorer.getChildren(sections.find((n) => n.kind === 'section' && n.section === 'files'));
+      const agentScript = files.find((n) => n.kind === 'codeFile' && n.file.name === 'follow_up_agent.py');
+      assert.ok(agentScript, 'the agent script is listed');
+      assert.equal(await revealsBy(() => vscode.commands.executeCommand('codeMode.explorer.runCodeFile', agentScript)), 1, "the explorer's Run");
+      const ran = codeMode.history.all().filter((record) => record.run.origin === 'explorer').pop();
+      assert.ok(ran, "the explorer's run is in the history");
+      const runNode: ExplorerNode = { kind: 'run', record: ran };
+      assert.equal(await revealsBy(() => vscode.commands.executeCommand('codeMode.explorer.rerun', runNode)), 1, 'Re-run');
+    } finally {
+      await setting('run.showRunsChannel', undefined);
+      await vscode.commands.executeCommand('workbench.action.closePanel');
     }
   });
 
