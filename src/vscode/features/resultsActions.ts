@@ -1,7 +1,6 @@
 // What the results page (and the explorer's Re-run) asks of the extension: run a past run's code again,
 // interrupt a run, call a tool from a tool form.
 import type { RunHistory } from '../../engine/history';
-import type { RunResult } from '../../engine/types';
 import type { LocalMcpClient } from '../../mcp/localClient';
 import type { BridgeService } from '../services/bridgeService';
 import type { EngineService } from '../services/engineService';
@@ -17,7 +16,7 @@ export interface ResultsActionDeps {
   personRuns: Pick<PersonRunService, 'run'>;
 }
 
-export function resultsActions(deps: ResultsActionDeps): ResultsActions & { rerun(runId: string): Promise<RunResult | undefined> } {
+export function resultsActions(deps: ResultsActionDeps): ResultsActions {
   return {
     // A past run's code again, in its backend and session, as your run.
     rerun: async (runId) => {
