@@ -8,7 +8,7 @@ import { assetsDir } from '../../paths';
 import { sandboxReport, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
 import { type Logger, silentLogger } from '../../types';
 import type { BackendFactory } from '../contract';
-import { PyodideSession } from './session';
+import { PyodideSession, type SharedSetup } from './session';
 import { SnapshotCache } from './snapshotCache';
 
 export interface PyodideBackendConfig {
@@ -71,17 +71,6 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
     create: (options) => new PyodideSession(setup, options, backendLog),
     sandbox: () => sandboxReport(network, sandboxChoice),
   };
-}
-
-/** What every session of one backend shares. */
-export interface SharedSetup {
-  cacheDir: string;
-  heapLimitMb: number;
-  network: NetworkAccess;
-  sandboxChoice: SandboxChoice;
-  workspaceWritable: boolean;
-  protectedPaths: string[];
-  snapshots: SnapshotCache;
 }
 
 function pyodideDir(): string {

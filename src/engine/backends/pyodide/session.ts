@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import { encodeFrame, FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
 import { assetsDir } from '../../paths';
 import { fileView } from '../../sandbox/fileView';
-import { spawnConfinedHost } from '../../sandbox/index';
+import { spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
 import { checkedStatus, summarize } from '../../packages/report';
 import type { PackageSpec, RequirementSpec } from '../../packages/spec';
 import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport } from '../../types';
@@ -18,10 +18,21 @@ import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type Ins
 import { errorText } from '../../errorText';
 import { PendingRequests } from '../../requests';
 import { StateLoss } from '../stateLoss';
-import type { SharedSetup } from './backend';
+import type { SnapshotCache } from './snapshotCache';
 
 /** How much of the host process's own stderr is kept to explain a crash. */
 const STDERR_KEPT_CHARS = 4000;
+
+/** What every session of one backend shares. */
+export interface SharedSetup {
+  cacheDir: string;
+  heapLimitMb: number;
+  network: NetworkAccess;
+  sandboxChoice: SandboxChoice;
+  workspaceWritable: boolean;
+  protectedPaths: string[];
+  snapshots: SnapshotCache;
+}
 
 interface PendingRun {
   runId: string;
