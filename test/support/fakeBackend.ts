@@ -3,6 +3,7 @@
 // of what is the engine's job (sessions, queueing, eviction, announcements), not the backends'.
 import type { BackendState } from '../../src/engine/types';
 import type { BackendFactory, BackendOutcome, BackendRunRequest, BackendSession, BackendSink } from '../../src/engine/backends/contract';
+import { StateLoss } from '../../src/engine/backends/stateLoss';
 
 export class FakeSession implements BackendSession {
   readonly kind = 'pyodide' as const;
@@ -10,7 +11,7 @@ export class FakeSession implements BackendSession {
   /** Runs since the interpreter started: what a real session's globals would hold. */
   runsSinceStart = 0;
   disposed = false;
-  private loss: string | undefined;
+  private readonly loss = new StateLoss();
   /** Ends a held run: with this outcome when it was stopped, else normally. */
   private held: ((stopped: BackendOutcome | undefined) => void) | undefined;
   holdNextRun = false;
@@ -50,7 +51,7 @@ export class FakeSession implements BackendSession {
   /** The interpreter dies between runs (the OOM killer): its state is gone and the backend knows why. */
   die(reason: string): void {
     this.runsSinceStart = 0;
-    this.loss = reason;
+    this.loss.remember(reason);
   }
 
   /** A held run stops, as code does on KeyboardInterrupt. */
@@ -73,9 +74,7 @@ export class FakeSession implements BackendSession {
   }
 
   takeStateLoss(): string | undefined {
-    const loss = this.loss;
-    this.loss = undefined;
-    return loss;
+    return this.loss.take();
   }
 
   async dispose(): Promise<void> {

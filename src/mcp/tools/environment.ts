@@ -67,7 +67,7 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
       ...(await python()),
       sandbox: null,
       isolation: 'none: the workspace interpreter runs as you, with your files, processes and network',
-      // What holds its processes together and bounds its memory here (backends/python/backend.ts, SessionBounds).
+      // What holds its processes together and bounds its memory here (backends/python/sessionBounds.ts).
       bounds: (await engine.describeBackend('python')) ?? null,
     },
   };

@@ -1,6 +1,6 @@
 """The engine's side inside a Jupyter kernel (ipykernel): runs each request as the other backends do.
 
-Loaded once per kernel by the Jupyter backend (src/engine/backends/jupyter/backend.ts), as the module
+Loaded once per kernel by the Jupyter backend (src/engine/backends/jupyter/supportCells.ts), as the module
 `_code_mode_kernel`, with the sources the other backends share (cell.py, user_input.py, code_mode.py,
 displays.py).
 

@@ -14,28 +14,22 @@ import displaysSource from '../runtime/displays.py';
 import userInputSource from '../runtime/user_input.py';
 import bootstrapSource from './bootstrap.py';
 import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type ToWorker, type WorkerInit } from './protocol';
-import { DISPLAY_MARK, DROPPED, RingCorruption, RingWriter, STDERR, STDOUT, type RecordTag, type StreamId } from './ring';
+import { DISPLAY_MARK, RingCorruption, RingWriter, STDERR, STDOUT, type RecordTag, type StreamId } from './ring';
 import { guardWorkerCreation, refusalsAsErrno, shimConstantsBinding, withholdProcessPowers } from './harden';
 import { distributionUrl, packageCacheDir } from './packagePlan';
 import { WorkerPackages } from './workerPackages';
-import { isInside, writableIn, type Mount } from '../../sandbox/fileView';
+import { CappedStream } from './cappedStream';
+import { capHeapGrowth } from './heapCap';
+import { refuseWritesWhereReadOnly } from './readOnlyMounts';
 
 type LoadPyodide = (typeof import('pyodide'))['loadPyodide'];
 type PyodideOptions = NonNullable<Parameters<LoadPyodide>[0]>;
-/** Emscripten internals used to cap the heap exactly; not part of Pyodide's public API. */
-interface EmscriptenModule {
-  HEAPU8: Uint8Array;
-  growMemory?: (bytes: number) => number | undefined;
-}
 
 const init = workerData as WorkerInit;
 const port = parentPort!;
 const interruptBuffer = new Int32Array(init.interruptBuffer);
 const callSignal = new Int32Array(init.callSignal);
 const ring = new RingWriter(init.outputRing);
-/** The most a 32-bit Emscripten heap can reach (4 GiB less one 64 KiB page). */
-const WASM_MAX_HEAP_BYTES = 4294901760;
-const heapLimitBytes = Math.min(init.heapLimitMb * 1024 * 1024, WASM_MAX_HEAP_BYTES);
 
 function post(message: FromWorker): void {
   port.postMessage(message);
@@ -43,38 +37,6 @@ function post(message: FromWorker): void {
 
 function log(level: LogLevel, message: string): void {
   post({ type: 'log', level, message });
-}
-
-// ---- heap cap -------------------------------------------------------------------------------------------
-
-let heapModule: EmscriptenModule | undefined;
-
-/**
- * Worker resourceLimits do not bound WebAssembly memory, and a runaway allocation would grow the heap towards
- * 4 GiB. Emscripten grows it through the `emscripten_resize_heap` import; refusing growth past the limit
- * makes malloc fail, which Python reports as MemoryError. Emscripten over-allocates by up to 20% per step,
- * so near the limit the heap is grown to exactly the limit instead.
- */
-function capHeapGrowth(): void {
-  const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (
-    source: BufferSource | WebAssembly.Module,
-    imports?: WebAssembly.Imports,
-  ) => Promise<unknown>;
-  const capped = (source: BufferSource | WebAssembly.Module, imports?: WebAssembly.Imports): Promise<unknown> => {
-    const env = imports?.env as Record<string, WebAssembly.ImportValue> | undefined;
-    const resize = env?.emscripten_resize_heap;
-    if (env && typeof resize === 'function') {
-      env.emscripten_resize_heap = (requested: number): number => {
-        const bytes = requested >>> 0;
-        if (bytes > heapLimitBytes) return 0;
-        const grow = heapModule?.growMemory;
-        if (!grow || heapModule!.HEAPU8.length * 1.2 <= heapLimitBytes) return Number(resize(requested));
-        return grow(heapLimitBytes) ? 1 : 0;
-      };
-    }
-    return instantiate(source, imports);
-  };
-  WebAssembly.instantiate = capped as typeof WebAssembly.instantiate;
 }
 
 // ---- loading, with a cached memory snapshot ---------------------------------------------------------------
@@ -147,13 +109,6 @@ function importHarnessModules(maker: PyodideInterface): void {
 
 // ---- output ---------------------------------------------------------------------------------------------
 
-/**
- * Between runs, Python still writes when asyncio tasks it started keep going. Nobody drains the ring then,
- * and a full ring would block this thread for good, so such output is bounded well below the ring's size;
- * it reaches the user with the next run.
- */
-const BETWEEN_RUNS_BYTES = 16 * 1024;
-
 /** The ring was found changed behind the writer's back: the host is told once, and output goes nowhere after. */
 let ringBroken = false;
 
@@ -168,90 +123,7 @@ function toRing(tag: RecordTag, bytes: Uint8Array): void {
   }
 }
 
-/**
- * One stream of one run, capped at the source so a flood never crosses IPC: the first `budget` bytes go out
- * live, later bytes only update a tail of `budget` bytes that is sent, after a marker, when the run ends.
- */
-class CappedStream {
-  private liveLeft = BETWEEN_RUNS_BYTES;
-  private tailSize = 0;
-  private tail = new Uint8Array(0);
-  private tailEnd = 0;
-  private tailFill = 0;
-  private overflow = 0;
-
-  constructor(private readonly stream: StreamId) {}
-
-  begin(budget: number): void {
-    this.liveLeft = budget;
-    this.tailSize = budget;
-    this.tailEnd = this.tailFill = this.overflow = 0;
-  }
-
-  /** Ends a run (sending the kept tail) and bounds what may be written until the next one begins. */
-  end(): void {
-    if (this.overflow > 0) this.sendTail();
-    this.liveLeft = BETWEEN_RUNS_BYTES;
-    this.tailSize = 0;
-    this.overflow = 0;
-  }
-
-  write(bytes: Uint8Array): void {
-    if (bytes.length <= this.liveLeft) {
-      this.liveLeft -= bytes.length;
-      toRing(this.stream, bytes);
-      return;
-    }
-    let cut = this.liveLeft;
-    while (cut > 0 && isContinuationByte(bytes[cut])) cut--;
-    this.liveLeft = 0;
-    if (cut > 0) toRing(this.stream, bytes.subarray(0, cut));
-    this.keep(bytes.subarray(cut));
-  }
-
-  private sendTail(): void {
-    let kept = this.orderedTail();
-    let start = 0;
-    while (start < kept.length && isContinuationByte(kept[start])) start++;
-    kept = kept.subarray(start);
-    const dropped = new Uint8Array(8);
-    new DataView(dropped.buffer).setFloat64(0, this.overflow - kept.length, true);
-    toRing(this.stream | DROPPED, dropped);
-    toRing(this.stream, kept);
-  }
-
-  private keep(bytes: Uint8Array): void {
-    this.overflow += bytes.length;
-    const size = this.tailSize;
-    if (size === 0) return;
-    if (this.tail.length !== size) this.tail = new Uint8Array(size);
-    if (bytes.length >= size) {
-      this.tail.set(bytes.subarray(bytes.length - size));
-      this.tailEnd = 0;
-      this.tailFill = size;
-      return;
-    }
-    const first = Math.min(bytes.length, size - this.tailEnd);
-    this.tail.set(bytes.subarray(0, first), this.tailEnd);
-    this.tail.set(bytes.subarray(first), 0);
-    this.tailEnd = (this.tailEnd + bytes.length) % size;
-    this.tailFill = Math.min(size, this.tailFill + bytes.length);
-  }
-
-  private orderedTail(): Uint8Array {
-    if (this.tailFill < this.tailSize) return this.tail.subarray(0, this.tailFill);
-    const ordered = new Uint8Array(this.tailSize);
-    ordered.set(this.tail.subarray(this.tailEnd));
-    ordered.set(this.tail.subarray(0, this.tailEnd), this.tailSize - this.tailEnd);
-    return ordered;
-  }
-}
-
-function isContinuationByte(byte: number | undefined): boolean {
-  return byte !== undefined && (byte & 0xc0) === 0x80;
-}
-
-const streams: Record<StreamId, CappedStream> = { [STDOUT]: new CappedStream(STDOUT), [STDERR]: new CappedStream(STDERR) };
+const streams: Record<StreamId, CappedStream> = { [STDOUT]: new CappedStream(STDOUT, toRing), [STDERR]: new CappedStream(STDERR, toRing) };
 
 // ---- calls Python makes into this thread --------------------------------------------------------------------
 
@@ -397,39 +269,6 @@ function outcomeOfThrow(PythonError: PythonErrorClass, error: unknown): { outcom
   return { outcome: { status: 'crashed', message: `Pyodide failed: ${String(error)}` }, recycle: true };
 }
 
-/** Emscripten's numbering (not Linux's): Python shows it as "[Errno 69] Read-only file system". */
-const EROFS = 69;
-const WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000; // O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND
-
-/**
- * The sandbox mounts what Python may not change read-only (the workspace when it is not writable, the top
- * level of a writable one and its protected names), so a write could never reach it; but through Pyodide's
- * file system layer it would fail late and obscurely (open succeeds, close says "Bad file descriptor").
- * Refusing up front gives Python the plain error. Paths outside every mount are Pyodide's own memory.
- */
-function refuseWritesWhereReadOnly(py: PyodideInterface, mounts: Mount[]): void {
-  if (!mounts.some((mount) => !mount.writable)) return;
-  const fsApi = py.FS as unknown as Record<string, (...args: unknown[]) => unknown> & { cwd(): string; ErrnoError: new (errno: number) => Error; modeStringToFlags(mode: string): number };
-  const readOnly = (target: unknown): boolean => {
-    if (typeof target !== 'string') return false;
-    const absolute = path.posix.resolve(fsApi.cwd(), target);
-    return mounts.some((mount) => isInside(absolute, mount.path)) && !writableIn(absolute, mounts);
-  };
-  const guard = (name: string, writes: (args: unknown[]) => boolean) => {
-    const original = fsApi[name]!.bind(py.FS);
-    fsApi[name] = (...args: unknown[]) => {
-      if (writes(args)) throw new fsApi.ErrnoError(EROFS);
-      return original(...args);
-    };
-  };
-  guard('open', ([target, flags]) => {
-    const bits = typeof flags === 'string' ? fsApi.modeStringToFlags(flags) : Number(flags ?? 0);
-    return (bits & WRITE_FLAGS) !== 0 && readOnly(target);
-  });
-  for (const name of ['mkdir', 'unlink', 'rmdir', 'symlink', 'truncate', 'chmod', 'utime']) guard(name, ([target]) => readOnly(target));
-  guard('rename', ([from, to]) => readOnly(from) || readOnly(to));
-}
-
 /** Said by every refused network call; the sandbox has no network in any case (see sandbox/bubblewrap.ts). */
 const NETWORK_OFF_MESSAGE = 'network access is off in the Pyodide sandbox; allow it with the setting codeMode.pyodide.network (CLI: --pyodide-network on)';
 
@@ -441,11 +280,11 @@ function refuseFetch(): void {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  capHeapGrowth();
+  const heapLoaded = capHeapGrowth(init.heapLimitMb);
   shimConstantsBinding();
   refusalsAsErrno();
   const { py, fromSnapshot } = await loadInstance();
-  heapModule = (py as unknown as { _module: EmscriptenModule })._module;
+  heapLoaded(py);
   const runCell = setUp(py);
   // Read now: after a fatal error every property of the instance throws.
   const PythonError = py.ffi.PythonError;

@@ -1,0 +1,419 @@
+// One session of the Jupyter backend: its kernel, started on first use and replaced when it is lost, the run in
+// flight on it (output, displays, input prompts and host calls on the stdin channel) and pip where the kernel runs.
+import { randomBytes } from 'node:crypto';
+import { errorText } from '../../errorText';
+import type { PackageSpec, RequirementSpec } from '../../packages/spec';
+import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport } from '../../types';
+import type { BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
+import { displayOf, outcomeOf, publishedOutcome, replyOutcome } from './kernelMessages';
+import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../../packages/pip';
+import type { JupyterEndpoint, KernelCheck, KernelHandle, KernelStatus } from './kernelTypes';
+import { StartGate } from '../../startGate';
+import { StateLoss } from '../stateLoss';
+import { kernelClient } from './loadClient';
+import { setupCell, supportCell } from './supportCells';
+
+/** What to do about a kernel whose Python the operating system manages (PEP 668): a kernel spec of a venv's. */
+const MANAGED_KERNEL_ADVICE =
+  'give the kernel a virtual environment of its own (python -m venv ENV; ENV/bin/python -m pip install ipykernel; ENV/bin/python -m ipykernel install --user --name NAME, on the Jupyter server\'s machine) and choose that kernel spec: --jupyter-kernel NAME (CLI), codeMode.jupyter.kernel (VS Code)';
+
+interface ActiveRun {
+  sink: BackendSink;
+  outcome?: BackendOutcome;
+  settled: boolean;
+  /** The kernel began executing it (an IOPub message of it arrived). */
+  started: boolean;
+  /** restart() decides its outcome: what the connection says meanwhile (the execution rejects) is not it. */
+  restarting?: boolean;
+  /** `lost`: the kernel died under it, and why; `byRestart`: restart()'s own word. */
+  finish(outcome: BackendOutcome, lost?: string, byRestart?: boolean): void;
+}
+
+export class JupyterSession implements BackendSession {
+  readonly kind = 'jupyter' as const;
+  private kernel?: KernelHandle;
+  private starting?: Promise<KernelHandle>;
+  /** A restart asked for by restart(), until the kernel is back. */
+  private restarting?: Promise<void>;
+  private needsSetup = true;
+  private active?: ActiveRun;
+  private readonly kernelStart = new StartGate();
+  private readonly stateLoss = new StateLoss();
+  private pythonVersion?: string;
+  /** The kernel's process as it reports itself (on the server's machine). */
+  private kernelProcess?: { pid?: number; executable?: string };
+  private server?: string;
+  /** Said with the next run's output: why the kernel does not run in the workspace folder (once a session). */
+  private pendingNote?: string;
+  private noted = false;
+  /** A question to the server about the kernel, under way (the WebSocket dropped, or an interrupt failed). */
+  private checking?: Promise<void>;
+  private disposed = false;
+  private broken = false;
+  /** Prompts on the stdin channel that start with it are host calls of this session's kernel_support.py. */
+  private readonly marker = `\u0000code-mode-host-call:${randomBytes(12).toString('hex')}:`;
+
+  constructor(
+    private readonly options: BackendSessionOptions,
+    private readonly log: Logger,
+    private readonly endpoint: () => Promise<JupyterEndpoint>,
+    private readonly kernelName: string | undefined,
+    private readonly local: boolean,
+    private readonly onDispose: () => void,
+  ) {}
+
+  get state(): BackendState {
+    if (this.disposed) return 'dead';
+    if (this.starting || this.restarting) return 'loading';
+    if (!this.kernel) return this.broken ? 'dead' : 'not-loaded';
+    return this.active ? 'busy' : 'ready';
+  }
+
+  async start(): Promise<void> {
+    await this.ensureKernel();
+  }
+
+  private async ensureKernel(): Promise<KernelHandle> {
+    if (this.restarting) await this.restarting;
+    if (this.disposed) throw new Error(`the Jupyter session "${this.options.session}" was disposed`);
+    let kernel = this.kernel;
+    // A connection that is not up may lead to a kernel that is gone (a hub stopped or restarted the server): a
+    // run sent on it would wait for the client's reconnects. Asked now, a lost kernel is replaced before the run.
+    if (kernel && !kernel.connected) {
+      await this.checkKernel(kernel);
+      kernel = this.kernel;
+    }
+    if (!kernel) {
+      this.starting ??= this.startKernel().finally(() => (this.starting = undefined));
+      kernel = await this.starting;
+    }
+    if (this.needsSetup) {
+      let loaded: { pid?: number; executable?: string; note?: string } | undefined;
+      const reply = await kernel.execute(setupCell(this.marker, this.options.workspaceRoots?.[0], this.options.scratchDir), {
+        iopub: (type, content) => (loaded = (publishedOutcome(type, content) as typeof loaded) ?? loaded),
+        input: (_prompt, _password, reply) => reply(''),
+      });
+      if (reply.status !== 'ok') throw new Error(`the kernel could not load the code-mode support: ${reply.ename}: ${reply.evalue}`);
+      this.kernelProcess = { pid: typeof loaded?.pid === 'number' ? loaded.pid : undefined, executable: typeof loaded?.executable === 'string' ? loaded.executable : undefined };
+      if (typeof loaded?.note === 'string' && !this.noted) {
+        this.noted = true;
+        this.pendingNote = loaded.note;
+        this.log.info(`Jupyter session "${this.options.session}": ${loaded.note}`);
+      }
+      this.needsSetup = false;
+    }
+    return kernel;
+  }
+
+  private async startKernel(): Promise<KernelHandle> {
+    const endpoint = await this.endpoint();
+    let kernel: KernelHandle;
+    try {
+      kernel = await kernelClient().startKernel(endpoint, this.kernelName);
+    } catch (error) {
+      this.broken = true;
+      // A hub answers a POST for a user server that is not running with 405; a GET says what is the matter.
+      const notRunning = await kernelClient().notRunningReason(endpoint).catch(() => undefined);
+      // A POST without a valid token fails the server's XSRF check before its auth says so.
+      const why =
+        notRunning !== undefined
+          ? `the server is not running${notRunning ? `: ${notRunning}` : ' (JupyterHub redirected to the hub)'}`
+          : /_xsrf|\b40[13]\b|Forbidden|Unauthorized/.test(errorText(error))
+            ? `the server refused the token (403 Forbidden: ${errorText(error)}); check the token`
+            : errorText(error);
+      throw new Error(`could not start a ${this.kernelName ?? 'default'} kernel on the Jupyter Server at ${endpoint.url}: ${why}`);
+    }
+    this.broken = false;
+    this.server = endpoint.url;
+    this.needsSetup = true;
+    kernel.onStatus((status) => this.onStatus(kernel, status));
+    const language = await kernel.language().catch(() => undefined);
+    if (language && language.name.toLowerCase() !== 'python') {
+      await kernel.shutdown().catch(() => undefined);
+      this.broken = true;
+      const spec = this.kernelName ?? 'the default kernel spec';
+      throw new Error(`${spec} on ${endpoint.url} runs ${language.name}, and this backend runs Python: choose a Python kernel spec (codeMode.jupyter.kernel, --jupyter-kernel)`);
+    }
+    this.pythonVersion = language?.version;
+    this.kernel = kernel;
+    this.log.info(`Jupyter session "${this.options.session}": kernel ${kernel.name} ${kernel.id} on ${endpoint.url}`);
+    return kernel;
+  }
+
+  private onStatus(kernel: KernelHandle, status: KernelStatus): void {
+    if (this.kernel !== kernel || this.restarting) return;
+    if (status === 'connecting') {
+      void this.checkKernel(kernel);
+      return;
+    }
+    if (status === 'disconnected') {
+      void this.checkKernel(kernel).then(() => this.kernel === kernel && this.kernelLost(`the connection to the Jupyter Server at ${this.server} was lost`));
+      return;
+    }
+    if (status !== 'autorestarting' && status !== 'dead') return;
+    if (status === 'dead') {
+      this.kernelLost('the kernel died and the Jupyter Server did not restart it');
+      return;
+    }
+    const reason = 'the kernel died and the Jupyter Server restarted it';
+    this.needsSetup = true;
+    this.log.warn(`Jupyter session "${this.options.session}": ${reason}`);
+    if (this.active) this.active.finish({ status: 'crashed', message: reason }, reason);
+    else this.stateLoss.remember(`${reason} between runs`);
+  }
+
+  /**
+   * Asks the server whether it still has `kernel` (its connection dropped, or an interrupt failed): one that is gone
+   * is lost at once (a run in flight fails, the next starts a new kernel); one the server cannot be asked about is
+   * left to the client's reconnects.
+   */
+  private checkKernel(kernel: KernelHandle): Promise<void> {
+    this.checking ??= kernel
+      .check()
+      .then((result) => {
+        if (result.state === 'unreachable') this.log.warn(`Jupyter session "${this.options.session}": the Jupyter server at ${this.server} did not answer about the kernel (${result.why})`);
+        if (result.state === 'gone' && this.kernel === kernel) this.kernelLost(this.goneReason(result));
+      })
+      .finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private goneReason(result: Extract<KernelCheck, { state: 'gone' }>): string {
+    if (!result.serverStopped) return `the Jupyter server at ${this.server} no longer has the kernel (it was shut down or culled); the kernel and its variables are gone`;
+    return `the Jupyter server at ${this.server} stopped; the kernel and its variables are gone${result.detail ? ` (${result.detail})` : ''}`;
+  }
+
+  /** The session's local server died: its kernel is gone with it. */
+  serverLost(why: string): void {
+    if (this.kernel) this.kernelLost(why);
+  }
+
+  /** The kernel cannot be reached any more: a run in flight crashes, and the next run starts a new kernel. */
+  private kernelLost(reason: string): void {
+    const kernel = this.kernel;
+    this.kernel = undefined;
+    this.needsSetup = true;
+    // Best effort: the server may still have the kernel, and should not keep it.
+    void kernel?.shutdown().catch(() => undefined);
+    this.log.warn(`Jupyter session "${this.options.session}": ${reason}`);
+    if (this.active) this.active.finish({ status: 'crashed', message: reason });
+    else this.stateLoss.remember(`${reason} between runs`);
+  }
+
+  async run(request: BackendRunRequest, sink: BackendSink): Promise<BackendOutcome> {
+    if (this.active || this.kernelStart.busy) throw new Error(`the Jupyter session "${this.options.session}" is already running code`);
+    for (let attempt = 1; ; attempt++) {
+      const kernel = await this.kernelStart.pass(() => this.ensureKernel());
+      if (!kernel) return { status: 'interrupted' };
+      if (this.pendingNote) sink.stderr(`code-mode: ${this.pendingNote}\n`);
+      this.pendingNote = undefined;
+      const { outcome, lostBeforeStart } = await this.execute(kernel, request, sink);
+      // The kernel had died before the code reached it (the server notices a dead kernel only every few
+      // seconds): nothing ran, so it runs on the restarted kernel, and the result says the state is gone.
+      if (lostBeforeStart && attempt === 1) {
+        this.stateLoss.remember(`${lostBeforeStart} between runs`);
+        continue;
+      }
+      return outcome;
+    }
+  }
+
+  private execute(kernel: KernelHandle, request: BackendRunRequest, sink: BackendSink): Promise<{ outcome: BackendOutcome; lostBeforeStart?: string }> {
+    return new Promise((resolve) => {
+      const run: ActiveRun = {
+        sink,
+        settled: false,
+        started: false,
+        finish: (outcome, lost, byRestart) => {
+          if (run.settled || (run.restarting && !byRestart)) return;
+          run.settled = true;
+          if (this.active === run) this.active = undefined;
+          resolve({ outcome, ...(lost && !run.started ? { lostBeforeStart: lost } : {}) });
+        },
+      };
+      this.active = run;
+      kernel
+        .execute(supportCell('run', { code: request.code, script: request.script ?? null }), {
+          iopub: (type, content) => this.onIOPub(run, type, content),
+          input: (prompt, password, reply) => this.onInput(run, prompt, password, reply),
+        })
+        .then(
+          (reply) => {
+            if (!run.outcome && reply.status === 'error' && reply.ename === 'ModuleNotFoundError' && /_code_mode_kernel/.test(reply.evalue ?? '')) {
+              // A kernel without kernel_support.py was restarted under this session (by the server as the run
+              // was sent, or from another client): the code never ran.
+              this.needsSetup = true;
+              run.started = false;
+              run.finish({ status: 'crashed', message: 'the kernel was restarted' }, 'the kernel was restarted and lost its state');
+              return;
+            }
+            run.finish(run.outcome ?? replyOutcome(reply));
+          },
+          (error: unknown) => run.finish({ status: 'crashed', message: `the connection to the kernel failed: ${errorText(error)}` }),
+        );
+    });
+  }
+
+  private onIOPub(run: ActiveRun, type: string, content: Record<string, unknown>): void {
+    if (run.settled) return;
+    run.started = true;
+    if (type === 'stream') {
+      const text = typeof content.text === 'string' ? content.text : '';
+      if (content.name === 'stderr') run.sink.stderr(text);
+      else run.sink.stdout(text);
+      return;
+    }
+    if (type !== 'display_data' && type !== 'execute_result' && type !== 'update_display_data') return;
+    const published = publishedOutcome(type, content);
+    if (published !== undefined) {
+      run.outcome = outcomeOf(published);
+      return;
+    }
+    const shown = displayOf((content.data ?? {}) as Record<string, unknown>);
+    if (shown?.kind === 'display') run.sink.display(shown.display);
+    else if (shown?.kind === 'text') run.sink.stdout(shown.text.endsWith('\n') ? shown.text : `${shown.text}\n`);
+  }
+
+  private onInput(run: ActiveRun, prompt: string, password: boolean, reply: (value: string) => void): void {
+    if (run.settled) return;
+    const answer = (value: string) => {
+      if (!run.settled) reply(value);
+    };
+    if (!prompt.startsWith(this.marker)) {
+      // The kernel asks by itself (code that bypasses input(), a tool that prompts): the person answers, and
+      // a question nobody answers gets an empty line.
+      this.call('input', { prompt, password }).then(
+        (value) => answer(typeof value === 'string' ? value : ''),
+        () => answer(''),
+      );
+      return;
+    }
+    let request: { method: string; params: unknown };
+    try {
+      request = JSON.parse(prompt.slice(this.marker.length)) as { method: string; params: unknown };
+    } catch (error) {
+      answer(JSON.stringify({ ok: false, error: `malformed host call: ${errorText(error)}` }));
+      return;
+    }
+    this.call(request.method, request.params).then(
+      (result) => answer(JSON.stringify({ ok: true, result: result === undefined ? null : result })),
+      (error: unknown) => answer(JSON.stringify({ ok: false, error: errorText(error) })),
+    );
+  }
+
+  private call(method: string, params: unknown): Promise<unknown> {
+    try {
+      return Promise.resolve(this.options.hostCall(method, params));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  interrupt(): void {
+    const kernel = this.kernel;
+    if (this.active && kernel) {
+      kernel.interrupt().catch((error: unknown) => {
+        this.log.warn(`Jupyter session "${this.options.session}": interrupt failed: ${errorText(error)}`);
+        // A server that no longer has the kernel answers 404 (or a hub's 405): the run fails now, saying why.
+        void this.checkKernel(kernel);
+      });
+    } else {
+      this.kernelStart.interrupt();
+    }
+  }
+
+  async restart(): Promise<void> {
+    const run = this.active;
+    const kernel = this.kernel;
+    if (!kernel) {
+      run?.finish({ status: 'crashed', message: 'the kernel was restarted' });
+      this.broken = false;
+      return;
+    }
+    // The run ends with what the restart did, once it is known.
+    if (run) run.restarting = true;
+    this.needsSetup = true;
+    this.restarting = kernel.restart().then(
+      () => run?.finish({ status: 'crashed', message: 'the kernel was restarted' }, undefined, true),
+      async (error: unknown) => {
+        // The server lost the kernel (or cannot restart it): the next run starts a new one.
+        this.log.warn(`Jupyter session "${this.options.session}": restart failed (${errorText(error)}); a new kernel starts on next use`);
+        if (this.kernel === kernel) this.kernel = undefined;
+        await kernel.shutdown().catch(() => undefined);
+        run?.finish({ status: 'crashed', message: `the kernel could not be restarted: ${errorText(error)}`, restartFailed: errorText(error) }, undefined, true);
+      },
+    );
+    try {
+      await this.restarting;
+    } finally {
+      this.restarting = undefined;
+    }
+  }
+
+  takeStateLoss(): string | undefined {
+    return this.stateLoss.take();
+  }
+
+  info(): BackendInfo {
+    return {
+      kind: 'jupyter',
+      state: this.state,
+      ...(this.pythonVersion ? { pythonVersion: this.pythonVersion } : {}),
+      ...(this.kernel && this.server ? { executable: this.kernelProcess?.executable ?? `${this.kernel.name} kernel`, kernel: { id: this.kernel.id, name: this.kernel.name, server: this.server } } : {}),
+      // A pid means something only where this process can see it.
+      ...(this.kernel && this.local && this.kernelProcess?.pid ? { pid: this.kernelProcess.pid } : {}),
+    };
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.onDispose();
+    this.active?.finish({ status: 'crashed', message: 'the session was closed' });
+    const shutdown = (kernel: KernelHandle) =>
+      kernel.shutdown().catch((error: unknown) => this.log.warn(`Jupyter session "${this.options.session}": kernel shutdown failed: ${errorText(error)}`));
+    const kernel = this.kernel;
+    this.kernel = undefined;
+    if (kernel) await shutdown(kernel);
+    // A kernel still starting is shut down once it has; not awaited, since a start that hangs would hang this too.
+    else void this.starting?.then(shutdown, () => undefined);
+  }
+
+  /**
+   * pip runs where the kernel does, with the kernel's interpreter (as `%pip` would); then the running kernel is
+   * made to see what it installed, or the report says it needs a restart.
+   */
+  async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
+    const report = await pipInstall(this.pipProcess, specs, options.wheelhouse, { wheelhouseSetting: options.wheelhouseSetting, managedEnvironment: MANAGED_KERNEL_ADVICE });
+    const installed = report.packages.filter((status) => status.installed).map((status) => status.name);
+    if (installed.length === 0) return report;
+    const unseen = await this.refreshImports(installed);
+    if (unseen.length === 0) return report;
+    return { ...report, message: `${report.message} The running kernel cannot import ${unseen.join(', ')} yet: start a new kernel (run_python with reset: true) to use ${unseen.length === 1 ? 'it' : 'them'}.` };
+  }
+
+  /** The distributions of `names` the running kernel still cannot see after refreshing its import paths. */
+  private async refreshImports(names: string[]): Promise<string[]> {
+    const kernel = await this.ensureKernel();
+    let published: { unseen?: unknown } | undefined;
+    await kernel.execute(supportCell('refresh', { names }), {
+      iopub: (type, content) => (published = (publishedOutcome(type, content) as typeof published) ?? published),
+      input: (_prompt, _password, reply) => reply(''),
+    });
+    return Array.isArray(published?.unseen) ? published.unseen.filter((name): name is string => typeof name === 'string') : names;
+  }
+
+  async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
+    return pipCheck(this.pipProcess, specs);
+  }
+
+  private readonly pipProcess: PipProcess = async (args, env, timeoutMs) => {
+    const kernel = await this.ensureKernel();
+    let result: ProcessResult | undefined;
+    const reply = await kernel.execute(supportCell('process', { args, env, timeoutMs, keptChars: KEPT_OUTPUT_CHARS }), {
+      iopub: (type, content) => (result = (publishedOutcome(type, content) as ProcessResult | undefined) ?? result),
+      input: (_prompt, _password, reply) => reply(''),
+    });
+    return result ?? { code: null, stdout: '', stderr: '', timedOut: false, spawnError: `the kernel could not run it (${reply.ename ?? reply.status}: ${reply.evalue ?? ''})` };
+  };
+}
