@@ -1,7 +1,6 @@
 // The Tool Explorer's commands: refresh, open or re-run a past run, run a code file, open a tool's form.
 import * as vscode from 'vscode';
-import type { CodeFiles } from '../../engine/stores/codeFiles';
-import type { ToolApprovals } from '../../engine/types';
+import type { CodeFiles, ToolApprovals } from '../../engine/index';
 import { personBackend, personRunOptions, personSession } from '../personRun';
 import type { ResultsView } from '../resultsView';
 import type { EngineService } from '../services/engineService';

@@ -1,7 +1,6 @@
 // What the results page (and the explorer's Re-run) asks of the extension: run a past run's code again,
 // interrupt a run, call a tool from a tool form.
-import type { RunHistory } from '../../engine/history';
-import type { RunResult, ToolApprovals } from '../../engine/types';
+import type { RunHistory, RunResult, ToolApprovals } from '../../engine/index';
 import type { LocalMcpClient } from '../../mcp/localClient';
 import { personRunOptions } from '../personRun';
 import type { ResultsActions } from '../resultsView';

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { SessionDescription } from '../../engine/engine';
-import type { BackendKind, RunResult, ScriptRun, ToolApprovals } from '../../engine/types';
+import type { SessionDescription, BackendKind, RunResult, ScriptRun, ToolApprovals } from '../../engine/index';
 import { codeToRun } from '../codeText';
 import { offerMissingModule } from '../missingModule';
 import type { RunOutputWriter } from '../runOutput';

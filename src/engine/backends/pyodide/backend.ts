@@ -291,6 +291,7 @@ class PyodideSession implements BackendSession {
       snapshot,
       snapshotOutbox: outbox,
       network: shared.network,
+      networkSetting: this.options.settingNames?.pyodideNetwork,
       workspaceRoots: workspace,
       mounts: view.mounts,
     };
