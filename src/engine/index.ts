@@ -31,7 +31,7 @@ export { findLocalModule } from './packages/localModules';
 
 // Code mode: the tool bridge, its servers and the approval of tool calls.
 export { attachCodeMode, type CodeMode } from './codemode/index';
-export { CLI_APPROVAL_NAMES, defaultApprovalPolicy, isApprovalMode, parseToolPatterns, summarizeArgs, type ApprovalPolicy } from './codemode/approval';
+export { defaultApprovalPolicy, isApprovalMode, parseToolPatterns, summarizeArgs, type ApprovalPolicy } from './codemode/approval';
 export type { BridgePolicy, ToolBridge } from './codemode/bridge';
 export type { ServerSources } from './codemode/externalServers';
 export { parseServers, type ConfigProblem } from './codemode/serverConfig';

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CLI_APPROVAL_NAMES, defaultApprovalPolicy, isApprovalMode, parseToolPatterns, type ApprovalPolicy, attachCodeMode, isBackendKind, timeoutProblem, isNetworkAccess, isSandboxChoice, createEngine, defaultStorageDir, LOCAL_JUPYTER, type JupyterSettings, RunHistory, createStores, type Logger, FileSettings, type SettingKey, type SettingNames, errorText } from '../engine/index';
+import { defaultApprovalPolicy, isApprovalMode, parseToolPatterns, type ApprovalPolicy, attachCodeMode, isBackendKind, timeoutProblem, isNetworkAccess, isSandboxChoice, createEngine, defaultStorageDir, LOCAL_JUPYTER, type JupyterSettings, RunHistory, createStores, type Logger, FileSettings, type SettingKey, type SettingNames, errorText } from '../engine/index';
 import { PRODUCT_VERSION } from '../version';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { HTTP_FLAGS, HTTP_HELP, parseHttpFlags, serveHttp } from './httpCli';
@@ -59,6 +59,19 @@ ${HTTP_HELP}
   -h, --help                  show this help
 
 Logs go to stderr; stdout carries only MCP messages.`;
+
+/** How refusals of tool calls name the CLI's approval flags. */
+const CLI_APPROVAL_NAMES: ApprovalPolicy['names'] = { mode: 'flag --tool-approval', autoApprove: 'flag --auto-approve' };
+
+/** How the engine's messages tell a CLI user to change a setting. */
+const CLI_SETTING_NAMES: SettingNames = {
+  timeout: 'flag --timeout, or the environment tool with key timeout_s',
+  wheelhouse: '--wheelhouse / CODE_MODE_WHEELHOUSE',
+  maxSessions: 'flag --max-sessions',
+  jupyterUrl: 'flag --jupyter-url URL|local',
+  jupyterKernel: 'flag --jupyter-kernel NAME',
+  pyodideNetwork: 'flag --pyodide-network on',
+};
 
 /** The CLI's entire state comes from argv; anything wrong exits with a message and status 2. */
 function parseCli(argv: string[]) {
@@ -144,16 +157,6 @@ function jupyterFlags(url: string | undefined, token: string | undefined, kernel
   }
   return { url, ...(token ? { token } : {}), ...(kernelName ? { kernelName } : {}) };
 }
-
-/** How the engine's messages tell a CLI user to change a setting. */
-const CLI_SETTING_NAMES: SettingNames = {
-  timeout: 'flag --timeout, or the environment tool with key timeout_s',
-  wheelhouse: '--wheelhouse / CODE_MODE_WHEELHOUSE',
-  maxSessions: 'flag --max-sessions',
-  jupyterUrl: 'flag --jupyter-url URL|local',
-  jupyterKernel: 'flag --jupyter-kernel NAME',
-  pyodideNetwork: 'flag --pyodide-network on',
-};
 
 const stderrLogger: Logger = {
   info: (m) => process.stderr.write(`[code-mode] ${m}\n`),
