@@ -7,7 +7,7 @@ import { Installs, type PackagesOptions } from './installs';
 import { RunExecutor } from './runs/executor';
 import { RunHints, type HintsProvider } from './runs/hints';
 import { askFor, INPUT_METHOD } from './runs/questions';
-import { RunQueue } from './runs/runner';
+import { RunQueue } from './runs/runQueue';
 import type { RunOptions } from './runs/runOptions';
 import { SessionPool } from './sessions/pool';
 import { silentLogger, type BackendInfo, type BackendKind, type HostCallHandler, type Logger, type PackagesResult, type RunEvent, type RunResult } from './types';
@@ -56,7 +56,7 @@ export class Engine {
   };
 
   constructor(options: EngineOptions) {
-    this.current = { ...defaultEngineConfig, ...options.config };
+    this.current = Object.freeze({ ...defaultEngineConfig, ...options.config });
     this.log = options.log ?? silentLogger;
     const config = () => this.current;
     const workspaceRoots = (options.workspaceRoots ?? []).map((root) => path.resolve(root));
@@ -81,9 +81,9 @@ export class Engine {
     return this.current;
   }
 
-  /** Changes the given settings for the runs that start from now on. */
+  /** Changes the given settings for the runs that start from now on (the one way to change them). */
   configure(change: Partial<EngineConfig>): void {
-    this.current = { ...this.current, ...change };
+    this.current = Object.freeze({ ...this.current, ...change });
   }
 
   get backendKinds(): BackendKind[] {
