@@ -33,7 +33,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE], patterns: [ENGINE_DOOR_ONLY] }] },
   },
   {
-    files: ['src/vscode/**/*.ts'],
+    files: ['src/vscode/**/*.ts', 'src/extension.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [ENGINE_DOOR_ONLY] }] },
   },
   {
