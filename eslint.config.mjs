@@ -2,6 +2,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const NO_VSCODE = { name: 'vscode', message: 'engine/ and mcp/ never import vscode' };
+/** Any module of the engine but its index (src/engine/index.ts), which exports what the front ends may use. */
+const ENGINE_DOOR_ONLY = {
+  group: ['**/engine/*', '**/engine/**/*', '!**/engine/index'],
+  message: 'import the engine from engine/index, which exports its public API',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test-host/**', '.vscode-test/**', 'coverage/**', 'test-output/**'] },
   js.configs.recommended,
@@ -17,8 +24,17 @@ export default tseslint.config(
   },
   {
     // The pure core must run in the stdio CLI and plain node tests.
-    files: ['src/engine/**/*.ts', 'src/mcp/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'engine/ and mcp/ never import vscode' }] }] },
+    files: ['src/engine/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE] }] },
+  },
+  {
+    // The MCP server runs without VS Code too; it and the extension see the engine through its one door.
+    files: ['src/mcp/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [NO_VSCODE], patterns: [ENGINE_DOOR_ONLY] }] },
+  },
+  {
+    files: ['src/vscode/**/*.ts', 'src/extension.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [ENGINE_DOOR_ONLY] }] },
   },
   {
     // Plain CommonJS extensions used as test fixtures.

@@ -2,7 +2,7 @@
 // context.subscriptions. Nothing heavy happens here: the engine, interpreters and the MCP endpoint start on
 // first use (src/vscode/container.ts), and command bodies live in src/vscode/features/.
 import * as vscode from 'vscode';
-import { RunHistory, type RunRecord } from './engine/history';
+import { RunHistory, type RunRecord } from './engine/index';
 import { describeBackend } from './vscode/backends';
 import { Container } from './vscode/container';
 import { registerExplorerCommands } from './vscode/features/explorerCommands';

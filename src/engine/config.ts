@@ -5,8 +5,6 @@ export interface EngineConfig {
   defaultBackend: BackendKind;
   /** Seconds a run may take unless the caller says otherwise. */
   timeoutS: number;
-  /** How a person changes `timeoutS` here, named when a run is stopped for it. */
-  timeoutSource: string;
   /** Per stream (stdout, stderr), head and tail kept. */
   outputCapBytes: number;
   /** After an interrupt, how long the code has to stop before its interpreter is killed and respawned. */
@@ -20,17 +18,35 @@ export interface EngineConfig {
   autoInstall: boolean;
   /** A folder of .whl files that installs by name (and auto-install) look in first; works offline. */
   wheelhouse?: string;
-  /** How a person sets `wheelhouse` here, named when an install needs one. */
-  wheelhouseSetting?: string;
   /** Live sessions per backend; past it the least recently used idle one is ended. */
   maxSessions: number;
   policy: PolicyConfig;
+  /** How the front end names its settings in the engine's messages. */
+  settingNames: SettingNames;
+}
+
+/**
+ * How a person changes each setting the engine's messages mention, in the front end's words ("setting
+ * codeMode.maxSessions", "flag --max-sessions"). The engine knows no front end: a name left out is not mentioned.
+ */
+export interface SettingNames {
+  /** The default time limit of a run (`timeoutS`). */
+  timeout?: string;
+  /** The wheelhouse folder installs look in (`wheelhouse`). */
+  wheelhouse?: string;
+  /** Live sessions per backend (`maxSessions`). */
+  maxSessions?: string;
+  /** The Jupyter Server the jupyter backend runs on. */
+  jupyterUrl?: string;
+  /** The kernel spec the jupyter backend starts. */
+  jupyterKernel?: string;
+  /** Network access of the Pyodide sandbox. */
+  pyodideNetwork?: string;
 }
 
 export const defaultEngineConfig: EngineConfig = {
   defaultBackend: 'pyodide',
   timeoutS: 30,
-  timeoutSource: 'the default time limit',
   outputCapBytes: 64 * 1024,
   interruptGraceMs: 1500,
   // Measured here: workspace Python 0.1 s, a local Jupyter Server and kernel 1.7 s, Pyodide's first start (no
@@ -39,7 +55,13 @@ export const defaultEngineConfig: EngineConfig = {
   autoInstall: true,
   maxSessions: 8,
   policy: defaultPolicy,
+  settingNames: {},
 };
+
+/** ` (name)` when the front end named the setting, else nothing: for the end of a sentence. */
+export function settingNote(name: string | undefined): string {
+  return name ? ` (${name})` : '';
+}
 
 export const MAX_TIMEOUT_S = 3600;
 
@@ -50,10 +72,10 @@ export function isBackendKind(value: unknown): value is BackendKind {
   return typeof value === 'string' && (BACKEND_KINDS as readonly string[]).includes(value);
 }
 
-/** Why `timeoutS` is unusable, or undefined when it is fine. */
-export function timeoutProblem(timeoutS: unknown): string | undefined {
+/** Why `timeoutS` is unusable, or undefined when it is fine; `name` is what the caller set it with. */
+export function timeoutProblem(timeoutS: unknown, name = 'timeout_s'): string | undefined {
   if (typeof timeoutS !== 'number' || !Number.isFinite(timeoutS) || timeoutS <= 0 || timeoutS > MAX_TIMEOUT_S) {
-    return `timeout_s must be a number of seconds greater than 0 and at most ${MAX_TIMEOUT_S}`;
+    return `${name} must be a number of seconds greater than 0 and at most ${MAX_TIMEOUT_S}`;
   }
   return undefined;
 }

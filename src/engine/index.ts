@@ -1,88 +1,48 @@
-import * as os from 'node:os';
-import * as path from 'node:path';
-import type { EngineConfig } from './config';
-import { Engine } from './engine';
-import { createJupyterBackend } from './backends/jupyter/backend';
-import { createPyodideBackend } from './backends/pyodide/backend';
-import { createPythonBackend } from './backends/python/backend';
-import type { NetworkAccess, SandboxChoice } from './sandbox/index';
-import type { Logger } from './types';
+// The engine's only door: everything the MCP server (src/mcp/) and the extension (src/vscode/) use of the engine is
+// exported here, and lint keeps them from reaching past it (eslint.config.mjs). What is not here is the engine's own.
 
-export interface EngineSetup {
-  config?: Partial<EngineConfig>;
-  /** Workspace-Python interpreter; else CODE_MODE_PYTHON, else python3/python on PATH. */
-  pythonPath?: string;
-  /** Memory cap of each workspace-Python session in MB (0: none; default 4096); see PythonBackendConfig.memoryLimitMb. */
-  pythonMemoryLimitMb?: number;
-  /** Where caches (the Pyodide snapshot) and stores live. */
-  storageDir?: string;
-  /** The Pyodide sandbox: heap cap and network access (see PyodideSettings). */
-  pyodide?: PyodideSettings;
-  /** The Jupyter backend's server; without it there is no jupyter backend. */
-  jupyter?: JupyterSettings;
-  /** Folders whose files a run may show by printing their paths; so may its session's folder under `<storageDir>/scratch`. */
-  workspaceRoots?: string[];
-  log?: Logger;
-}
+// The engine and how the front ends make and configure it.
+export { Engine, type EngineOptions, type SessionDescription } from './engine';
+export type { RunOptions } from './runs/runOptions';
+export { MAX_PACKAGES, type PackagesOptions } from './installs';
+export { defaultEngineConfig, isBackendKind, MAX_TIMEOUT_S, SESSION_NAME, timeoutProblem, type EngineConfig, type SettingNames } from './config';
+export { createEngine, defaultStorageDir, jupyterBackendFor, LOCAL_JUPYTER, pyodideBackendFor, type EngineSetup, type JupyterSettings, type PyodideSettings } from './setup';
+export type { PolicyConfig } from './policy';
+export { FileSettings, SETTING_DESCRIPTIONS, settingsOf, validateSetting, type SettingKey, type SettingsPort, type SettingValue, type UserSettings } from './userSettings';
 
-/** The per-user folder for caches and stores when the caller names none (the CLI). */
-export function defaultStorageDir(): string {
-  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'code-mode-python');
-}
+// What runs, results and events are, as every front end sees them.
+export * from './types';
+export { describeToolCall, renderResultPieces } from './result';
+export { failingLineIn, tracebackFrames } from './tracebackFrames';
+export { errorText } from './errorText';
+export { RunHistory, type RunRecord } from './history';
 
-/** What a person may set about the Pyodide backend (CLI flags, VS Code settings). */
-export interface PyodideSettings {
-  heapLimitMb?: number;
-  network?: NetworkAccess;
-  /** What confines Pyodide: auto (bubblewrap where it works, else Deno), bubblewrap or deno. */
-  sandbox?: SandboxChoice;
-  workspaceWritable?: boolean;
-  /** Files the host reads as configuration outside the protected names (a --servers file): never writable from Pyodide. */
-  protectedPaths?: string[];
-}
+// Backends, as a front end chooses and swaps them.
+export type { BackendFactory } from './backends/contract';
+export { createPythonBackend } from './backends/python/backend';
+export { inspectInterpreter } from './backends/python/inspect';
+export { resolvePythonInterpreter } from './backends/python/interpreter';
+export { isNetworkAccess, isSandboxChoice, type SandboxChoice } from './sandbox/index';
 
-/** Where the jupyter backend runs code (CLI flags, VS Code settings). */
-export interface JupyterSettings {
-  /** A Jupyter Server's URL, or 'local' for one started from the workspace interpreter on first use. */
-  url: string;
-  token?: string;
-  kernelName?: string;
-  /** The interpreter a local server runs; the workspace interpreter when absent. */
-  python?: string;
-}
+// Packages: what a missing module is and whether an interpreter may be installed into.
+export { isExternallyManaged } from './packages/externallyManaged';
+export { distributionForImport, missingTopLevelModule } from './packages/importNames';
+export { findLocalModule } from './packages/localModules';
 
-/** The word that asks for a local Jupyter Server instead of a URL. */
-export const LOCAL_JUPYTER = 'local';
+// Code mode: the tool bridge, its servers and the approval of tool calls.
+export { attachCodeMode, type CodeMode } from './codemode/index';
+export { defaultApprovalPolicy, isApprovalMode, parseToolPatterns, summarizeArgs, type ApprovalPolicy } from './codemode/approval';
+export type { BridgePolicy, ToolBridge } from './codemode/bridge';
+export type { ServerSources } from './codemode/externalServers';
+export { parseServers, type ConfigProblem } from './codemode/serverConfig';
+export type { ProviderStatus, ToolProvider, ToolSpec } from './codemode/toolProvider';
 
-/** The jupyter backend for `settings`; a local server runs `python` (the workspace interpreter) in `rootDir`. */
-export function jupyterBackendFor(settings: JupyterSettings, python: string | undefined, rootDir: string | undefined, log: Logger | undefined) {
-  const local = settings.url === LOCAL_JUPYTER;
-  return createJupyterBackend({
-    ...(local ? { localPython: settings.python ?? python, localRootDir: rootDir } : { url: settings.url, token: settings.token }),
-    kernelName: settings.kernelName,
-    log,
-  });
-}
+// The stores of code files and learnings.
+export { createStores, StoreError, type Learning, type Stores } from './stores/index';
+export type { CodeFileInfo, CodeFiles } from './stores/codeFiles';
+export type { LearningInput } from './stores/learnings';
 
-/** The Pyodide backend with its snapshot cache under `storageDir` (the engine's and the extension's swap use it). */
-export function pyodideBackendFor(storageDir: string, settings: PyodideSettings, log: Logger | undefined) {
-  return createPyodideBackend({ cacheDir: path.join(storageDir, 'pyodide-cache'), ...settings, log });
-}
-
-/** An engine with its backends (jupyter when a server is set), as the CLI and the extension use it. */
-export function createEngine(setup: EngineSetup = {}): Engine {
-  const storageDir = setup.storageDir ?? defaultStorageDir();
-  return new Engine({
-    config: setup.config,
-    log: setup.log,
-    workspaceRoots: setup.workspaceRoots,
-    // Each session gets a folder of its own in it (scratch.ts).
-    scratchDir: path.join(storageDir, 'scratch'),
-    backends: [
-      pyodideBackendFor(storageDir, setup.pyodide ?? {}, setup.log),
-      createPythonBackend({ pythonPath: setup.pythonPath, memoryLimitMb: setup.pythonMemoryLimitMb, log: setup.log }),
-      ...(setup.jupyter ? [jupyterBackendFor(setup.jupyter, setup.pythonPath, setup.workspaceRoots?.[0], setup.log)] : []),
-    ],
-  });
-}
+// Small helpers the front ends share with the engine.
+export { assetsDir } from './paths';
+export { socketPathIn } from './localAddresses';
+export { PendingRequests } from './requests';

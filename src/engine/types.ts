@@ -126,7 +126,7 @@ export interface PackageReport {
 export interface InstallOptions {
   /** A folder of .whl files that installs by name look in before any index. */
   wheelhouse?: string;
-  /** How a person sets `wheelhouse` where they are, named in advice (default: the CLI flag and variable). */
+  /** How a person sets `wheelhouse` where they are, named in advice (SettingNames.wheelhouse). */
   wheelhouseSetting?: string;
 }
 

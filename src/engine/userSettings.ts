@@ -83,16 +83,16 @@ export function settingsOf(config: EngineConfig, pythonPath: string): UserSettin
 export async function applySetting(engine: Engine, change: SettingValue, log: Logger, python: Omit<PythonBackendConfig, 'pythonPath' | 'log'> = {}): Promise<void> {
   switch (change.key) {
     case 'default_backend':
-      engine.config = { ...engine.config, defaultBackend: change.value as BackendKind };
+      engine.configure({ defaultBackend: change.value as BackendKind });
       return;
     case 'timeout_s':
-      engine.config = { ...engine.config, timeoutS: change.value as number };
+      engine.configure({ timeoutS: change.value as number });
       return;
     case 'output_cap_kb':
-      engine.config = { ...engine.config, outputCapBytes: (change.value as number) * 1024 };
+      engine.configure({ outputCapBytes: (change.value as number) * 1024 });
       return;
     case 'auto_install':
-      engine.config = { ...engine.config, autoInstall: change.value as boolean };
+      engine.configure({ autoInstall: change.value as boolean });
       return;
     case 'python_path':
       await engine.setBackendFactory(

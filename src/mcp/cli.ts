@@ -3,22 +3,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CLI_APPROVAL_NAMES, defaultApprovalPolicy, isApprovalMode, parseToolPatterns, type ApprovalPolicy } from '../engine/codemode/approval';
-import { attachCodeMode } from '../engine/codemode/index';
-import { isBackendKind, timeoutProblem } from '../engine/config';
-import { isNetworkAccess, isSandboxChoice } from '../engine/sandbox/index';
-import { createEngine, defaultStorageDir, LOCAL_JUPYTER, type JupyterSettings } from '../engine/index';
-import { RunHistory } from '../engine/history';
-import { createStores } from '../engine/stores/index';
-import type { Logger } from '../engine/types';
-import { FileSettings, type SettingKey } from '../engine/userSettings';
+import { defaultApprovalPolicy, isApprovalMode, parseToolPatterns, type ApprovalPolicy, attachCodeMode, isBackendKind, timeoutProblem, isNetworkAccess, isSandboxChoice, createEngine, defaultStorageDir, LOCAL_JUPYTER, type JupyterSettings, RunHistory, createStores, type Logger, FileSettings, type SettingKey, type SettingNames, errorText } from '../engine/index';
 import { PRODUCT_VERSION } from '../version';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { HTTP_FLAGS, HTTP_HELP, parseHttpFlags, serveHttp } from './httpCli';
 import { consoleToLog } from './consoleLines';
 import { createMcpServer, type McpServerOptions } from './server';
 import { StdioLineTransport } from './stdioTransport';
-import { errorText } from '../engine/errorText';
 
 const HELP = `code-mode-mcp ${PRODUCT_VERSION} — the Code Mode for Python MCP server over stdio or Streamable HTTP
 
@@ -69,6 +60,19 @@ ${HTTP_HELP}
 
 Logs go to stderr; stdout carries only MCP messages.`;
 
+/** How refusals of tool calls name the CLI's approval flags. */
+const CLI_APPROVAL_NAMES: ApprovalPolicy['names'] = { mode: 'flag --tool-approval', autoApprove: 'flag --auto-approve' };
+
+/** How the engine's messages tell a CLI user to change a setting. */
+const CLI_SETTING_NAMES: SettingNames = {
+  timeout: 'flag --timeout, or the environment tool with key timeout_s',
+  wheelhouse: '--wheelhouse / CODE_MODE_WHEELHOUSE',
+  maxSessions: 'flag --max-sessions',
+  jupyterUrl: 'flag --jupyter-url URL|local',
+  jupyterKernel: 'flag --jupyter-kernel NAME',
+  pyodideNetwork: 'flag --pyodide-network on',
+};
+
 /** The CLI's entire state comes from argv; anything wrong exits with a message and status 2. */
 function parseCli(argv: string[]) {
   const { values } = parseArgs({
@@ -111,8 +115,8 @@ function parseCli(argv: string[]) {
   const jupyter = jupyterFlags(values['jupyter-url'], values['jupyter-token'] ?? process.env.CODE_MODE_JUPYTER_TOKEN, values['jupyter-kernel']);
   if (backend === 'jupyter' && !jupyter) throw new Error('--backend jupyter needs --jupyter-url <url|local>');
   const timeoutS = values.timeout === undefined ? undefined : Number(values.timeout);
-  const timeoutError = timeoutS === undefined ? undefined : timeoutProblem(timeoutS);
-  if (timeoutError) throw new Error(`--timeout: ${timeoutError}`);
+  const timeoutError = timeoutS === undefined ? undefined : timeoutProblem(timeoutS, '--timeout');
+  if (timeoutError) throw new Error(timeoutError);
   const pyodideOnly = values['pyodide-only'] ?? false;
   if (pyodideOnly && backend !== 'pyodide') throw new Error(`--pyodide-only cannot be combined with --backend ${backend}`);
   const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
@@ -178,7 +182,7 @@ async function main(): Promise<void> {
   const engine = createEngine({
     config: {
       defaultBackend: cli.backend,
-      timeoutSource: 'the default time limit: flag --timeout, or the environment tool with key timeout_s',
+      settingNames: CLI_SETTING_NAMES,
       wheelhouse: cli.wheelhouse,
       ...(cli.timeoutS !== undefined ? { timeoutS: cli.timeoutS } : {}),
       ...(cli.maxSessions !== undefined ? { maxSessions: cli.maxSessions } : {}),

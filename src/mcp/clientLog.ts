@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolBridge } from '../engine/codemode/bridge';
+import type { ToolBridge } from '../engine/index';
 import type { RunChannel } from './shared';
 
 const LOGGER = 'code-mode-python';

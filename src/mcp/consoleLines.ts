@@ -2,7 +2,7 @@
 // as one line of the server's log each, with the log's own prefix: stdout is the MCP stream, and a log read line
 // by line gets neither a traceback spread over forty unmarked lines nor a JavaScript array's rendering.
 import { formatWithOptions } from 'node:util';
-import type { Logger } from '../engine/types';
+import type { Logger } from '../engine/index';
 
 /** One console call's arguments as one line: a traceback (or any text of several lines) keeps its first and last. */
 export function consoleLine(args: unknown[]): string {

@@ -3,8 +3,7 @@
 // Declining or cancelling the form is a no. Without elicitation nobody can be asked, and the bridge refuses the
 // call at once, naming the flag that changes that.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { summarizeArgs } from '../engine/codemode/approval';
-import type { ToolApprovalAnswer, ToolApprovalHandler, ToolApprovalRequest } from '../engine/types';
+import { summarizeArgs, type ToolApprovalAnswer, type ToolApprovalHandler, type ToolApprovalRequest } from '../engine/index';
 import { askDuringRun } from './elicitation';
 import type { RunChannel } from './shared';
 

@@ -2,7 +2,7 @@
 // (elicitation/create, which VS Code supports), when the client declared it. Without it, nobody can answer,
 // and the run is told so at once instead of waiting.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { InputHandler } from '../engine/types';
+import type { InputHandler } from '../engine/index';
 import { askDuringRun } from './elicitation';
 import type { RunChannel } from './shared';
 

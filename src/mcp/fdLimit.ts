@@ -3,7 +3,7 @@
 // Node has no setrlimit, so on Linux util-linux's prlimit does it; elsewhere nothing is done, and the log says why.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import type { Logger } from '../engine/types';
+import type { Logger } from '../engine/index';
 
 export interface FdLimits {
   soft: number;

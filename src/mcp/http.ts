@@ -2,8 +2,7 @@ import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Engine } from '../engine/engine';
-import { silentLogger, type Logger } from '../engine/types';
+import { type Engine, silentLogger, type Logger } from '../engine/index';
 import { classifyIncoming, errorReply, MAX_MESSAGE_BYTES, type JsonRpcErrorReply } from './jsonRpcInput';
 import { DEFAULT_MAX_PREAUTH_CONNECTIONS, DEFAULT_PREAUTH_TIMEOUT_MS, guardConnections, serverTimeouts } from './httpConnections';
 import { hostHeaders, hostInUrl } from './httpHosts';

@@ -1,8 +1,7 @@
 // The CLI's --http mode: its flags, what they may be combined with, and serving. Off the machine only when asked
 // for twice (a non-loopback --host and --allow-remote) and with a token the person chose (--token-file).
 import * as fs from 'node:fs';
-import type { Engine } from '../engine/engine';
-import type { Logger } from '../engine/types';
+import type { Engine, Logger } from '../engine/index';
 import { raiseFdSoftLimit } from './fdLimit';
 import { DEFAULT_SESSION_IDLE_MINUTES, startHttpMcpServer, type HttpMcpServer } from './http';
 import { isLoopbackHost } from './httpHosts';

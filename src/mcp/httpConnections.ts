@@ -5,7 +5,7 @@
 // (past that the oldest is closed). One that presented the token once is the client's, and is not bounded here.
 import * as http from 'node:http';
 import type * as net from 'node:net';
-import type { Logger } from '../engine/types';
+import type { Logger } from '../engine/index';
 import { errorReply } from './jsonRpcInput';
 
 /** Connections that may be open at once without having presented a valid token. */

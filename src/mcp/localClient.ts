@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Engine } from '../engine/engine';
+import type { Engine } from '../engine/index';
 import { PRODUCT_VERSION } from '../version';
 import { createMcpServer, type McpServerOptions } from './server';
 

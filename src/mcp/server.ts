@@ -1,10 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Engine } from '../engine/engine';
-import type { RunOrigin, ToolApprovals } from '../engine/types';
+import type { Engine, RunOrigin, ToolApprovals, ToolBridge, SettingsPort, Stores } from '../engine/index';
 import { PRODUCT_VERSION } from '../version';
-import type { ToolBridge } from '../engine/codemode/bridge';
-import type { SettingsPort } from '../engine/userSettings';
-import type { Stores } from '../engine/stores/index';
 import { ClientLog } from './clientLog';
 import { RunTaskStore } from './runTaskStore';
 import { whenClosed } from './shared';

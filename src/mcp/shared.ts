@@ -4,11 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ToolBridge } from '../engine/codemode/bridge';
-import { SESSION_NAME } from '../engine/config';
-import type { Engine } from '../engine/engine';
-import { StoreError } from '../engine/stores/index';
-import { BACKEND_KINDS, type BackendKind } from '../engine/types';
+import { type ToolBridge, SESSION_NAME, type Engine, StoreError, BACKEND_KINDS, type BackendKind } from '../engine/index';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
-import type { Logger } from '../engine/types';
+import type { Logger } from '../engine/index';
 import { classifyIncoming, MAX_MESSAGE_BYTES, tooLongReply, type JsonRpcErrorReply } from './jsonRpcInput';
 import { LineSplitter, type SplitLine } from './lineSplitter';
 

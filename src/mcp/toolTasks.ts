@@ -7,7 +7,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { errorText } from '../engine/errorText';
+import { errorText } from '../engine/index';
 import type { RunTaskStore } from './runTaskStore';
 import type { RunChannel } from './shared';
 

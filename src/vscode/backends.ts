@@ -4,12 +4,7 @@
 // away in backendRemovals) — and in the backend pickers (Choose Backend in features/runCommands.ts, the status
 // bar's names).
 import * as vscode from 'vscode';
-import type { EngineSetup, JupyterSettings, PyodideSettings } from '../engine/index';
-import { jupyterBackendFor, LOCAL_JUPYTER, pyodideBackendFor } from '../engine/index';
-import { createPythonBackend } from '../engine/backends/python/backend';
-import type { BackendKind, Logger } from '../engine/types';
-import type { BackendFactory } from '../engine/backends/contract';
-import { isSandboxChoice, type SandboxChoice } from '../engine/sandbox/index';
+import { type EngineSetup, type JupyterSettings, type PyodideSettings, jupyterBackendFor, LOCAL_JUPYTER, pyodideBackendFor, createPythonBackend, type BackendKind, type Logger, type BackendFactory, isSandboxChoice, type SandboxChoice } from '../engine/index';
 import type { ExtensionSettings } from './settings';
 
 export interface BackendSettings {

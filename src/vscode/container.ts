@@ -2,9 +2,7 @@
 // (a getter), after the services it takes, and disposed in reverse order of creation. Nothing heavy starts
 // here: the engine, the interpreter and the MCP endpoint start when something first needs them.
 import type * as vscode from 'vscode';
-import type { Engine } from '../engine/engine';
-import { createStores, type Stores } from '../engine/stores/index';
-import type { Logger } from '../engine/types';
+import { type Engine, createStores, type Stores, type Logger } from '../engine/index';
 import type { InterpreterTracker } from './interpreter';
 import { BridgeService } from './services/bridgeService';
 import { EngineService } from './services/engineService';

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { Engine } from '../engine/engine';
-import type { RunResult, ToolApprovals } from '../engine/types';
+import type { Engine, RunResult, ToolApprovals } from '../engine/index';
 import { extractCode } from './generateCode';
 
 export interface GenerateOutcome {

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { socketPathIn } from '../engine/localAddresses';
+import { socketPathIn } from '../engine/index';
 import type { HttpMcpServer } from '../mcp/http';
 
 /** The first VS Code that connects to MCP servers over Unix domain sockets and Windows named pipes. */

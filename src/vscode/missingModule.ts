@@ -2,10 +2,7 @@
 // the package into that interpreter, or, when the operating system manages it (PEP 668) and pip would refuse, says
 // so and offers a virtual environment through the Python extension.
 import * as vscode from 'vscode';
-import { isExternallyManaged } from '../engine/packages/externallyManaged';
-import { distributionForImport, missingTopLevelModule } from '../engine/packages/importNames';
-import { findLocalModule } from '../engine/packages/localModules';
-import type { BackendKind, RunResult, ScriptRun } from '../engine/types';
+import { isExternallyManaged, distributionForImport, missingTopLevelModule, findLocalModule, type BackendKind, type RunResult, type ScriptRun } from '../engine/index';
 import * as path from 'node:path';
 
 /** The Python extension's command that makes a .venv or conda environment and selects it. */

@@ -5,8 +5,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { RunOptions } from '../engine/engine';
-import type { BackendKind, InputRequest, RunResult, ScriptRun, ToolApprovals } from '../engine/types';
+import type { RunOptions, BackendKind, InputRequest, RunResult, ScriptRun, ToolApprovals } from '../engine/index';
 import type { ExtensionSettings, PersonRunSettings } from './settings';
 
 const TIMEOUT_SETTING = 'codeMode.run.timeoutSeconds';

@@ -2,7 +2,7 @@
 // first started for agents, or a Python file is opened, while Pyodide is the default backend and the setting
 // codeMode.pyodide.warmSpare is on. Turning the setting off (or another default backend) ends the spare.
 import * as vscode from 'vscode';
-import type { Engine } from '../engine/engine';
+import type { Engine } from '../engine/index';
 import type { ExtensionSettings } from './settings';
 
 export class PyodideSpare implements vscode.Disposable {

@@ -1,7 +1,6 @@
 // The failing line of your own run, in the editor and the Problems view, until that file runs again.
 import * as vscode from 'vscode';
-import { failingLineIn } from '../engine/tracebackFrames';
-import type { RunResult, ScriptRun } from '../engine/types';
+import { failingLineIn, type RunResult, type ScriptRun } from '../engine/index';
 
 export class RunProblems implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection('codeMode');

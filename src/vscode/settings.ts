@@ -1,8 +1,5 @@
 import * as vscode from 'vscode';
-import { isApprovalMode, parseToolPatterns, type ApprovalPolicy } from '../engine/codemode/approval';
-import type { BridgePolicy } from '../engine/codemode/bridge';
-import type { EngineConfig } from '../engine/config';
-import type { BackendKind } from '../engine/types';
+import { isApprovalMode, parseToolPatterns, type ApprovalPolicy, type BridgePolicy, type EngineConfig, type BackendKind, type SettingNames } from '../engine/index';
 import { DEFAULT_SESSION_IDLE_MINUTES } from '../mcp/http';
 import { readBackendSettings, type BackendSettings } from './backends';
 
@@ -43,6 +40,16 @@ export interface ExtensionSettings {
 
 const SECTION = 'codeMode';
 
+/** How the engine's messages tell a person in VS Code to change a setting. */
+const VSCODE_SETTING_NAMES: SettingNames = {
+  timeout: 'setting codeMode.timeoutSeconds',
+  wheelhouse: 'setting codeMode.wheelhouse',
+  maxSessions: 'setting codeMode.maxSessions',
+  jupyterUrl: 'setting codeMode.jupyter.url',
+  jupyterKernel: 'setting codeMode.jupyter.kernel',
+  pyodideNetwork: 'setting codeMode.pyodide.network',
+};
+
 /** The settings as one validated snapshot; VS Code's schema already bounds the numbers. */
 export function readSettings(base: EngineConfig): ExtensionSettings {
   const c = vscode.workspace.getConfiguration(SECTION);
@@ -52,11 +59,10 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
       ...base,
       defaultBackend: oneOf<BackendKind>(c.get<string>('defaultBackend', 'pyodide'), ['pyodide', 'python', 'jupyter']),
       timeoutS: c.get<number>('timeoutSeconds', 30),
-      timeoutSource: 'setting codeMode.timeoutSeconds',
+      settingNames: VSCODE_SETTING_NAMES,
       outputCapBytes: Math.round(c.get<number>('outputCapKB', 64) * 1024),
       autoInstall: c.get<boolean>('pyodide.autoInstall', true),
       wheelhouse: c.get<string>('wheelhouse', '').trim() || undefined,
-      wheelhouseSetting: 'setting codeMode.wheelhouse',
       maxSessions: c.get<number>('maxSessions', base.maxSessions),
       policy: {
         maxCodeBytes: Math.round(c.get<number>('guardrails.maxCodeKB', 256) * 1024),

@@ -1,4 +1,4 @@
-import { settingsOf, type SettingKey, type SettingsPort, type SettingValue, type UserSettings } from '../engine/userSettings';
+import { settingsOf, type SettingKey, type SettingsPort, type SettingValue, type UserSettings } from '../engine/index';
 import { updateSetting, type ExtensionSettings } from './settings';
 
 /** `configure` keys as VS Code settings, so a change made by an agent shows in the Settings editor. */

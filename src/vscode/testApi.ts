@@ -1,7 +1,7 @@
 // What the extension's own tests in a real VS Code (test/vscode/) reach inside it. src/extension.ts exports it only
 // while extension tests run (ExtensionMode.Test, set by VS Code when it is started with --extensionTestsPath): another
 // extension could read these exports, and an installed extension never runs in that mode.
-import type { RunHistory } from '../engine/history';
+import type { RunHistory } from '../engine/index';
 import type { Container } from './container';
 import type { ApprovalStandIn } from './toolApproval';
 import type { ResultsView } from './views/resultsView';

@@ -3,8 +3,7 @@
 // tool for this session" holds for this window until it closes, for every run in it (yours, Copilot's, the
 // explorer's).
 import * as vscode from 'vscode';
-import { summarizeArgs } from '../engine/codemode/approval';
-import type { RunOrigin, ToolApprovalAnswer, ToolApprovalRequest, ToolApprovals } from '../engine/types';
+import { summarizeArgs, type RunOrigin, type ToolApprovalAnswer, type ToolApprovalRequest, type ToolApprovals } from '../engine/index';
 
 export const ALLOW_ONCE = 'Allow once';
 export const ALLOW_FOR_SESSION = 'Allow this tool for this session';

@@ -1,7 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
-import type { ProviderStatus, ToolProvider, ToolSpec } from '../engine/codemode/toolProvider';
-import { errorText } from '../engine/errorText';
+import { type ProviderStatus, type ToolProvider, type ToolSpec, errorText } from '../engine/index';
 
 /** The bridge's name for VS Code's own tools: `tools.vscode.<tool>(...)` in Python. */
 export const VSCODE_PROVIDER = 'vscode';

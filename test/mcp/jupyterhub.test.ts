@@ -108,7 +108,8 @@ describe('the jupyter backend on a JupyterHub', () => {
     const error = refused.packages[0]?.error ?? '';
     assert.match(error, /^error: externally-managed-environment/);
     assert.match(error, /--jupyter-kernel/);
-    assert.match(error, /codeMode\.jupyter\.kernel/);
+    // The CLI names its flag; VS Code names its setting (it says how it is set where the person is).
+    assert.match(error, /choose that kernel spec: flag --jupyter-kernel NAME\.$/m);
   });
 
   test('a user server stopped and started again between runs: the next run starts a new kernel at once and says the state is gone', async () => {

@@ -83,6 +83,8 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.equal(result.success, false);
       assert.equal(result.diagnostics?.error_type, 'TIMEOUT');
       assert.equal(result.diagnostics?.timeout_s, 2);
+      // The MCP front end names the limit as its callers set it.
+      assert.match(result.diagnostics?.message ?? '', /time limit of 2 s \(the timeout_s of this call\)/);
       assert.equal(result.diagnostics?.session_reset, false);
       const next = await run({ code: 'print(kept)', session: 'loop' });
       assert.equal(next.result.stdout, 'yes\n');

@@ -57,7 +57,10 @@ test('answers: once and session allow (asked-allowed), deny refuses naming the t
   const denied = answerDecision('deny', 'memory', 'create_entities');
   assert.equal(denied.kind, 'refuse');
   assert.match(denied.kind === 'refuse' ? denied.reason : '', /declined the call to memory\.create_entities/);
-  assert.match(nobodyToAsk(defaultApprovalPolicy, 'memory', 'create_entities'), /does not support elicitation.*flag --tool-approval to "allow".*"memory\.create_entities" \(or "memory\.\*"\) in flag --auto-approve/);
+  const cliNames = { mode: 'flag --tool-approval', autoApprove: 'flag --auto-approve' };
+  assert.match(nobodyToAsk(policy({ names: cliNames }), 'memory', 'create_entities'), /does not support elicitation.*flag --tool-approval to "allow".*"memory\.create_entities" \(or "memory\.\*"\) in flag --auto-approve/);
+  // The engine alone names no front end's flags or settings.
+  assert.doesNotMatch(nobodyToAsk(defaultApprovalPolicy, 'memory', 'create_entities'), /--|codeMode\./);
 });
 
 test('--auto-approve entries are server.tool or server.*', () => {

@@ -6,11 +6,12 @@ import { Engine } from '../../src/engine/engine';
 import { renderResultText } from '../../src/engine/result';
 import { RunHistory } from '../../src/engine/history';
 import type { RunEvent } from '../../src/engine/types';
+import type { SettingNames } from '../../src/engine/config';
 import { fakeBackend } from '../support/fakeBackend';
 
-function engineWith(maxSessions = 8) {
+function engineWith(maxSessions = 8, settingNames: SettingNames = {}) {
   const backend = fakeBackend();
-  const engine = new Engine({ backends: [backend], config: { maxSessions } });
+  const engine = new Engine({ backends: [backend], config: { maxSessions, settingNames } });
   const run = (session: string, code = 'x') => engine.run({ code, backend: 'pyodide', session });
   return { backend, engine, run };
 }
@@ -85,7 +86,7 @@ describe('engine sessions', () => {
   });
 
   test('when every live session is busy, a new one is refused with a clear error and nothing is lost', async () => {
-    const { backend, engine, run } = engineWith(1);
+    const { backend, engine, run } = engineWith(1, { maxSessions: 'setting codeMode.maxSessions' });
     await run('a');
     const a = backend.latest('a')!;
     a.holdNextRun = true;
@@ -93,7 +94,7 @@ describe('engine sessions', () => {
     const refused = await run('b');
     assert.equal(refused.success, false);
     assert.equal(refused.diagnostics?.error_type, 'INVALID_ARGUMENT');
-    assert.match(refused.diagnostics?.message ?? '', /all 1 pyodide sessions are busy.*codeMode\.maxSessions.*--max-sessions/);
+    assert.match(refused.diagnostics?.message ?? '', /all 1 pyodide sessions are busy.*\(the limit is 1: setting codeMode\.maxSessions\)/);
     a.release();
     assert.equal((await busy).stdout, 'a:2:x\n');
     assert.equal(a.disposed, false);
@@ -150,20 +151,50 @@ describe('engine sessions', () => {
     assert.equal(stopped.diagnostics?.error_type, 'TIMEOUT');
     assert.match(stopped.diagnostics?.message ?? '', /time limit of 0\.01 s \(setting codeMode\.run\.timeoutSeconds\)/);
     const defaults = engineWith();
-    defaults.engine.config = { ...defaults.engine.config, timeoutS: 0.01 };
+    defaults.engine.configure({ timeoutS: 0.01 });
     await defaults.run('b');
     defaults.backend.latest('b')!.holdNextRun = true;
     const byDefault = await defaults.run('b');
     assert.match(byDefault.diagnostics?.message ?? '', /\(the default time limit\)/);
     const given = engine.run({ code: 'x', backend: 'pyodide', session: 'a', timeoutS: 0.01 });
     backend.latest('a')!.holdNextRun = true;
-    assert.match((await given).diagnostics?.message ?? '', /\(the timeout_s of this call\)/);
+    assert.match((await given).diagnostics?.message ?? '', /\(the time limit given to this run\)/);
+  });
+
+  test("the engine's messages name a setting as its front end does, and name none it was not given", async () => {
+    const names: SettingNames = { timeout: 'flag --timeout', maxSessions: 'flag --max-sessions', jupyterUrl: 'flag --jupyter-url URL|local' };
+    for (const given of [names, {}]) {
+      const { backend, engine, run } = engineWith(1, given);
+      await run('a');
+      const a = backend.latest('a')!;
+      a.holdNextRun = true;
+      const busy = run('a');
+      const full = await run('b');
+      a.release();
+      await busy;
+      engine.configure({ timeoutS: 0.01 });
+      a.holdNextRun = true;
+      const stopped = await run('a');
+      const noJupyter = await engine.run({ code: 'x', backend: 'jupyter' });
+      const messages = [stopped, full, noJupyter].map((result) => result.diagnostics?.message ?? '');
+      if (given === names) {
+        assert.match(messages[0]!, /time limit of 0\.01 s \(the default time limit: flag --timeout\)/);
+        assert.match(messages[1]!, /\(the limit is 1: flag --max-sessions\)/);
+        assert.match(messages[2]!, /the jupyter backend is not available here: it needs a Jupyter Server \(flag --jupyter-url URL\|local\)$/);
+      } else {
+        assert.match(messages[0]!, /time limit of 0\.01 s \(the default time limit\)/);
+        assert.match(messages[1]!, /\(the limit is 1\);/);
+        assert.match(messages[2]!, /it needs a Jupyter Server$/);
+      }
+      for (const message of messages) assert.doesNotMatch(message, given === names ? /codeMode\./ : /codeMode\.|--/);
+      await engine.dispose();
+    }
   });
 
   test('a run past its limit that ignores the interrupt says "restarted" only when the restart worked', async () => {
     const engine = (failure?: string) => {
       const made = engineWith();
-      made.engine.config = { ...made.engine.config, interruptGraceMs: 10 };
+      made.engine.configure({ interruptGraceMs: 10 });
       return { ...made, failure };
     };
     for (const { backend, run, engine: e, failure } of [engine(), engine('404 Not Found: the kernel does not exist')]) {

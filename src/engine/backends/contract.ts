@@ -1,4 +1,5 @@
 // What a backend implements, and what the engine gives it: the types only backends and the engine use.
+import type { SettingNames } from '../config';
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import type { SandboxReport } from '../sandbox/index';
 import type { BackendInfo, BackendKind, BackendState, Display, HostCallHandler, InstallOptions, Logger, PackageReport, ScriptRun } from '../types';
@@ -78,6 +79,8 @@ export interface BackendSessionOptions {
   scratchDir?: string;
   /** The workspace folders: code sees them at their real paths, and the first is where a session starts. */
   workspaceRoots?: string[];
+  /** How the front end names its settings, for messages that tell a person what to change. */
+  settingNames?: SettingNames;
 }
 
 export interface BackendFactory {

@@ -21,9 +21,10 @@ export interface ApprovalPolicy {
   names: { mode: string; autoApprove: string };
 }
 
-export const CLI_APPROVAL_NAMES: ApprovalPolicy['names'] = { mode: 'flag --tool-approval', autoApprove: 'flag --auto-approve' };
+/** Until a front end gives the policy its own names (the CLI's flags, VS Code's settings). */
+const UNNAMED_SETTINGS: ApprovalPolicy['names'] = { mode: 'the tool approval setting', autoApprove: 'the auto-approve list' };
 
-export const defaultApprovalPolicy: ApprovalPolicy = { mode: 'ask', autoApprove: [], approvePersonRuns: true, names: CLI_APPROVAL_NAMES };
+export const defaultApprovalPolicy: ApprovalPolicy = { mode: 'ask', autoApprove: [], approvePersonRuns: true, names: UNNAMED_SETTINGS };
 
 /** Runs a person started themselves; every other origin is an agent's (MCP, Copilot, generated code). */
 const PERSON_ORIGINS: readonly RunOrigin[] = ['command', 'explorer'];

@@ -4,7 +4,8 @@
 // parsed by packages/spec.ts ever become arguments.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { checkedStatus, summarize, WHEELHOUSE_FLAGS } from './report';
+import { settingNote } from '../config';
+import { checkedStatus, summarize } from './report';
 import { distributionOf, type PackageSpec, type RequirementSpec } from './spec';
 import { checkSha256 } from './wheels';
 import type { PackageReport, PackageStatus } from '../types';
@@ -120,7 +121,7 @@ function pipError(result: ProcessResult, advice: PipAdvice): string {
   ).trim();
   if (/No module named pip/.test(output)) text = 'pip is not installed in this interpreter (python -m ensurepip, or choose an environment with pip)';
   else if (EXTERNALLY_MANAGED.test(output)) text += `\nThis interpreter is managed by the operating system (PEP 668): ${advice.managedEnvironment ?? MANAGED_ENVIRONMENT}.`;
-  else if (NETWORK_TROUBLE.test(output)) text += `\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder (${advice.wheelhouseSetting ?? WHEELHOUSE_FLAGS}).`;
+  else if (NETWORK_TROUBLE.test(output)) text += `\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder${settingNote(advice.wheelhouseSetting)}.`;
   if (!text) text = `pip exited with code ${result.code}`;
   if (text.length <= ERROR_CHARS) return text;
   const half = ERROR_CHARS / 2;

@@ -2,9 +2,6 @@
 import { meetsSpecifier, type RequirementSpec } from './spec';
 import type { PackageStatus } from '../types';
 
-/** How the CLI sets a wheelhouse: how install advice names it unless the caller says how it is set where it runs. */
-export const WHEELHOUSE_FLAGS = '--wheelhouse / CODE_MODE_WHEELHOUSE';
-
 /** A check's verdict for one request, given the version installed (if any). */
 export function checkedStatus(spec: RequirementSpec, version: string | undefined): PackageStatus {
   const base = { name: spec.name, requested: spec.requested };

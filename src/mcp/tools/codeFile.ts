@@ -1,7 +1,7 @@
 // code_file: a long program built over several calls (create, append, read), which run_python can run by name.
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Stores } from '../../engine/stores/index';
+import type { Stores } from '../../engine/index';
 import { guarded, outputSchema, refused, structuredResult } from '../shared';
 
 /** `code_file`, over the code files store. */

@@ -4,14 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import type { ToolBridge } from '../../engine/codemode/bridge';
-import type { Engine } from '../../engine/engine';
-import { assetsDir } from '../../engine/paths';
-import { inspectInterpreter } from '../../engine/backends/python/inspect';
-import { resolvePythonInterpreter } from '../../engine/backends/python/interpreter';
-import type { PolicyConfig } from '../../engine/policy';
-import { SETTING_DESCRIPTIONS, validateSetting, type SettingKey, type SettingsPort } from '../../engine/userSettings';
-import { errorText } from '../../engine/errorText';
+import { type ToolBridge, type Engine, assetsDir, inspectInterpreter, resolvePythonInterpreter, type PolicyConfig, SETTING_DESCRIPTIONS, validateSetting, type SettingKey, type SettingsPort, errorText } from '../../engine/index';
 import { outputSchema, refused, structuredResult } from '../shared';
 
 export interface EnvironmentContext {

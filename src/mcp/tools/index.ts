@@ -2,7 +2,7 @@
 // to the settings while it lasts.
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { Engine } from '../../engine/engine';
+import type { Engine } from '../../engine/index';
 import type { ClientLog } from '../clientLog';
 import type { RunTaskStore } from '../runTaskStore';
 import type { McpServerOptions } from '../server';

@@ -1,8 +1,7 @@
 // learnings: fixes that worked, added by the agent and searched (failures that match one get it as a hint).
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Learning, Stores } from '../../engine/stores/index';
-import type { LearningInput } from '../../engine/stores/learnings';
+import type { Learning, Stores, LearningInput } from '../../engine/index';
 import { guarded, outputSchema, structuredResult } from '../shared';
 
 const learningOutput = z.object({ id: z.string() }).passthrough();

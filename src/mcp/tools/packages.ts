@@ -2,8 +2,7 @@
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MAX_PACKAGES, type Engine } from '../../engine/engine';
-import type { PackagesResult } from '../../engine/types';
+import { MAX_PACKAGES, type Engine, type PackagesResult } from '../../engine/index';
 import type { ClientLog } from '../clientLog';
 import { backendArg, codeReachesOutside, outputSchema, sessionArg, structuredResult, type RunChannel } from '../shared';
 

@@ -5,12 +5,7 @@ import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server
 import type { ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ToolBridge } from '../../engine/codemode/bridge';
-import { MAX_TIMEOUT_S } from '../../engine/config';
-import type { Engine, RunOptions } from '../../engine/engine';
-import { renderResultPieces } from '../../engine/result';
-import { StoreError, type Stores } from '../../engine/stores/index';
-import type { RunOrigin, RunResult, ToolApprovals } from '../../engine/types';
+import { type ToolBridge, MAX_TIMEOUT_S, type Engine, type RunOptions, renderResultPieces, StoreError, type Stores, type RunOrigin, type RunResult, type ToolApprovals } from '../../engine/index';
 import type { ClientLog } from '../clientLog';
 import { approvalViaElicitation } from '../elicitApproval';
 import { inputViaElicitation } from '../elicitInput';
@@ -88,6 +83,7 @@ export function registerRunTool(server: McpServer, ctx: RunToolContext): Registe
           code,
           backend: args.backend,
           timeoutS: args.timeout_s,
+          ...(args.timeout_s !== undefined ? { timeoutSource: 'the timeout_s of this call' } : {}),
           session: args.session,
           scope: ctx.sessionScope,
           reset: args.reset,

@@ -1,6 +1,6 @@
 // The Tool Explorer's commands: refresh, open or re-run a past run, run a code file, open a tool's form.
 import * as vscode from 'vscode';
-import type { CodeFiles } from '../../engine/stores/codeFiles';
+import type { CodeFiles } from '../../engine/index';
 import type { PersonRunService } from '../services/personRuns';
 import type { ResultsView } from '../views/resultsView';
 import type { ExplorerNode, ToolExplorer } from '../views/toolExplorer';

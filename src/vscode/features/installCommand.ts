@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { Engine } from '../../engine/engine';
-import type { BackendKind, PackagesResult } from '../../engine/types';
+import type { Engine, BackendKind, PackagesResult } from '../../engine/index';
 import { virtualEnvironmentAction } from '../missingModule';
 import { personBackend, personSession } from '../personRun';
 import type { ExtensionSettings } from '../settings';

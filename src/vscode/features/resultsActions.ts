@@ -1,6 +1,6 @@
 // What the results page (and the explorer's Re-run) asks of the extension: run a past run's code again,
 // interrupt a run, call a tool from a tool form.
-import type { RunHistory } from '../../engine/history';
+import type { RunHistory } from '../../engine/index';
 import type { LocalMcpClient } from '../../mcp/localClient';
 import type { BridgeService } from '../services/bridgeService';
 import type { EngineService } from '../services/engineService';

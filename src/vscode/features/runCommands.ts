@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { SessionDescription } from '../../engine/engine';
-import type { BackendKind, RunResult, ScriptRun } from '../../engine/types';
+import type { SessionDescription, BackendKind, RunResult, ScriptRun } from '../../engine/index';
 import { codeToRun } from '../codeText';
 import type { RunOutputWriter } from '../views/runOutput';
 import { personSession, scriptOf } from '../personRun';

@@ -1,11 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { attachCodeMode, type CodeMode } from '../../engine/codemode/index';
-import type { ServerSources } from '../../engine/codemode/externalServers';
-import { parseServers } from '../../engine/codemode/serverConfig';
-import type { ToolProvider } from '../../engine/codemode/toolProvider';
-import type { Engine } from '../../engine/engine';
-import type { Logger } from '../../engine/types';
+import { attachCodeMode, type CodeMode, type ServerSources, parseServers, type ToolProvider, type Engine, type Logger } from '../../engine/index';
 import { TOOL_NAMES } from '../../mcp/toolNames';
 import { VscodeToolsProvider } from '../vscodeTools';
 import type { EngineService } from './engineService';

@@ -1,8 +1,5 @@
 import * as vscode from 'vscode';
-import type { Engine } from '../../engine/engine';
-import { createEngine } from '../../engine/index';
-import type { Stores } from '../../engine/stores/index';
-import type { Logger, RunEvent } from '../../engine/types';
+import { type Engine, createEngine, type Stores, type Logger, type RunEvent } from '../../engine/index';
 import { backendRemovals, engineSetup, factorySwaps, jupyterFactory, jupyterTokenKey, type BackendEnvironment } from '../backends';
 import type { ExtensionSettings } from '../settings';
 import type { SettingsCache } from './settingsCache';
@@ -62,7 +59,7 @@ export class EngineService implements vscode.Disposable {
   /** Gives a created engine the current settings (configure wrote some; VS Code's change event comes later). */
   async configure(): Promise<void> {
     const engine = await this.ifCreated();
-    if (engine) engine.config = this.deps.settings.current.engine;
+    engine?.configure(this.deps.settings.current.engine);
   }
 
   /** After a settings change: the new config, and backends whose settings changed re-created. */
@@ -70,7 +67,7 @@ export class EngineService implements vscode.Disposable {
     const engine = await this.ifCreated();
     if (!engine) return;
     const after = this.deps.settings.current;
-    engine.config = after.engine;
+    engine.configure(after.engine);
     for (const { kind, reason } of backendRemovals(before.backends, after.backends)) await engine.removeBackend(kind, reason);
     for (const { factory, reason } of factorySwaps(before.backends, after.backends, await this.environment(this.deps.pythonPath()))) {
       await engine.setBackendFactory(factory, reason);

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../../engine/types';
+import type { Logger } from '../../engine/index';
 import { jupyterFactory, jupyterFollowsInterpreter, pythonFactory } from '../backends';
 import type { InterpreterChoice, InterpreterTracker } from '../interpreter';
 import type { EngineService } from './engineService';

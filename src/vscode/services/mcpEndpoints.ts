@@ -1,8 +1,5 @@
 import type * as vscode from 'vscode';
-import type { CodeMode } from '../../engine/codemode/index';
-import type { Stores } from '../../engine/stores/index';
-import type { Logger } from '../../engine/types';
-import type { SettingsPort } from '../../engine/userSettings';
+import type { CodeMode, Stores, Logger, SettingsPort } from '../../engine/index';
 import { raiseFdSoftLimit } from '../../mcp/fdLimit';
 import { startHttpMcpServer, type HttpMcpServer } from '../../mcp/http';
 import { LocalMcpClient } from '../../mcp/localClient';

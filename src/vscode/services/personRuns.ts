@@ -3,7 +3,7 @@
 // it: the results brought into sight, the runs channel when asked for, the failing line in Problems, and the
 // offers a failure calls for (a time limit's setting, a missing module's install).
 import * as vscode from 'vscode';
-import type { BackendKind, RunOrigin, RunResult, ScriptRun, ToolApprovals } from '../../engine/types';
+import type { BackendKind, RunOrigin, RunResult, ScriptRun, ToolApprovals } from '../../engine/index';
 import { offerMissingModule } from '../missingModule';
 import { offerTimeoutSetting, personBackend, personRunOptions, personSession } from '../personRun';
 import { RunProblems } from '../runProblems';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Engine } from '../../engine/engine';
+import type { Engine } from '../../engine/index';
 
 /** The first Pyodide load takes a few seconds (making the memory snapshot): say so once, with what the sandbox lacks. */
 export class PyodideProgress {

@@ -1,4 +1,4 @@
-import { defaultEngineConfig } from '../../engine/config';
+import { defaultEngineConfig } from '../../engine/index';
 import { readSettings, type ExtensionSettings } from '../settings';
 
 /** The `codeMode` settings as last read: read once at start, again on every change (and after `configure` writes). */

@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { Engine } from '../../engine/engine';
-import type { BackendKind } from '../../engine/types';
+import type { Engine, BackendKind } from '../../engine/index';
 import type { EngineService } from './engineService';
 
 /** Why each backend that is not sandboxed is off in Restricted Mode (Pyodide stays on). */

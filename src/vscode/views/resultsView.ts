@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { RunHistory } from '../../engine/history';
-import type { RunEvent } from '../../engine/types';
+import { type RunHistory, type RunEvent, errorText, PendingRequests } from '../../engine/index';
 import {
   messageForRunEvent,
   parsePageMessage,
@@ -10,8 +9,6 @@ import {
   type ToolFormSpec,
 } from '../../webview/protocol';
 import { makeNonce, renderResultsHtml } from './resultsHtml';
-import { errorText } from '../../engine/errorText';
-import { PendingRequests } from '../../engine/requests';
 import { saveImage } from './saveImage';
 import { resultsLocation } from '../settings';
 

@@ -1,7 +1,5 @@
 import * as vscode from 'vscode';
-import { describeToolCall } from '../../engine/result';
-import { tracebackFrames } from '../../engine/tracebackFrames';
-import type { RunEvent } from '../../engine/types';
+import { describeToolCall, tracebackFrames, type RunEvent } from '../../engine/index';
 import { backendLabel, failureLabel, originLabel } from '../../webview/labels';
 
 const TRANSCRIPT_CHARS = 256 * 1024;

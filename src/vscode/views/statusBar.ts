@@ -1,7 +1,7 @@
 // The status bar item of a person's runs, as the Python extension shows its interpreter: which backend Run File
 // and Run Selection use, a spinner while code runs, and the few actions a run needs one click away.
 import * as vscode from 'vscode';
-import type { BackendKind, RunEvent } from '../../engine/types';
+import type { BackendKind, RunEvent } from '../../engine/index';
 import { BACKEND_LABELS as BACKEND_NAMES } from '../../webview/labels';
 
 export const STATUS_MENU_COMMAND = 'codeMode.statusMenu';

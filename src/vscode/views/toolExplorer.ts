@@ -1,13 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
-import type { RunHistory, RunRecord } from '../../engine/history';
-import type { CodeFileInfo, CodeFiles } from '../../engine/stores/codeFiles';
-import type { ConfigProblem } from '../../engine/codemode/serverConfig';
-import type { ProviderStatus, ToolProvider, ToolSpec } from '../../engine/codemode/toolProvider';
-import type { BackendInfo, BackendKind, BackendState } from '../../engine/types';
+import { type RunHistory, type RunRecord, type CodeFileInfo, type CodeFiles, type ConfigProblem, type ProviderStatus, type ToolProvider, type ToolSpec, type BackendInfo, type BackendKind, type BackendState, errorText } from '../../engine/index';
 import type { EngineService } from '../services/engineService';
 import { UNTRUSTED_REASONS } from '../services/trustService';
-import { errorText } from '../../engine/errorText';
 import type { ToolName } from '../../mcp/toolNames';
 import { VSCODE_PROVIDER } from '../vscodeTools';
 import { backendLabel, originLabel, statusLabel } from '../../webview/labels';

@@ -2,6 +2,7 @@
 // flight on it (output, displays, input prompts and host calls on the stdin channel) and pip where the kernel runs.
 import { randomBytes } from 'node:crypto';
 import { errorText } from '../../errorText';
+import { settingNote } from '../../config';
 import type { PackageSpec, RequirementSpec } from '../../packages/spec';
 import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport } from '../../types';
 import type { BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
@@ -14,8 +15,9 @@ import { kernelClient } from './loadClient';
 import { setupCell, supportCell } from './supportCells';
 
 /** What to do about a kernel whose Python the operating system manages (PEP 668): a kernel spec of a venv's. */
-const MANAGED_KERNEL_ADVICE =
-  'give the kernel a virtual environment of its own (python -m venv ENV; ENV/bin/python -m pip install ipykernel; ENV/bin/python -m ipykernel install --user --name NAME, on the Jupyter server\'s machine) and choose that kernel spec: --jupyter-kernel NAME (CLI), codeMode.jupyter.kernel (VS Code)';
+function managedKernelAdvice(kernelSetting: string | undefined): string {
+  return `give the kernel a virtual environment of its own (python -m venv ENV; ENV/bin/python -m pip install ipykernel; ENV/bin/python -m ipykernel install --user --name NAME, on the Jupyter server's machine) and choose that kernel spec${kernelSetting ? `: ${kernelSetting}` : ''}`;
+}
 
 interface ActiveRun {
   sink: BackendSink;
@@ -132,7 +134,7 @@ export class JupyterSession implements BackendSession {
       await kernel.shutdown().catch(() => undefined);
       this.broken = true;
       const spec = this.kernelName ?? 'the default kernel spec';
-      throw new Error(`${spec} on ${endpoint.url} runs ${language.name}, and this backend runs Python: choose a Python kernel spec (codeMode.jupyter.kernel, --jupyter-kernel)`);
+      throw new Error(`${spec} on ${endpoint.url} runs ${language.name}, and this backend runs Python: choose a Python kernel spec${settingNote(this.options.settingNames?.jupyterKernel)}`);
     }
     this.pythonVersion = language?.version;
     this.kernel = kernel;
@@ -384,7 +386,7 @@ export class JupyterSession implements BackendSession {
    * made to see what it installed, or the report says it needs a restart.
    */
   async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
-    const report = await pipInstall(this.pipProcess, specs, options.wheelhouse, { wheelhouseSetting: options.wheelhouseSetting, managedEnvironment: MANAGED_KERNEL_ADVICE });
+    const report = await pipInstall(this.pipProcess, specs, options.wheelhouse, { wheelhouseSetting: options.wheelhouseSetting, managedEnvironment: managedKernelAdvice(this.options.settingNames?.jupyterKernel) });
     const installed = report.packages.filter((status) => status.installed).map((status) => status.name);
     if (installed.length === 0) return report;
     const unseen = await this.refreshImports(installed);

@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assetsDir } from '../../paths';
-import { summarize, WHEELHOUSE_FLAGS } from '../../packages/report';
+import { settingNote } from '../../config';
+import { summarize } from '../../packages/report';
 import { distributionOf, meetsSpecifier, normalizeName, type PackageSpec, type WheelName } from '../../packages/spec';
 import { checkSha256, download, findInWheelhouse, NetworkUnavailable, readWheel, sha256Hex } from '../../packages/wheels';
 import type { InstallOptions, PackageReport, PackageStatus } from '../../types';
@@ -55,10 +56,10 @@ export function distributionUrl(pyodideVersion: string): string {
 
 
 /** `wheelhouseSetting` says how a person names a wheelhouse where they are (a CLI flag, a VS Code setting). */
-function offlineAdvice(wheelhouseSetting: string): string {
+function offlineAdvice(wheelhouseSetting: string | undefined): string {
   return (
     'no network: Pyodide packages cannot be downloaded here; install from a local .whl path (pure-Python "none-any" wheels work), ' +
-    `or put wheels in a wheelhouse folder (${wheelhouseSetting})`
+    `or put wheels in a wheelhouse folder${settingNote(wheelhouseSetting)}`
   );
 }
 
@@ -169,14 +170,14 @@ export interface InstallPlan {
   usesMicropip: boolean;
 }
 
-function installErrorText(error: unknown, wheelhouseSetting: string): string {
+function installErrorText(error: unknown, wheelhouseSetting: string | undefined): string {
   if (error instanceof NetworkUnavailable) return `${offlineAdvice(wheelhouseSetting)} (${error.message})`;
   return errorText(error);
 }
 
 /** Reads, checks and caches what each spec needs; a spec that cannot be prepared carries its error instead of a step. */
 export async function planInstall(specs: PackageSpec[], cacheDir: string, options: InstallOptions): Promise<InstallPlan> {
-  const { wheelhouse, wheelhouseSetting = WHEELHOUSE_FLAGS } = options;
+  const { wheelhouse, wheelhouseSetting } = options;
   const dist = pyodideDistribution();
   const steps: InstallStep[] = [];
   const planned: Planned[] = [];

@@ -32,6 +32,8 @@ export interface HostConfig {
   /** With no snapshot to start from: the folder to write a new one into (OUTBOX_SNAPSHOT), before any user code runs. */
   snapshotOutbox?: string;
   network: NetworkAccess;
+  /** How a person turns the network on, named when code finds it off (the front end's setting). */
+  networkSetting?: string;
   /** Host folders mounted at their own paths in Pyodide's file system; the first is where sessions start. */
   workspaceRoots: string[];
   /** What the sandbox lets the process read and write (sandbox/fileView.ts), so Python hears of a refused write at once. */

@@ -222,6 +222,7 @@ export class PyodideSession implements BackendSession {
       snapshot,
       snapshotOutbox: outbox,
       network: shared.network,
+      networkSetting: this.options.settingNames?.pyodideNetwork,
       workspaceRoots: workspace,
       mounts: view.mounts,
     };

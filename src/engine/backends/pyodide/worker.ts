@@ -270,7 +270,7 @@ function outcomeOfThrow(PythonError: PythonErrorClass, error: unknown): { outcom
 }
 
 /** Said by every refused network call; the sandbox has no network in any case (see sandbox/bubblewrap.ts). */
-const NETWORK_OFF_MESSAGE = 'network access is off in the Pyodide sandbox; allow it with the setting codeMode.pyodide.network (CLI: --pyodide-network on)';
+const NETWORK_OFF_MESSAGE = `network access is off in the Pyodide sandbox${init.networkSetting ? `; allow it with ${init.networkSetting}` : ''}`;
 
 /** fetch is what pyodide.http and micropip use: refuse it with a message that names the setting. */
 function refuseFetch(): void {
