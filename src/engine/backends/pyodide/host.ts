@@ -2,6 +2,8 @@
 // thread never runs Python, so it stays free while code runs to deliver interrupts, forward output and relay
 // host calls. Replacing the worker (after a MemoryError or a worker crash) keeps the process; a restart from
 // the backend kills the whole process instead.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
@@ -19,6 +21,8 @@ import {
   type OutputChunk,
   type PackagesMessage,
   type RunMessage,
+  type SnapshotMessage,
+  type SnapshotRef,
   type StreamName,
   type ToHost,
   type WorkerInit,
@@ -102,10 +106,28 @@ function spawnWorker(): Instance {
     ready: false,
     lost: false,
   };
+  if (config.snapshot) sendSnapshot(worker, config.snapshot);
   worker.on('message', (message: FromWorker) => onWorkerMessage(created, message));
   worker.on('error', (error) => onWorkerLost(created, `Pyodide worker failed: ${error.stack ?? error.message}`));
   worker.on('exit', (code) => onWorkerLost(created, `Pyodide worker exited with code ${code}`));
   return created;
+}
+
+/**
+ * Read and hashed here, on the main thread, while the worker thread starts and loads Pyodide's script: the
+ * check costs a start almost nothing, and the bytes checked are the bytes loaded (transferred, not copied).
+ */
+function sendSnapshot(worker: Worker, snapshot: SnapshotRef): void {
+  let message: SnapshotMessage;
+  try {
+    const bytes = fs.readFileSync(snapshot.file);
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    message = actual === snapshot.sha256 ? { type: 'snapshot', bytes } : { type: 'snapshot', rejected: 'it does not match the hash recorded when it was cached' };
+  } catch (error) {
+    message = { type: 'snapshot', rejected: `it cannot be read (${String(error)})` };
+  }
+  // A file this size has a buffer of its own (never Node's shared pool), so moving it moves nothing else.
+  worker.postMessage(message, 'bytes' in message ? [message.bytes.buffer as ArrayBuffer] : []);
 }
 
 /**

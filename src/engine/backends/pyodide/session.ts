@@ -14,7 +14,7 @@ import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport }
 import type { BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
 import { checkCacheSince, installReport, planInstall } from './packagePlan';
 import { parseFromHost } from './hostMessages';
-import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type InstallStep, type OutputChunk, type PackagesReply, type ReadyInfo, type ToHost } from './protocol';
+import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type InstallStep, type OutputChunk, type PackagesReply, type ReadyInfo, type SnapshotRef, type ToHost } from './protocol';
 import { errorText } from '../../errorText';
 import { PendingRequests } from '../../requests';
 import { StateLoss } from '../stateLoss';
@@ -48,6 +48,8 @@ interface Host {
   toHost: Writable;
   /** Where a starting host writes a new snapshot, until the backend takes it. */
   outbox?: string;
+  /** The snapshot it was told to start from. */
+  snapshot?: SnapshotRef;
   /** restart() or dispose() killed it: its end is not news to anyone. */
   killedByUs: boolean;
   /** Resolves when Pyodide can run code; rejects if the process fails or is killed first. */
@@ -201,7 +203,7 @@ export class PyodideSession implements BackendSession {
 
   private spawn(): Host {
     const shared = this.shared();
-    const snapshot = shared.snapshots.verified();
+    const snapshot = shared.snapshots.cached();
     const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
     const workspace = existingFolders(this.options.workspaceRoots ?? []);
     // The session's own folder (scratch.ts), bound read-write: no other session's is in this sandbox.
@@ -246,6 +248,7 @@ export class PyodideSession implements BackendSession {
       child,
       toHost: child.stdio[HOST_INPUT_FD] as Writable,
       outbox,
+      snapshot,
       killedByUs: false,
       ready,
       failStart,
@@ -303,6 +306,7 @@ export class PyodideSession implements BackendSession {
       const { type: _type, ...info } = message;
       // The snapshot was written before any user code ran; taken now, before the first run is sent.
       const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox);
+      if (info.snapshotRejected && host.snapshot) this.shared().snapshots.reject(host.snapshot, info.snapshotRejected);
       host.outbox = undefined;
       host.info = this.lastInfo = info;
       this.loading = false;
