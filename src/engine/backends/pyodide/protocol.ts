@@ -132,7 +132,7 @@ export type ToWorker = RunMessage | PackagesMessage;
  * Host -> worker, first and once, to a worker given a snapshot: the host reads and checks it while the worker
  * thread starts and loads Pyodide's script.
  */
-export type SnapshotMessage = { type: 'snapshot'; bytes: Uint8Array } | { type: 'snapshot'; rejected: string };
+export type SnapshotMessage = { type: 'snapshot'; buffer: ArrayBuffer } | { type: 'snapshot'; rejected: string };
 
 /** Worker -> host. */
 export type FromWorker =

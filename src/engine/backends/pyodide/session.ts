@@ -22,6 +22,12 @@ import type { SnapshotCache } from './snapshotCache';
 
 /** How much of the host process's own stderr is kept to explain a crash. */
 const STDERR_KEPT_CHARS = 4000;
+/**
+ * Pyodide's WebAssembly compiled on the worker thread as it is instantiated, not by background tasks: those
+ * held the worker's event loop for 40-150 ms after every load, under Node and Deno alike (code still tiers up
+ * to optimized code, so warm runs are as fast).
+ */
+const V8_FLAGS = ['--no-wasm-async-compilation'];
 
 /** What every session of one backend shares. */
 export interface SharedSetup {
@@ -231,7 +237,7 @@ export class PyodideSession implements BackendSession {
       path.join(assets, 'pyodide-host.cjs'),
       [JSON.stringify(hostConfig)],
       // Deno's cache sits in the package cache: read-only to the code it runs, so no session can change what another one loads.
-      { mounts: view.mounts, network: shared.network, cwd: assets, choice: shared.sandboxChoice, denoDir: path.join(shared.cacheDir, 'deno'), log: this.options.log },
+      { mounts: view.mounts, network: shared.network, cwd: assets, choice: shared.sandboxChoice, denoDir: path.join(shared.cacheDir, 'deno'), v8Flags: V8_FLAGS, log: this.options.log },
       2,
     );
     this.loading = true;

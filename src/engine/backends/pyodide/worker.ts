@@ -66,7 +66,7 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
     const snapshot = await new Promise<SnapshotMessage>((resolve) => port.once('message', resolve));
     if ('rejected' in snapshot) return { py: await loadPyodide(options), fromSnapshot: false, snapshotRejected: snapshot.rejected };
     try {
-      return { py: await loadPyodide({ ...options, _loadSnapshot: snapshot.bytes }), fromSnapshot: true };
+      return { py: await loadPyodide({ ...options, _loadSnapshot: new Uint8Array(snapshot.buffer) }), fromSnapshot: true };
     } catch (error) {
       log('warn', `the Pyodide snapshot ${init.snapshot.file} could not be restored, starting without it: ${String(error)}`);
     }
