@@ -126,7 +126,7 @@ describe('Pyodide backend', () => {
     assert.ok(firstLog.lines.some((line) => line.includes('cold (snapshot created)')), firstLog.lines.join('\n'));
     const files = fs.readdirSync(cacheDir).filter((name) => name !== inProgress && name !== 'outbox');
     assert.equal(files.length, 2, `only the new snapshot and its hash are left: ${files.join(', ')}`);
-    assert.match(files[0], /^pyodide-0\.29\.5-[0-9a-f]+\.snapshot$/);
+    assert.match(files[0], /^pyodide-0\.29\.5-[0-9a-f]+-[0-9a-f]{12}\.snapshot$/, 'named after the Pyodide build and the worker');
     assert.equal(files[1], `${files[0]}.sha256`);
     assert.deepEqual(fs.readdirSync(path.join(cacheDir, 'outbox')), [], 'the outbox the host wrote into is gone');
 

@@ -123,8 +123,9 @@ describe('Deno as the Pyodide sandbox', () => {
     const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-deno-snapshots-'));
     try {
       const pyodideDir = path.join(assetsDir(), 'pyodide');
-      const node = new SnapshotCache(cacheDir, pyodideDir, silentLogger);
-      const denoCache = new SnapshotCache(cacheDir, pyodideDir, silentLogger, 'deno');
+      const worker = path.join(assetsDir(), 'pyodide-worker.cjs');
+      const node = new SnapshotCache(cacheDir, pyodideDir, worker, silentLogger);
+      const denoCache = new SnapshotCache(cacheDir, pyodideDir, worker, silentLogger, 'deno');
       assert.notEqual(node.file, denoCache.file);
       for (const [cache, bytes] of [
         [node, 'node snapshot'],
@@ -134,8 +135,8 @@ describe('Deno as the Pyodide sandbox', () => {
         fs.writeFileSync(path.join(outbox, 'snapshot'), bytes);
         assert.equal(cache.adopt(outbox), true);
       }
-      assert.equal(node.verified(), node.file);
-      assert.equal(denoCache.verified(), denoCache.file);
+      assert.equal(node.cached()?.file, node.file);
+      assert.equal(denoCache.cached()?.file, denoCache.file);
       assert.equal(fs.readFileSync(node.file, 'utf8'), 'node snapshot');
     } finally {
       fs.rmSync(cacheDir, { recursive: true, force: true });

@@ -94,6 +94,7 @@ export interface DenoRun {
   network: 'off' | 'on';
   /** Symbolic links found in the mounts that lead out of what they may read or write (symlinkDenials). */
   links: LinkDenials;
+  v8Flags?: string[];
 }
 
 /**
@@ -122,6 +123,7 @@ export function denoArgs(run: DenoRun): string[] {
     ...(denyRead.some(expressible) ? [`--deny-read=${pathList(denyRead.filter(expressible))}`] : []),
     ...(denyWrite.some(expressible) ? [`--deny-write=${pathList(denyWrite.filter(expressible))}`] : []),
     ...(run.network === 'on' ? ['--allow-net'] : []),
+    ...(run.v8Flags?.length ? [`--v8-flags=${run.v8Flags.join(',')}`] : []),
     ...run.script,
   ];
 }

@@ -45,6 +45,8 @@ export interface Confinement {
   choice: SandboxChoice;
   /** Deno's own cache folder, written by the runtime and not by the code it runs (the Deno mechanism only). */
   denoDir: string;
+  /** V8 options for the runtime, Node or Deno. */
+  v8Flags?: string[];
   log: Logger;
 }
 
@@ -61,11 +63,11 @@ export function spawnConfinedHost(script: string, args: string[], confinement: C
     fs.mkdirSync(confinement.denoDir, { recursive: true });
     const links = symlinkDenials(confinement.mounts);
     if (links.truncated) confinement.log.warn(`the Deno sandbox looked for symbolic links leading out of the workspace in the first ${MAX_WALKED_ENTRIES} entries only: links beyond them are followed`);
-    const denoRun = denoArgs({ script: [script, ...args], mounts: confinement.mounts, network: confinement.network, links });
+    const denoRun = denoArgs({ script: [script, ...args], mounts: confinement.mounts, network: confinement.network, links, v8Flags: confinement.v8Flags });
     const child = spawn(binary, denoRun, { env: denoEnvironment(confinement.denoDir), cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes] });
     return { child, report };
   }
-  const node = [...permissionFlags(confinement.mounts), script, ...args];
+  const node = [...(confinement.v8Flags ?? []), ...permissionFlags(confinement.mounts), script, ...args];
   if (report.mechanism !== 'bubblewrap') {
     const child = spawn(process.execPath, node, { env: minimalEnvironment(), cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes] });
     return { child, report };

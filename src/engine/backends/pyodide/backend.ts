@@ -63,7 +63,7 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
       sandboxChoice,
       workspaceWritable: config.workspaceWritable ?? false,
       protectedPaths: (config.protectedPaths ?? []).map(realPathOfPossiblyMissing),
-      snapshots: new SnapshotCache(cacheDir, pyodideDir(), backendLog, sandbox.mechanism === 'deno' ? 'deno' : undefined),
+      snapshots: new SnapshotCache(cacheDir, pyodideDir(), path.join(assetsDir(), 'pyodide-worker.cjs'), backendLog, sandbox.mechanism === 'deno' ? 'deno' : undefined),
     });
   };
   return {

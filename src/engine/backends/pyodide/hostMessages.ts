@@ -26,7 +26,7 @@ const id = z.number().int().nonnegative();
 const runId = z.string().max(100);
 
 const fromHost = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready'), pyodideVersion: z.string().max(50), pythonVersion: z.string().max(50), fromSnapshot: z.boolean(), loadMs: z.number() }).strict(),
+  z.object({ type: z.literal('ready'), pyodideVersion: z.string().max(50), pythonVersion: z.string().max(50), fromSnapshot: z.boolean(), snapshotRejected: z.string().max(2000).optional(), loadMs: z.number() }).strict(),
   z.object({ type: z.literal('loading'), stateLost: z.string().max(10_000).optional() }).strict(),
   z.object({ type: z.literal('output'), runId, stream, text: z.string().optional(), dropped: z.number().nonnegative().optional() }).strict(),
   z.object({ type: z.literal('display'), runId, display }).strict(),

@@ -27,8 +27,8 @@ export interface HostConfig {
   heapLimitMb: number;
   /** Host folder mounted at the same path in Pyodide's file system, so files saved there can be shown. */
   scratchDir?: string;
-  /** A snapshot the backend verified, to start from. */
-  snapshot?: string;
+  /** The cached snapshot to start from, if its bytes hash to `sha256` (checked by the host as it reads them). */
+  snapshot?: SnapshotRef;
   /** With no snapshot to start from: the folder to write a new one into (OUTBOX_SNAPSHOT), before any user code runs. */
   snapshotOutbox?: string;
   network: NetworkAccess;
@@ -40,11 +40,19 @@ export interface HostConfig {
   mounts: Mount[];
 }
 
+/** A cached memory snapshot and the hash recorded when it was cached. */
+export interface SnapshotRef {
+  file: string;
+  sha256: string;
+}
+
 /** What the worker reports once Pyodide can run code. */
 export interface ReadyInfo {
   pyodideVersion: string;
   pythonVersion: string;
   fromSnapshot: boolean;
+  /** Why the snapshot it was given was not used (unreadable, or not the bytes that were cached). */
+  snapshotRejected?: string;
   loadMs: number;
 }
 
@@ -121,6 +129,12 @@ export interface WorkerInit extends HostConfig {
 
 /** Host -> worker. */
 export type ToWorker = RunMessage | PackagesMessage;
+
+/**
+ * Host -> worker, first and once, to a worker given a snapshot: the host reads and checks it while the worker
+ * thread starts and loads Pyodide's script.
+ */
+export type SnapshotMessage = { type: 'snapshot'; buffer: ArrayBuffer } | { type: 'snapshot'; rejected: string };
 
 /** Worker -> host. */
 export type FromWorker =

@@ -14,7 +14,7 @@ import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport }
 import type { BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
 import { checkCacheSince, installReport, planInstall } from './packagePlan';
 import { parseFromHost } from './hostMessages';
-import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type InstallStep, type OutputChunk, type PackagesReply, type ReadyInfo, type ToHost } from './protocol';
+import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type InstallStep, type OutputChunk, type PackagesReply, type ReadyInfo, type SnapshotRef, type ToHost } from './protocol';
 import { errorText } from '../../errorText';
 import { PendingRequests } from '../../requests';
 import { StateLoss } from '../stateLoss';
@@ -22,6 +22,12 @@ import type { SnapshotCache } from './snapshotCache';
 
 /** How much of the host process's own stderr is kept to explain a crash. */
 const STDERR_KEPT_CHARS = 4000;
+/**
+ * Pyodide's WebAssembly compiled on the worker thread as it is instantiated, not by background tasks: those
+ * held the worker's event loop for 40-150 ms after every load, under Node and Deno alike (code still tiers up
+ * to optimized code, so warm runs are as fast).
+ */
+const V8_FLAGS = ['--no-wasm-async-compilation'];
 
 /** What every session of one backend shares. */
 export interface SharedSetup {
@@ -48,6 +54,8 @@ interface Host {
   toHost: Writable;
   /** Where a starting host writes a new snapshot, until the backend takes it. */
   outbox?: string;
+  /** The snapshot it was told to start from. */
+  snapshot?: SnapshotRef;
   /** restart() or dispose() killed it: its end is not news to anyone. */
   killedByUs: boolean;
   /** Resolves when Pyodide can run code; rejects if the process fails or is killed first. */
@@ -201,7 +209,7 @@ export class PyodideSession implements BackendSession {
 
   private spawn(): Host {
     const shared = this.shared();
-    const snapshot = shared.snapshots.verified();
+    const snapshot = shared.snapshots.cached();
     const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
     const workspace = existingFolders(this.options.workspaceRoots ?? []);
     // The session's own folder (scratch.ts), bound read-write: no other session's is in this sandbox.
@@ -230,7 +238,7 @@ export class PyodideSession implements BackendSession {
       path.join(assets, 'pyodide-host.cjs'),
       [JSON.stringify(hostConfig)],
       // Deno's cache sits in the package cache: read-only to the code it runs, so no session can change what another one loads.
-      { mounts: view.mounts, network: shared.network, cwd: assets, choice: shared.sandboxChoice, denoDir: path.join(shared.cacheDir, 'deno'), log: this.options.log },
+      { mounts: view.mounts, network: shared.network, cwd: assets, choice: shared.sandboxChoice, denoDir: path.join(shared.cacheDir, 'deno'), v8Flags: V8_FLAGS, log: this.options.log },
       2,
     );
     this.loading = true;
@@ -247,6 +255,7 @@ export class PyodideSession implements BackendSession {
       child,
       toHost: child.stdio[HOST_INPUT_FD] as Writable,
       outbox,
+      snapshot,
       killedByUs: false,
       ready,
       failStart,
@@ -304,6 +313,7 @@ export class PyodideSession implements BackendSession {
       const { type: _type, ...info } = message;
       // The snapshot was written before any user code ran; taken now, before the first run is sent.
       const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox);
+      if (info.snapshotRejected && host.snapshot) this.shared().snapshots.reject(host.snapshot, info.snapshotRejected);
       host.outbox = undefined;
       host.info = this.lastInfo = info;
       this.loading = false;

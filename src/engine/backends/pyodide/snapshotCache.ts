@@ -1,61 +1,54 @@
-// The Pyodide memory snapshot cache, kept by the backend (outside the sandbox). A host process only ever
-// reads a snapshot this class has verified, through a read-only view of the cache; a new snapshot is written
-// by a freshly started host into an outbox of its own, before any user code runs, and copied into the cache
-// here with its hash. Python can therefore neither replace the snapshot other sessions start from nor make
-// one of them start from a corrupt file.
+// The Pyodide memory snapshot cache, kept by the backend (outside the sandbox). A host process reads a
+// snapshot through a read-only view of the cache and restores it only if its bytes hash to what was recorded
+// here when it was cached (host.ts checks the bytes it loads); a new snapshot is written by a freshly started
+// host into an outbox of its own, before any user code runs, and copied into the cache here with its hash.
+// Python can therefore neither replace the snapshot other sessions start from nor make one of them start
+// from a corrupt file.
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../../types';
-import { OUTBOX_SNAPSHOT } from './protocol';
+import { OUTBOX_SNAPSHOT, type SnapshotRef } from './protocol';
 
 /** A temp file this old belongs to no live writer (writing takes well under a second). */
 const STALE_MS = 10 * 60 * 1000;
 
 export class SnapshotCache {
   readonly file: string;
-  /** The file names of this Pyodide build's snapshots, for every runtime, start with this. */
+  /** The file names of the snapshots of this Pyodide build and this worker, for every runtime, start with this. */
   private readonly buildPrefix: string;
-  /** stat identity of the file whose hash was last checked and found right. */
-  private verifiedIdentity: string | undefined;
 
   /**
-   * `runtime`: the runtime that makes and loads the snapshot when it is not Node (Deno): each keeps its own,
-   * as what Pyodide sets up at load differs with the runtime it finds itself in.
+   * `worker`: the worker script, whose harness imports go into a snapshot (a snapshot made by another version
+   * of it is not used). `runtime`: the runtime that makes and loads the snapshot when it is not Node (Deno):
+   * each keeps its own, as what Pyodide sets up at load differs with the runtime it finds itself in.
    */
   constructor(
     readonly cacheDir: string,
     pyodideDir: string,
+    worker: string,
     private readonly log: Logger,
     runtime?: 'deno',
   ) {
-    this.buildPrefix = `pyodide-${buildId(pyodideDir)}.`;
+    this.buildPrefix = `pyodide-${buildId(pyodideDir)}-${sha256(fs.readFileSync(worker)).slice(0, 12)}.`;
     this.file = path.join(cacheDir, `${this.buildPrefix}${runtime ? `${runtime}.` : ''}snapshot`);
   }
 
-  /** The snapshot to start from, checked against the hash recorded when it was cached; else undefined. */
-  verified(): string | undefined {
-    const stat = fs.statSync(this.file, { throwIfNoEntry: false });
-    if (!stat) return undefined;
-    const identity = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-    if (identity === this.verifiedIdentity) return this.file;
-    let expected: string;
-    let actual: string;
+  /** The cached snapshot and its recorded hash, if both are there; the host checks the one against the other. */
+  cached(): SnapshotRef | undefined {
     try {
-      expected = fs.readFileSync(`${this.file}.sha256`, 'utf8').trim();
-      actual = sha256(fs.readFileSync(this.file));
-    } catch (error) {
-      this.log.warn(`the Pyodide snapshot ${this.file} cannot be checked (${String(error)}); a new one will be made`);
-      this.remove();
+      const sha256 = fs.readFileSync(`${this.file}.sha256`, 'utf8').trim();
+      return fs.existsSync(this.file) ? { file: this.file, sha256 } : undefined;
+    } catch {
       return undefined;
     }
-    if (expected !== actual) {
-      this.log.warn(`the Pyodide snapshot ${this.file} does not match its recorded hash; it was discarded and a new one will be made`);
-      this.remove();
-      return undefined;
-    }
-    this.verifiedIdentity = identity;
-    return this.file;
+  }
+
+  /** A host found `snapshot` unusable: it goes (unless another process has cached a new one since), and the next start makes a new one. */
+  reject(snapshot: SnapshotRef, reason: string): void {
+    if (this.cached()?.sha256 !== snapshot.sha256) return;
+    this.log.warn(`the Pyodide snapshot ${this.file} was not used: ${reason}; it was discarded and a new one will be made`);
+    this.remove();
   }
 
   /** A new, empty folder a starting host may write its snapshot into. */

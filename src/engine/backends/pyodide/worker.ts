@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { PyodideInterface } from 'pyodide';
+import type { PyProxy } from 'pyodide/ffi';
 import type { Display } from '../../types';
 import type { BackendOutcome } from '../contract';
 import cellSource from '../runtime/cell.py';
@@ -13,7 +14,7 @@ import codeModeSource from '../runtime/code_mode.py';
 import displaysSource from '../runtime/displays.py';
 import userInputSource from '../runtime/user_input.py';
 import bootstrapSource from './bootstrap.py';
-import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type ToWorker, type WorkerInit } from './protocol';
+import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type SnapshotMessage, type ToWorker, type WorkerInit } from './protocol';
 import { DISPLAY_MARK, RingCorruption, RingWriter, STDERR, STDOUT, type RecordTag, type StreamId } from './ring';
 import { guardWorkerCreation, refusalsAsErrno, shimConstantsBinding, withholdProcessPowers } from './harden';
 import { distributionUrl, packageCacheDir } from './packagePlan';
@@ -51,7 +52,7 @@ function pyodideModule(): typeof import('pyodide') {
   return load(path.join(init.indexURL, 'pyodide.js')) as typeof import('pyodide');
 }
 
-async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boolean }> {
+async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boolean; snapshotRejected?: string }> {
   const { loadPyodide, version } = pyodideModule();
   // Lock file and stdlib resolve inside the copied package. Distribution packages load from the package cache,
   // where the backend puts them checked against the lock file; what micropip pulls in beyond that Pyodide
@@ -62,10 +63,12 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
     packageCacheDir: packageCacheDir(init.cacheDir, version),
   };
   if (init.snapshot) {
+    const snapshot = await new Promise<SnapshotMessage>((resolve) => port.once('message', resolve));
+    if ('rejected' in snapshot) return { py: await loadPyodide(options), fromSnapshot: false, snapshotRejected: snapshot.rejected };
     try {
-      return { py: await loadPyodide({ ...options, _loadSnapshot: fs.readFileSync(init.snapshot) }), fromSnapshot: true };
+      return { py: await loadPyodide({ ...options, _loadSnapshot: new Uint8Array(snapshot.buffer) }), fromSnapshot: true };
     } catch (error) {
-      log('warn', `the Pyodide snapshot ${init.snapshot} could not be restored, starting without it: ${String(error)}`);
+      log('warn', `the Pyodide snapshot ${init.snapshot.file} could not be restored, starting without it: ${String(error)}`);
     }
   }
   if (!init.snapshotOutbox) return { py: await loadPyodide(options), fromSnapshot: false };
@@ -80,6 +83,21 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
   } catch (error) {
     log('warn', `Pyodide memory snapshot unavailable, starting without it: ${String(error)}`);
     return { py: await loadPyodide(options), fromSnapshot: false };
+  }
+}
+
+/**
+ * Python's own compile and exec: runPython would first walk the source's syntax tree in Python (to return
+ * the value of a last expression), which for the harness's modules took longer than compiling them.
+ */
+function execSource(py: PyodideInterface, source: string, filename: string, scope: PyProxy): void {
+  const builtins = py.pyimport('builtins');
+  const code = builtins.compile(source, filename, 'exec');
+  try {
+    builtins.exec(code, scope);
+  } finally {
+    code.destroy();
+    builtins.destroy();
   }
 }
 
@@ -100,7 +118,7 @@ function importHarnessModules(maker: PyodideInterface): void {
   for (const [source, filename] of harness) {
     const scope = maker.globals.get('dict')();
     try {
-      maker.runPython(source, { globals: scope, filename });
+      execSource(maker, source, filename, scope);
     } finally {
       scope.destroy();
     }
@@ -200,7 +218,7 @@ function setUp(py: PyodideInterface): RunCell {
   mountHostFolders(py);
   const scope = py.globals.get('dict')();
   try {
-    py.runPython(bootstrapSource, { globals: scope, filename: '<code-mode bootstrap>' });
+    execSource(py, bootstrapSource, '<code-mode bootstrap>', scope);
     const install = scope.get('install');
     try {
       return install(
@@ -283,7 +301,7 @@ async function main(): Promise<void> {
   const heapLoaded = capHeapGrowth(init.heapLimitMb);
   shimConstantsBinding();
   refusalsAsErrno();
-  const { py, fromSnapshot } = await loadInstance();
+  const { py, fromSnapshot, snapshotRejected } = await loadInstance();
   heapLoaded(py);
   const runCell = setUp(py);
   // Read now: after a fatal error every property of the instance throws.
@@ -322,7 +340,7 @@ async function main(): Promise<void> {
   // Pyodide's load leaves this thread's event loop held for a while after it returns (measured: 40-130 ms before
   // a zero timer fires). Waited out before ready, it delays the start, which a spare absorbs, not the first run.
   await new Promise((resolve) => setTimeout(resolve, 0));
-  post({ type: 'ready', pyodideVersion: py.version, pythonVersion, fromSnapshot, loadMs: Math.round(performance.now() - started) });
+  post({ type: 'ready', pyodideVersion: py.version, pythonVersion, fromSnapshot, ...(snapshotRejected ? { snapshotRejected } : {}), loadMs: Math.round(performance.now() - started) });
 }
 
 main().catch((error: unknown) => {
