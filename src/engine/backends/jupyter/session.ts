@@ -7,17 +7,13 @@ import type { PackageSpec, RequirementSpec } from '../../packages/spec';
 import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport } from '../../types';
 import type { BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
 import { displayOf, outcomeOf, publishedOutcome, replyOutcome } from './kernelMessages';
-import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../../packages/pip';
+import { answerKernelInput } from './kernelInput';
+import { KernelPackages } from './kernelPackages';
 import type { JupyterEndpoint, KernelCheck, KernelHandle, KernelStatus } from './kernelTypes';
 import { StartGate } from '../../startGate';
 import { StateLoss } from '../stateLoss';
 import { kernelClient } from './loadClient';
 import { setupCell, supportCell } from './supportCells';
-
-/** What to do about a kernel whose Python the operating system manages (PEP 668): a kernel spec of a venv's. */
-function managedKernelAdvice(kernelSetting: string | undefined): string {
-  return `give the kernel a virtual environment of its own (python -m venv ENV; ENV/bin/python -m pip install ipykernel; ENV/bin/python -m ipykernel install --user --name NAME, on the Jupyter server's machine) and choose that kernel spec${kernelSetting ? `: ${kernelSetting}` : ''}`;
-}
 
 interface ActiveRun {
   sink: BackendSink;
@@ -53,6 +49,7 @@ export class JupyterSession implements BackendSession {
   private disposed = false;
   private broken = false;
   /** Prompts on the stdin channel that start with it are host calls of this session's kernel_support.py. */
+  private readonly packages = new KernelPackages(() => this.ensureKernel(), () => this.options.settingNames?.jupyterKernel);
   private readonly marker = `\u0000code-mode-host-call:${randomBytes(12).toString('hex')}:`;
 
   constructor(
@@ -278,29 +275,9 @@ export class JupyterSession implements BackendSession {
 
   private onInput(run: ActiveRun, prompt: string, password: boolean, reply: (value: string) => void): void {
     if (run.settled) return;
-    const answer = (value: string) => {
+    answerKernelInput(this.marker, prompt, password, (method, params) => this.call(method, params), (value) => {
       if (!run.settled) reply(value);
-    };
-    if (!prompt.startsWith(this.marker)) {
-      // The kernel asks by itself (code that bypasses input(), a tool that prompts): the person answers, and
-      // a question nobody answers gets an empty line.
-      this.call('input', { prompt, password }).then(
-        (value) => answer(typeof value === 'string' ? value : ''),
-        () => answer(''),
-      );
-      return;
-    }
-    let request: { method: string; params: unknown };
-    try {
-      request = JSON.parse(prompt.slice(this.marker.length)) as { method: string; params: unknown };
-    } catch (error) {
-      answer(JSON.stringify({ ok: false, error: `malformed host call: ${errorText(error)}` }));
-      return;
-    }
-    this.call(request.method, request.params).then(
-      (result) => answer(JSON.stringify({ ok: true, result: result === undefined ? null : result })),
-      (error: unknown) => answer(JSON.stringify({ ok: false, error: errorText(error) })),
-    );
+    });
   }
 
   private call(method: string, params: unknown): Promise<unknown> {
@@ -381,41 +358,12 @@ export class JupyterSession implements BackendSession {
     else void this.starting?.then(shutdown, () => undefined);
   }
 
-  /**
-   * pip runs where the kernel does, with the kernel's interpreter (as `%pip` would); then the running kernel is
-   * made to see what it installed, or the report says it needs a restart.
-   */
-  async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
-    const report = await pipInstall(this.pipProcess, specs, options.wheelhouse, { wheelhouseSetting: options.wheelhouseSetting, managedEnvironment: managedKernelAdvice(this.options.settingNames?.jupyterKernel) });
-    const installed = report.packages.filter((status) => status.installed).map((status) => status.name);
-    if (installed.length === 0) return report;
-    const unseen = await this.refreshImports(installed);
-    if (unseen.length === 0) return report;
-    return { ...report, message: `${report.message} The running kernel cannot import ${unseen.join(', ')} yet: start a new kernel (run_python with reset: true) to use ${unseen.length === 1 ? 'it' : 'them'}.` };
+  /** pip runs where the kernel does, with the kernel's interpreter, as `%pip` would (kernelPackages.ts). */
+  installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
+    return this.packages.install(specs, options);
   }
 
-  /** The distributions of `names` the running kernel still cannot see after refreshing its import paths. */
-  private async refreshImports(names: string[]): Promise<string[]> {
-    const kernel = await this.ensureKernel();
-    let published: { unseen?: unknown } | undefined;
-    await kernel.execute(supportCell('refresh', { names }), {
-      iopub: (type, content) => (published = (publishedOutcome(type, content) as typeof published) ?? published),
-      input: (_prompt, _password, reply) => reply(''),
-    });
-    return Array.isArray(published?.unseen) ? published.unseen.filter((name): name is string => typeof name === 'string') : names;
+  checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
+    return this.packages.check(specs);
   }
-
-  async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
-    return pipCheck(this.pipProcess, specs);
-  }
-
-  private readonly pipProcess: PipProcess = async (args, env, timeoutMs) => {
-    const kernel = await this.ensureKernel();
-    let result: ProcessResult | undefined;
-    const reply = await kernel.execute(supportCell('process', { args, env, timeoutMs, keptChars: KEPT_OUTPUT_CHARS }), {
-      iopub: (type, content) => (result = (publishedOutcome(type, content) as ProcessResult | undefined) ?? result),
-      input: (_prompt, _password, reply) => reply(''),
-    });
-    return result ?? { code: null, stdout: '', stderr: '', timedOut: false, spawnError: `the kernel could not run it (${reply.ename ?? reply.status}: ${reply.evalue ?? ''})` };
-  };
 }
