@@ -58,7 +58,8 @@ describe('Pyodide sandbox escape suite', () => {
     // An inspector listening on loopback, as a Node process opens one on SIGUSR1: the target of the chain.
     inspector.open(0, '127.0.0.1', false);
     inspectorPort = Number(new URL(inspector.url()!).port);
-    engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace], pyodide: { sandbox: sandboxUnderTest } });
+    // The network setting named as VS Code names it (src/vscode/settings.ts): the engine names none of its own.
+    engine = createEngine({ storageDir: testStorageDir, workspaceRoots: [workspace], pyodide: { sandbox: sandboxUnderTest }, config: { settingNames: { pyodideNetwork: 'setting codeMode.pyodide.network' } } });
     await bystanders.settle();
   });
 
