@@ -18,7 +18,7 @@ import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type Ins
 import { errorText } from '../../errorText';
 import { PendingRequests } from '../../requests';
 import { StateLoss } from '../stateLoss';
-import type { SnapshotCache } from './snapshotCache';
+import type { SnapshotCache, SnapshotOrigin } from './snapshotCache';
 
 /** How much of the host process's own stderr is kept to explain a crash. */
 const STDERR_KEPT_CHARS = 4000;
@@ -54,8 +54,9 @@ interface Host {
   toHost: Writable;
   /** Where a starting host writes a new snapshot, until the backend takes it. */
   outbox?: string;
-  /** The snapshot it was told to start from. */
+  /** The snapshot it was told to start from, and where that came from. */
   snapshot?: SnapshotRef;
+  snapshotOrigin?: SnapshotOrigin;
   /** restart() or dispose() killed it: its end is not news to anyone. */
   killedByUs: boolean;
   /** Resolves when Pyodide can run code; rejects if the process fails or is killed first. */
@@ -209,7 +210,8 @@ export class PyodideSession implements BackendSession {
 
   private spawn(): Host {
     const shared = this.shared();
-    const snapshot = shared.snapshots.cached();
+    const start = shared.snapshots.forStart();
+    const snapshot = start?.snapshot;
     const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
     const workspace = existingFolders(this.options.workspaceRoots ?? []);
     // The session's own folder (scratch.ts), bound read-write: no other session's is in this sandbox.
@@ -256,6 +258,7 @@ export class PyodideSession implements BackendSession {
       toHost: child.stdio[HOST_INPUT_FD] as Writable,
       outbox,
       snapshot,
+      snapshotOrigin: start?.origin,
       killedByUs: false,
       ready,
       failStart,
@@ -317,7 +320,7 @@ export class PyodideSession implements BackendSession {
       host.outbox = undefined;
       host.info = this.lastInfo = info;
       this.loading = false;
-      const source = info.fromSnapshot ? 'from the cached snapshot' : made ? 'cold (snapshot created)' : 'cold';
+      const source = info.fromSnapshot ? `from the ${host.snapshotOrigin === 'shipped' ? 'shipped' : 'cached'} snapshot` : made ? 'cold (snapshot created)' : 'cold';
       log.info(`Pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) ready in ${info.loadMs} ms, ${source}; pid ${host.child.pid}`);
       resolveReady();
       return;
