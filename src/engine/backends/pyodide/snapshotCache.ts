@@ -62,7 +62,7 @@ export class SnapshotCache {
   }
 
   /** The cached snapshot and its recorded hash, if both are there; the host checks the one against the other. */
-  private cached(): SnapshotRef | undefined {
+  cached(): SnapshotRef | undefined {
     try {
       const sha256 = fs.readFileSync(`${this.file}.sha256`, 'utf8').trim();
       return fs.existsSync(this.file) ? { file: this.file, sha256 } : undefined;
