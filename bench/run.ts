@@ -578,7 +578,7 @@ async function main(): Promise<void> {
   const servesJupyter = targets.every((t) => fs.existsSync(backendFile(t.root, 'jupyter/backend.ts')));
   if (servesJupyter) {
     const local = (await import(pathToFileURL(backendFile(primary.root, 'jupyter/localServer.ts')).href)) as typeof import('../src/engine/backends/jupyter/localServer');
-    const missing = local.missingJupyterModules(JUPYTER_PYTHON);
+    const missing = await local.missingJupyterModules(JUPYTER_PYTHON);
     if (missing) console.log(`(the jupyter backend is not measured: ${missing})`);
     else BACKENDS = [...BACKENDS, 'jupyter'];
   }
