@@ -155,7 +155,27 @@ describe('the Pyodide snapshot shipped with the build', () => {
     assert.ok(backendLog.lines.some((line) => /snapshot .* was not used: it does not match the hash recorded when it was cached/.test(line)), backendLog.lines.join('\n'));
     assert.match(readyLine(refused), /ready in \d+ ms, cold/);
     assert.ok(fs.existsSync(shippedFile), 'the shipped file stays');
+    // The shipped file is checked afresh as it is copied again.
     assert.match(readyLine(await startAndRun(factory, 'again', sessions)), /ready in \d+ ms, from the shipped snapshot/);
     assert.equal(digest(copy), digest(shippedFile));
+  });
+
+  it('one whose bytes match its hash but cannot be restored fails that start only: it is discarded, and the next start makes one', { timeout: 300_000 }, async () => {
+    // What a snapshot Pyodide cannot restore in this runtime looks like to the checks: the right hash, unusable bytes.
+    const shippedDir = tempDir('shipped');
+    const unusable = fs.readFileSync(shippedFile).subarray(0, 4096);
+    fs.writeFileSync(path.join(shippedDir, name), unusable);
+    fs.writeFileSync(path.join(shippedDir, `${name}.sha256`), createHash('sha256').update(unusable).digest('hex'));
+    const cacheDir = tempDir('cache');
+    const backendLog = new MemoryLog();
+    const factory = backend(cacheDir, backendLog, shippedDir);
+    const failing = factory.create({ session: 'failing', log: new MemoryLog(), hostCall: async () => undefined });
+    sessions.push(failing);
+    await assert.rejects(failing.start(), /Pyodide could not start/);
+    await failing.dispose();
+    assert.ok(backendLog.lines.some((line) => /snapshot .* was not used: Pyodide failed to start from it/.test(line)), backendLog.lines.join('\n'));
+    assert.match(readyLine(await startAndRun(factory, 'next', sessions)), /ready in \d+ ms, cold \(snapshot created\)/);
+    assert.deepEqual(fs.readFileSync(path.join(shippedDir, name)), unusable, 'the shipped file stays');
+    assert.match(readyLine(await startAndRun(factory, 'after', sessions)), /from the cached snapshot/);
   });
 });

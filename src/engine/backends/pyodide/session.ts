@@ -316,7 +316,7 @@ export class PyodideSession implements BackendSession {
       const { type: _type, ...info } = message;
       // The snapshot was written before any user code ran; taken now, before the first run is sent.
       const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox);
-      if (info.snapshotRejected && host.snapshot) this.shared().snapshots.reject(host.snapshot, info.snapshotRejected);
+      if (info.snapshotRejected && host.snapshot && host.snapshotOrigin) this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, info.snapshotRejected);
       host.outbox = undefined;
       host.info = this.lastInfo = info;
       this.loading = false;
@@ -326,10 +326,21 @@ export class PyodideSession implements BackendSession {
       return;
     }
     if (message.type === 'fatal') {
+      this.discardSnapshotOfFailedStart(host, message.message);
       failStart(new Error(`Pyodide could not start: ${message.message}`));
       return;
     }
     this.onHostMessage(host, message);
+  }
+
+  /**
+   * A start from a snapshot that failed may have been failed by the snapshot: one that hashes right can still fail
+   * to restore, which ends the worker. Discarded like a changed one, the next start makes a new one instead of
+   * failing the same way.
+   */
+  private discardSnapshotOfFailedStart(host: Host, reason: string): void {
+    if (!host.snapshot || !host.snapshotOrigin) return;
+    this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, `Pyodide failed to start from it (${reason})`);
   }
 
   /** The host broke the protocol (forged or corrupt message): it is ended, and the session says so. */
@@ -409,6 +420,7 @@ export class PyodideSession implements BackendSession {
     if (this.current !== host) return;
     this.current = undefined;
     this.loading = false;
+    if (!host.info && !host.killedByUs) this.discardSnapshotOfFailedStart(host, reason);
     if (this.pending) this.settle(this.pending, { status: 'crashed', message: reason });
     else if (host.info && !host.killedByUs) this.stateLoss.remember(`${reason} between runs`);
     this.packageRequests.rejectAll(new Error(reason));

@@ -71,8 +71,12 @@ export class SnapshotCache {
     }
   }
 
-  /** A host found `snapshot` unusable: it goes (unless another process has cached a new one since), and the next start makes a new one. */
-  reject(snapshot: SnapshotRef, reason: string): void {
+  /**
+   * A host found `snapshot` unusable: it goes (unless another process has cached a new one since), and the next
+   * start makes a new one. One copied from the build's (`origin` shipped) is not copied again by this backend.
+   */
+  reject(snapshot: SnapshotRef, origin: SnapshotOrigin, reason: string): void {
+    if (origin === 'shipped') this.shippedRefused = true;
     if (this.cached()?.sha256 !== snapshot.sha256) return;
     this.log.warn(`the Pyodide snapshot ${this.file} was not used: ${reason}; it was discarded and a new one will be made`);
     this.remove();
