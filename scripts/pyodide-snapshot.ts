@@ -57,7 +57,16 @@ async function ship(choice: SandboxChoice, runtime: 'deno' | undefined, name: st
   }
   const started = performance.now();
   fs.rmSync(`${target}.sha256`, { force: true });
-  const cacheDir = await firstStart(choice, name);
+  let cacheDir: string;
+  try {
+    cacheDir = await firstStart(choice, name);
+  } catch (error) {
+    // Node's failing means the built host cannot start Pyodide: the build fails. Deno is the other sandbox, and a
+    // Deno that cannot run here should not stop a build: its users' first start makes the snapshot instead.
+    if (runtime !== 'deno') throw error;
+    say(`no Deno snapshot is shipped: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
   try {
     // The hash goes last: a snapshot counts as there (above, and for the backend) only with its hash beside it.
     fs.copyFileSync(path.join(cacheDir, name), target);
