@@ -26,7 +26,7 @@ export class SnapshotCache {
   private readonly buildPrefix: string;
   /** The build's snapshot for this runtime, if it ships one. */
   private readonly shippedFile: string | undefined;
-  /** The shipped snapshot failed its check: this cache makes its own instead of copying it again. */
+  /** The shipped snapshot failed its check, or a start from its copy failed: this backend makes its own instead of copying it again. */
   private shippedRefused = false;
 
   /**
