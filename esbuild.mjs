@@ -4,7 +4,10 @@
 //   node esbuild.mjs --watch
 //   node esbuild.mjs --if-missing  build only when dist/ is absent (npm start on a fresh clone)
 //   node esbuild.mjs --tests       also bundle the real-VS-Code suite (test/vscode) to out/test/vscode
+// Every build but --watch then makes the Pyodide memory snapshots shipped in dist/pyodide-snapshot/ (with the built
+// host and worker: scripts/pyodide-snapshot.ts), unless dist/ holds them already for this worker and Pyodide build.
 import * as esbuild from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -118,6 +121,24 @@ if (args.has('--tests')) {
   );
 }
 
+// Run from out/build/ once the bundles and Pyodide's files are in dist/; never shipped.
+const snapshotMaker = path.join(root, 'out', 'build', 'pyodide-snapshot.cjs');
+if (!args.has('--watch')) {
+  contexts.push(
+    esbuild.context({
+      ...common,
+      minify: false,
+      entryPoints: ['scripts/pyodide-snapshot.ts'],
+      outfile: snapshotMaker,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['pyodide'],
+      define: { navigator: 'undefined' },
+    }),
+  );
+}
+
 const built = await Promise.all(contexts);
 if (args.has('--watch')) {
   copyAssets();
@@ -127,4 +148,6 @@ if (args.has('--watch')) {
   await Promise.all(built.map((c) => c.dispose()));
   copyAssets();
   if (fs.existsSync(path.join(dist, 'cli.js'))) fs.chmodSync(path.join(dist, 'cli.js'), 0o755);
+  const made = spawnSync(process.execPath, [snapshotMaker], { cwd: root, stdio: 'inherit' });
+  if (made.status !== 0) process.exit(made.status ?? 1);
 }

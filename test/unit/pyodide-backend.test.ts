@@ -87,7 +87,8 @@ describe('Pyodide backend', () => {
     }
     return { method, params, answer: 42 };
   };
-  const factory = createPyodideBackend({ cacheDir });
+  // Without the shipped snapshot: the first test is about the start that makes one (pyodide-snapshot.test.ts covers the shipped one).
+  const factory = createPyodideBackend({ cacheDir, shippedSnapshotDir: false });
   const open = (name: string, log: Logger = new MemoryLog(), backend = factory): BackendSession => {
     const session = backend.create({ session: name, hostCall, log });
     sessions.push(session);
@@ -327,7 +328,7 @@ describe('Pyodide backend', () => {
   });
 
   it('recycles the instance after a MemoryError at the heap limit', { timeout: 60_000 }, async () => {
-    const small = open('small-heap', new MemoryLog(), createPyodideBackend({ cacheDir, heapLimitMb: 256 }));
+    const small = open('small-heap', new MemoryLog(), createPyodideBackend({ cacheDir, heapLimitMb: 256, shippedSnapshotDir: false }));
     await run(small, 'before_memory_error = 1');
     const { outcome } = await run(small, 'hoard = []\nwhile True:\n    hoard.append(bytearray(10 * 1024 * 1024))');
     assert.ok(outcome.status === 'error', JSON.stringify(outcome));

@@ -9,7 +9,7 @@ import { sandboxReport, type NetworkAccess, type SandboxChoice } from '../../san
 import { type Logger, silentLogger } from '../../types';
 import type { BackendFactory } from '../contract';
 import { PyodideSession, type SharedSetup } from './session';
-import { SnapshotCache } from './snapshotCache';
+import { SHIPPED_SNAPSHOT_DIR, SnapshotCache } from './snapshotCache';
 
 export interface PyodideBackendConfig {
   /**
@@ -30,6 +30,11 @@ export interface PyodideBackendConfig {
    * of the protected names at the top of every workspace folder (sandbox/fileView.ts).
    */
   protectedPaths?: string[];
+  /**
+   * The folder of the memory snapshots shipped with the build, which an empty cache starts from (default
+   * dist/pyodide-snapshot/). false: none, so a first start makes its snapshot (what tests of that start need).
+   */
+  shippedSnapshotDir?: string | false;
   /** Backend-level messages; each session also logs to its own BackendSessionOptions.log. */
   log?: Logger;
 }
@@ -55,6 +60,7 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
     // Bound into the sandbox at its own path, so the path must not go through symlinks.
     const cacheDir = fs.realpathSync(config.cacheDir);
     const sandbox = sandboxReport(network, sandboxChoice);
+    const shippedDir = config.shippedSnapshotDir ?? path.join(assetsDir(), SHIPPED_SNAPSHOT_DIR);
     for (const gap of sandbox.gaps) backendLog.warn(`Pyodide sandbox (${sandbox.mechanism}): ${gap}`);
     return (shared = {
       cacheDir,
@@ -63,7 +69,7 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
       sandboxChoice,
       workspaceWritable: config.workspaceWritable ?? false,
       protectedPaths: (config.protectedPaths ?? []).map(realPathOfPossiblyMissing),
-      snapshots: new SnapshotCache(cacheDir, pyodideDir(), path.join(assetsDir(), 'pyodide-worker.cjs'), backendLog, sandbox.mechanism === 'deno' ? 'deno' : undefined),
+      snapshots: new SnapshotCache(cacheDir, pyodideDir(), path.join(assetsDir(), 'pyodide-worker.cjs'), backendLog, sandbox.mechanism === 'deno' ? 'deno' : undefined, shippedDir || undefined),
     });
   };
   return {

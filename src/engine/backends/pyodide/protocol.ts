@@ -51,7 +51,7 @@ export interface ReadyInfo {
   pyodideVersion: string;
   pythonVersion: string;
   fromSnapshot: boolean;
-  /** Why the snapshot it was given was not used (unreadable, or not the bytes that were cached). */
+  /** Why the snapshot it was given was not used (unreadable, not the bytes that were cached, or not restorable). */
   snapshotRejected?: string;
   loadMs: number;
 }

@@ -18,7 +18,7 @@ import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type Ins
 import { errorText } from '../../errorText';
 import { PendingRequests } from '../../requests';
 import { StateLoss } from '../stateLoss';
-import type { SnapshotCache } from './snapshotCache';
+import type { SnapshotCache, SnapshotOrigin } from './snapshotCache';
 
 /** How much of the host process's own stderr is kept to explain a crash. */
 const STDERR_KEPT_CHARS = 4000;
@@ -54,8 +54,9 @@ interface Host {
   toHost: Writable;
   /** Where a starting host writes a new snapshot, until the backend takes it. */
   outbox?: string;
-  /** The snapshot it was told to start from. */
+  /** The snapshot it was told to start from, and where that came from. */
   snapshot?: SnapshotRef;
+  snapshotOrigin?: SnapshotOrigin;
   /** restart() or dispose() killed it: its end is not news to anyone. */
   killedByUs: boolean;
   /** Resolves when Pyodide can run code; rejects if the process fails or is killed first. */
@@ -209,7 +210,8 @@ export class PyodideSession implements BackendSession {
 
   private spawn(): Host {
     const shared = this.shared();
-    const snapshot = shared.snapshots.cached();
+    const start = shared.snapshots.forStart();
+    const snapshot = start?.snapshot;
     const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
     const workspace = existingFolders(this.options.workspaceRoots ?? []);
     // The session's own folder (scratch.ts), bound read-write: no other session's is in this sandbox.
@@ -256,6 +258,7 @@ export class PyodideSession implements BackendSession {
       toHost: child.stdio[HOST_INPUT_FD] as Writable,
       outbox,
       snapshot,
+      snapshotOrigin: start?.origin,
       killedByUs: false,
       ready,
       failStart,
@@ -313,20 +316,31 @@ export class PyodideSession implements BackendSession {
       const { type: _type, ...info } = message;
       // The snapshot was written before any user code ran; taken now, before the first run is sent.
       const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox);
-      if (info.snapshotRejected && host.snapshot) this.shared().snapshots.reject(host.snapshot, info.snapshotRejected);
+      if (info.snapshotRejected && host.snapshot && host.snapshotOrigin) this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, info.snapshotRejected);
       host.outbox = undefined;
       host.info = this.lastInfo = info;
       this.loading = false;
-      const source = info.fromSnapshot ? 'from the cached snapshot' : made ? 'cold (snapshot created)' : 'cold';
+      const source = info.fromSnapshot ? `from the ${host.snapshotOrigin === 'shipped' ? 'shipped' : 'cached'} snapshot` : made ? 'cold (snapshot created)' : 'cold';
       log.info(`Pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) ready in ${info.loadMs} ms, ${source}; pid ${host.child.pid}`);
       resolveReady();
       return;
     }
     if (message.type === 'fatal') {
+      this.discardSnapshotOfFailedStart(host, message.message);
       failStart(new Error(`Pyodide could not start: ${message.message}`));
       return;
     }
     this.onHostMessage(host, message);
+  }
+
+  /**
+   * A start from a snapshot that failed may have been failed by the snapshot: one that hashes right can still fail
+   * to restore, which ends the worker. Discarded like a changed one, the next start makes a new one instead of
+   * failing the same way.
+   */
+  private discardSnapshotOfFailedStart(host: Host, reason: string): void {
+    if (!host.snapshot || !host.snapshotOrigin) return;
+    this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, `Pyodide failed to start from it (${reason})`);
   }
 
   /** The host broke the protocol (forged or corrupt message): it is ended, and the session says so. */
@@ -406,6 +420,7 @@ export class PyodideSession implements BackendSession {
     if (this.current !== host) return;
     this.current = undefined;
     this.loading = false;
+    if (!host.info && !host.killedByUs) this.discardSnapshotOfFailedStart(host, reason);
     if (this.pending) this.settle(this.pending, { status: 'crashed', message: reason });
     else if (host.info && !host.killedByUs) this.stateLoss.remember(`${reason} between runs`);
     this.packageRequests.rejectAll(new Error(reason));

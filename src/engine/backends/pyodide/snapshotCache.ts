@@ -3,7 +3,9 @@
 // here when it was cached (host.ts checks the bytes it loads); a new snapshot is written by a freshly started
 // host into an outbox of its own, before any user code runs, and copied into the cache here with its hash.
 // Python can therefore neither replace the snapshot other sessions start from nor make one of them start
-// from a corrupt file.
+// from a corrupt file. The build ships a snapshot made the same way (scripts/pyodide-snapshot.ts): an empty cache
+// takes a copy of it, checked against the hash recorded when it was built, so a fresh install does not pay for
+// making one.
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,16 +14,26 @@ import { OUTBOX_SNAPSHOT, type SnapshotRef } from './protocol';
 
 /** A temp file this old belongs to no live writer (writing takes well under a second). */
 const STALE_MS = 10 * 60 * 1000;
+/** The folder in dist/ holding the snapshots shipped with the build, under the names a cache gives them. */
+export const SHIPPED_SNAPSHOT_DIR = 'pyodide-snapshot';
+
+/** Where the snapshot a host starts from came from: the cache's own, or the build's, copied in for this start. */
+export type SnapshotOrigin = 'cached' | 'shipped';
 
 export class SnapshotCache {
   readonly file: string;
   /** The file names of the snapshots of this Pyodide build and this worker, for every runtime, start with this. */
   private readonly buildPrefix: string;
+  /** The build's snapshot for this runtime, if it ships one. */
+  private readonly shippedFile: string | undefined;
+  /** The shipped snapshot failed its check, or a start from its copy failed: this backend makes its own instead of copying it again. */
+  private shippedRefused = false;
 
   /**
    * `worker`: the worker script, whose harness imports go into a snapshot (a snapshot made by another version
    * of it is not used). `runtime`: the runtime that makes and loads the snapshot when it is not Node (Deno):
    * each keeps its own, as what Pyodide sets up at load differs with the runtime it finds itself in.
+   * `shippedDir`: the folder of the snapshots shipped with the build (SHIPPED_SNAPSHOT_DIR), if any.
    */
   constructor(
     readonly cacheDir: string,
@@ -29,9 +41,24 @@ export class SnapshotCache {
     worker: string,
     private readonly log: Logger,
     runtime?: 'deno',
+    shippedDir?: string,
   ) {
-    this.buildPrefix = `pyodide-${buildId(pyodideDir)}-${sha256(fs.readFileSync(worker)).slice(0, 12)}.`;
-    this.file = path.join(cacheDir, `${this.buildPrefix}${runtime ? `${runtime}.` : ''}snapshot`);
+    this.buildPrefix = buildPrefix(pyodideDir, worker);
+    const name = runtimeName(this.buildPrefix, runtime);
+    this.file = path.join(cacheDir, name);
+    this.shippedFile = shippedDir && path.join(shippedDir, name);
+  }
+
+  /**
+   * The snapshot a new host starts from: the cached one, else the build's, copied into the cache now (so every
+   * start loads from the cache, read-only to Python, and the host checks it like any cached one). Undefined when
+   * there is neither: the host then makes one.
+   */
+  forStart(): { snapshot: SnapshotRef; origin: SnapshotOrigin } | undefined {
+    const cached = this.cached();
+    if (cached) return { snapshot: cached, origin: 'cached' };
+    const shipped = this.copyShipped();
+    return shipped && { snapshot: shipped, origin: 'shipped' };
   }
 
   /** The cached snapshot and its recorded hash, if both are there; the host checks the one against the other. */
@@ -44,8 +71,12 @@ export class SnapshotCache {
     }
   }
 
-  /** A host found `snapshot` unusable: it goes (unless another process has cached a new one since), and the next start makes a new one. */
-  reject(snapshot: SnapshotRef, reason: string): void {
+  /**
+   * A host found `snapshot` unusable: it goes (unless another process has cached a new one since), and the next
+   * start makes a new one. One copied from the build's (`origin` shipped) is not copied again by this backend.
+   */
+  reject(snapshot: SnapshotRef, origin: SnapshotOrigin, reason: string): void {
+    if (origin === 'shipped') this.shippedRefused = true;
     if (this.cached()?.sha256 !== snapshot.sha256) return;
     this.log.warn(`the Pyodide snapshot ${this.file} was not used: ${reason}; it was discarded and a new one will be made`);
     this.remove();
@@ -66,13 +97,7 @@ export class SnapshotCache {
   adopt(outbox: string): boolean {
     let cached = false;
     try {
-      const bytes = fs.readFileSync(path.join(outbox, OUTBOX_SNAPSHOT));
-      const suffix = `${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-      fs.writeFileSync(`${this.file}.sha256.${suffix}`, sha256(bytes));
-      fs.writeFileSync(`${this.file}.${suffix}`, bytes);
-      // The hash goes first: a reader that sees the new snapshot also sees its hash.
-      fs.renameSync(`${this.file}.sha256.${suffix}`, `${this.file}.sha256`);
-      fs.renameSync(`${this.file}.${suffix}`, this.file);
+      this.store(fs.readFileSync(path.join(outbox, OUTBOX_SNAPSHOT)));
       cached = true;
     } catch (error) {
       this.log.warn(`could not cache the Pyodide snapshot in ${this.file}: ${String(error)}`);
@@ -81,6 +106,49 @@ export class SnapshotCache {
     }
     this.removeLeftovers();
     return cached;
+  }
+
+  /**
+   * The shipped snapshot, copied into the cache if its bytes hash to what the build recorded. The bytes written
+   * are the bytes checked (a copy, not a link: nothing done to the cache's file can reach the extension's folder).
+   * The shipped file itself is never changed or removed.
+   */
+  private copyShipped(): SnapshotRef | undefined {
+    if (!this.shippedFile || this.shippedRefused) return undefined;
+    let bytes: Buffer;
+    let recorded: string;
+    try {
+      recorded = fs.readFileSync(`${this.shippedFile}.sha256`, 'utf8').trim();
+      bytes = fs.readFileSync(this.shippedFile);
+    } catch {
+      // This build ships none for this runtime (a development build in watch mode, or Deno not there when it was built).
+      return undefined;
+    }
+    if (sha256(bytes) !== recorded) {
+      this.shippedRefused = true;
+      this.log.warn(`the Pyodide snapshot shipped with the build, ${this.shippedFile}, was not used: it does not match the hash recorded when it was built; a new one will be made in the cache`);
+      return undefined;
+    }
+    try {
+      this.store(bytes);
+    } catch (error) {
+      this.log.warn(`could not copy the shipped Pyodide snapshot into ${this.file}: ${String(error)}`);
+      return undefined;
+    } finally {
+      // What an earlier version of the extension cached is no use to this one.
+      this.removeLeftovers();
+    }
+    return { file: this.file, sha256: recorded };
+  }
+
+  /** `bytes` and their hash, each written to a temp file and renamed into place. */
+  private store(bytes: Uint8Array): void {
+    const suffix = `${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+    fs.writeFileSync(`${this.file}.sha256.${suffix}`, sha256(bytes));
+    fs.writeFileSync(`${this.file}.${suffix}`, bytes);
+    // The hash goes first: a reader that sees the new snapshot also sees its hash.
+    fs.renameSync(`${this.file}.sha256.${suffix}`, `${this.file}.sha256`);
+    fs.renameSync(`${this.file}.${suffix}`, this.file);
   }
 
   discardOutbox(outbox: string): void {
@@ -119,6 +187,23 @@ function isStale(file: string): boolean {
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * The file name of the snapshot of the Pyodide build in `pyodideDir` made by `worker` under `runtime` (Node when
+ * undefined): in the cache, and in the build's SHIPPED_SNAPSHOT_DIR.
+ */
+export function snapshotFileName(pyodideDir: string, worker: string, runtime?: 'deno'): string {
+  return runtimeName(buildPrefix(pyodideDir, worker), runtime);
+}
+
+function runtimeName(prefix: string, runtime: 'deno' | undefined): string {
+  return `${prefix}${runtime ? `${runtime}.` : ''}snapshot`;
+}
+
+/** What the file names of every runtime's snapshot of this Pyodide build and this worker start with. */
+function buildPrefix(pyodideDir: string, worker: string): string {
+  return `pyodide-${buildId(pyodideDir)}-${sha256(fs.readFileSync(worker)).slice(0, 12)}.`;
 }
 
 /** A snapshot restores only into the exact Pyodide build that made it: its version and build id name the file. */

@@ -68,7 +68,9 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
     try {
       return { py: await loadPyodide({ ...options, _loadSnapshot: new Uint8Array(snapshot.buffer) }), fromSnapshot: true };
     } catch (error) {
-      log('warn', `the Pyodide snapshot ${init.snapshot.file} could not be restored, starting without it: ${String(error)}`);
+      // Refused like a changed one (the backend discards it and the next start makes one), or every start would try it again.
+      // Cut to what the backend takes in a ready message (hostMessages.ts).
+      return { py: await loadPyodide(options), fromSnapshot: false, snapshotRejected: `it could not be restored (${String(error).slice(0, 1000)})` };
     }
   }
   if (!init.snapshotOutbox) return { py: await loadPyodide(options), fromSnapshot: false };
