@@ -8,7 +8,8 @@ import { assetsDir } from '../../paths';
 import { sandboxReport, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
 import { type Logger, silentLogger } from '../../types';
 import type { BackendFactory } from '../contract';
-import { PyodideSession, type SharedSetup } from './session';
+import type { SharedSetup } from './hostLaunch';
+import { PyodideSession } from './session';
 import { SHIPPED_SNAPSHOT_DIR, SnapshotCache } from './snapshotCache';
 
 export interface PyodideBackendConfig {

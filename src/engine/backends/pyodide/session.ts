@@ -1,44 +1,16 @@
 // One session of the Pyodide backend: its confined host process, started on first use and again after a crash
 // or restart, the run in flight on it and its package requests.
-import type { ChildProcess } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import type { Readable, Writable } from 'node:stream';
-import { encodeFrame, FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
-import { assetsDir } from '../../paths';
-import { fileView } from '../../sandbox/fileView';
-import { spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
+import { encodeFrame } from '../../framing';
 import { checkedStatus, summarize } from '../../packages/report';
 import type { PackageSpec, RequirementSpec } from '../../packages/spec';
 import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport } from '../../types';
 import type { BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
 import { checkCacheSince, installReport, planInstall } from './packagePlan';
-import { parseFromHost } from './hostMessages';
-import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type InstallStep, type OutputChunk, type PackagesReply, type ReadyInfo, type SnapshotRef, type ToHost } from './protocol';
+import { launchHost, type LaunchedHost, type SharedSetup } from './hostLaunch';
+import type { FromHost, InstallStep, OutputChunk, PackagesReply, ReadyInfo, ToHost } from './protocol';
 import { errorText } from '../../errorText';
 import { PendingRequests } from '../../requests';
 import { StateLoss } from '../stateLoss';
-import type { SnapshotCache, SnapshotOrigin } from './snapshotCache';
-
-/** How much of the host process's own stderr is kept to explain a crash. */
-const STDERR_KEPT_CHARS = 4000;
-/**
- * Pyodide's WebAssembly compiled on the worker thread as it is instantiated, not by background tasks: those
- * held the worker's event loop for 40-150 ms after every load, under Node and Deno alike (code still tiers up
- * to optimized code, so warm runs are as fast).
- */
-const V8_FLAGS = ['--no-wasm-async-compilation'];
-
-/** What every session of one backend shares. */
-export interface SharedSetup {
-  cacheDir: string;
-  heapLimitMb: number;
-  network: NetworkAccess;
-  sandboxChoice: SandboxChoice;
-  workspaceWritable: boolean;
-  protectedPaths: string[];
-  snapshots: SnapshotCache;
-}
 
 interface PendingRun {
   runId: string;
@@ -49,22 +21,13 @@ interface PendingRun {
 }
 
 /** The host process and what is known about it; replaced as a whole on restart or crash. */
-interface Host {
-  child: ChildProcess;
-  toHost: Writable;
-  /** Where a starting host writes a new snapshot, until the backend takes it. */
-  outbox?: string;
-  /** The snapshot it was told to start from, and where that came from. */
-  snapshot?: SnapshotRef;
-  snapshotOrigin?: SnapshotOrigin;
+interface Host extends LaunchedHost {
   /** restart() or dispose() killed it: its end is not news to anyone. */
   killedByUs: boolean;
   /** Resolves when Pyodide can run code; rejects if the process fails or is killed first. */
   ready: Promise<void>;
   failStart(error: Error): void;
   info?: ReadyInfo;
-  stderrTail: string;
-  exited: Promise<void>;
 }
 
 export class PyodideSession implements BackendSession {
@@ -209,40 +172,6 @@ export class PyodideSession implements BackendSession {
   }
 
   private spawn(): Host {
-    const shared = this.shared();
-    const start = shared.snapshots.forStart();
-    const snapshot = start?.snapshot;
-    const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
-    const workspace = existingFolders(this.options.workspaceRoots ?? []);
-    // The session's own folder (scratch.ts), bound read-write: no other session's is in this sandbox.
-    const scratchDir = this.options.scratchDir && ensureFolder(this.options.scratchDir, this.options.log);
-    const assets = fs.realpathSync(assetsDir());
-    const view = fileView({
-      // The package cache and the snapshot: read-only, so no session can change what another one loads.
-      readOnly: [assets, shared.cacheDir, ...(shared.workspaceWritable ? [] : workspace)],
-      readWrite: [...(shared.workspaceWritable ? workspace : []), ...(scratchDir ? [scratchDir] : []), ...(outbox ? [outbox] : [])],
-      workspaceRoots: shared.workspaceWritable ? workspace : [],
-      protectedPaths: shared.protectedPaths,
-    });
-    if (view.skipped > 0) this.options.log.warn(`${view.skipped} entries at the top of the workspace stay read-only in Pyodide: too many to mount one by one`);
-    const hostConfig: HostConfig = {
-      cacheDir: shared.cacheDir,
-      heapLimitMb: shared.heapLimitMb,
-      scratchDir,
-      snapshot,
-      snapshotOutbox: outbox,
-      network: shared.network,
-      networkSetting: this.options.settingNames?.pyodideNetwork,
-      workspaceRoots: workspace,
-      mounts: view.mounts,
-    };
-    const { child, report } = spawnConfinedHost(
-      path.join(assets, 'pyodide-host.cjs'),
-      [JSON.stringify(hostConfig)],
-      // Deno's cache sits in the package cache: read-only to the code it runs, so no session can change what another one loads.
-      { mounts: view.mounts, network: shared.network, cwd: assets, choice: shared.sandboxChoice, denoDir: path.join(shared.cacheDir, 'deno'), v8Flags: V8_FLAGS, log: this.options.log },
-      2,
-    );
     this.loading = true;
     let resolveReady = (): void => undefined;
     let failStart = (_error: Error): void => undefined;
@@ -252,61 +181,18 @@ export class PyodideSession implements BackendSession {
     });
     // A failed start is reported to start()/run() callers; with none waiting it must not be an unhandled rejection.
     ready.catch(() => undefined);
-    let markExited = (): void => undefined;
-    const host: Host = {
-      child,
-      toHost: child.stdio[HOST_INPUT_FD] as Writable,
-      outbox,
-      snapshot,
-      snapshotOrigin: start?.origin,
-      killedByUs: false,
-      ready,
-      failStart,
-      stderrTail: '',
-      exited: new Promise((resolve) => {
-        markExited = resolve;
-        child.once('exit', () => resolve());
-      }),
-    };
-    const log = this.options.log;
-    // A pipe breaking as the process dies is reported by its exit, not as an error of its own.
-    for (const stream of child.stdio) stream?.on('error', () => undefined);
-    child.stdout!.setEncoding('utf8').on('data', (text: string) => log.info(`[pyodide ${child.pid}] ${text.trimEnd()}`));
-    child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-      host.stderrTail = (host.stderrTail + text).slice(-STDERR_KEPT_CHARS);
-      log.warn(`[pyodide ${child.pid}] ${text.trimEnd()}`);
+    // Only the current host is heard: a replaced one may still have frames in flight.
+    const launched = launchHost(this.shared(), this.options, {
+      message: (message) => {
+        if (this.current === host) this.onHostFrame(host, message, resolveReady, failStart);
+      },
+      malformed: (reason) => {
+        if (this.current === host) this.stopMisbehaving(host, reason);
+      },
+      gone: (reason) => this.detach(host, reason),
     });
-    // Bounded from each frame's header, before its body is buffered: an oversized one ends the host (stopMisbehaving).
-    const decoder = new FrameDecoder(MAX_FRAME_FROM_INTERPRETER_BYTES);
-    (child.stdio[HOST_OUTPUT_FD] as Readable).on('data', (chunk: Buffer) => {
-      if (this.current !== host) return;
-      let messages: FromHost[];
-      try {
-        messages = decoder.push(chunk).map(parseFromHost);
-      } catch (error) {
-        this.stopMisbehaving(host, `malformed message from the Pyodide process: ${errorText(error)}`);
-        return;
-      }
-      for (const message of messages) {
-        if (this.current !== host) return;
-        this.onHostFrame(host, message, resolveReady, failStart);
-      }
-    });
-    child.on('error', (error) => {
-      log.error(`Pyodide host process error: ${error.message}`);
-      // The runtime could not be executed at all: no 'exit' event will follow.
-      if (child.pid === undefined) {
-        markExited();
-        this.detach(host, `could not start the Pyodide process: ${error.message}`);
-      }
-    });
-    child.once('exit', (code, signal) => {
-      if (host.outbox) shared.snapshots.discardOutbox(host.outbox);
-      const how = signal ? `was killed (${signal})` : `exited with code ${code}${code !== null && code > 128 ? ` (signal ${code - 128})` : ''}`;
-      const detail = host.stderrTail.trim() ? `: ${host.stderrTail.trim()}` : '';
-      this.detach(host, `the Pyodide process ${how}${detail}`);
-    });
-    this.backendLog.info(`Pyodide host process ${child.pid} started for session ${this.options.session} (sandbox: ${report.mechanism})`);
+    const host: Host = Object.assign(launched, { killedByUs: false, ready, failStart });
+    this.backendLog.info(`Pyodide host process ${host.child.pid} started for session ${this.options.session} (sandbox: ${launched.mechanism})`);
     return host;
   }
 
@@ -431,26 +317,4 @@ export class PyodideSession implements BackendSession {
     this.pending = undefined;
     pending.resolve(outcome);
   }
-}
-
-/** `folder`, made again if someone removed it (the sandbox cannot bind a missing folder); undefined if it cannot be. */
-function ensureFolder(folder: string, log: Logger): string | undefined {
-  try {
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    return folder;
-  } catch (error) {
-    log.warn(`the scratch folder ${folder} could not be made, so this session has none: ${errorText(error)}`);
-    return undefined;
-  }
-}
-
-/** Real paths of the folders that exist: each is bound into the sandbox, and mounted in Pyodide, at that path. */
-function existingFolders(folders: string[]): string[] {
-  return folders.flatMap((folder) => {
-    try {
-      return fs.statSync(folder).isDirectory() ? [fs.realpathSync(folder)] : [];
-    } catch {
-      return [];
-    }
-  });
 }

@@ -1,0 +1,157 @@
+// Starting a session's confined Pyodide host process: what it may see (its file view), its configuration,
+// the sandbox it runs in, and its pipes turned into checked messages for the session.
+import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { errorText } from '../../errorText';
+import { FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
+import { assetsDir } from '../../paths';
+import { fileView } from '../../sandbox/fileView';
+import { spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
+import type { Logger } from '../../types';
+import type { BackendSessionOptions } from '../contract';
+import { parseFromHost } from './hostMessages';
+import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type SnapshotRef } from './protocol';
+import type { SnapshotCache, SnapshotOrigin } from './snapshotCache';
+
+/** How much of the host process's own stderr is kept to explain a crash. */
+const STDERR_KEPT_CHARS = 4000;
+/**
+ * Pyodide's WebAssembly compiled on the worker thread as it is instantiated, not by background tasks: those
+ * held the worker's event loop for 40-150 ms after every load, under Node and Deno alike (code still tiers up
+ * to optimized code, so warm runs are as fast).
+ */
+const V8_FLAGS = ['--no-wasm-async-compilation'];
+
+/** What every session of one backend shares. */
+export interface SharedSetup {
+  cacheDir: string;
+  heapLimitMb: number;
+  network: NetworkAccess;
+  sandboxChoice: SandboxChoice;
+  workspaceWritable: boolean;
+  protectedPaths: string[];
+  snapshots: SnapshotCache;
+}
+
+/** A started host process. */
+export interface LaunchedHost {
+  child: ChildProcess;
+  toHost: Writable;
+  /** The sandbox mechanism it runs under. */
+  mechanism: string;
+  /** Where a starting host writes a new snapshot, until the backend takes it. */
+  outbox?: string;
+  /** The snapshot it was told to start from, and where that came from. */
+  snapshot?: SnapshotRef;
+  snapshotOrigin?: SnapshotOrigin;
+  exited: Promise<void>;
+}
+
+export interface HostListeners {
+  message(message: FromHost): void;
+  /** It sent something that is not a valid message (it is within reach of the code it runs). */
+  malformed(reason: string): void;
+  /** It ended, or could not be started; `reason` carries the end of what it wrote to stderr. */
+  gone(reason: string): void;
+}
+
+export function launchHost(shared: SharedSetup, options: BackendSessionOptions, listeners: HostListeners): LaunchedHost {
+  const log = options.log;
+  const start = shared.snapshots.forStart();
+  const snapshot = start?.snapshot;
+  const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
+  const workspace = existingFolders(options.workspaceRoots ?? []);
+  // The session's own folder (scratch.ts), bound read-write: no other session's is in this sandbox.
+  const scratchDir = options.scratchDir && ensureFolder(options.scratchDir, log);
+  const assets = fs.realpathSync(assetsDir());
+  const view = fileView({
+    // The package cache and the snapshot: read-only, so no session can change what another one loads.
+    readOnly: [assets, shared.cacheDir, ...(shared.workspaceWritable ? [] : workspace)],
+    readWrite: [...(shared.workspaceWritable ? workspace : []), ...(scratchDir ? [scratchDir] : []), ...(outbox ? [outbox] : [])],
+    workspaceRoots: shared.workspaceWritable ? workspace : [],
+    protectedPaths: shared.protectedPaths,
+  });
+  if (view.skipped > 0) log.warn(`${view.skipped} entries at the top of the workspace stay read-only in Pyodide: too many to mount one by one`);
+  const hostConfig: HostConfig = {
+    cacheDir: shared.cacheDir,
+    heapLimitMb: shared.heapLimitMb,
+    scratchDir,
+    snapshot,
+    snapshotOutbox: outbox,
+    network: shared.network,
+    networkSetting: options.settingNames?.pyodideNetwork,
+    workspaceRoots: workspace,
+    mounts: view.mounts,
+  };
+  const { child, report } = spawnConfinedHost(
+    path.join(assets, 'pyodide-host.cjs'),
+    [JSON.stringify(hostConfig)],
+    // Deno's cache sits in the package cache: read-only to the code it runs, so no session can change what another one loads.
+    { mounts: view.mounts, network: shared.network, cwd: assets, choice: shared.sandboxChoice, denoDir: path.join(shared.cacheDir, 'deno'), v8Flags: V8_FLAGS, log },
+    2,
+  );
+  let stderrTail = '';
+  let markExited = (): void => undefined;
+  const exited = new Promise<void>((resolve) => {
+    markExited = resolve;
+    child.once('exit', () => resolve());
+  });
+  // A pipe breaking as the process dies is reported by its exit, not as an error of its own.
+  for (const stream of child.stdio) stream?.on('error', () => undefined);
+  child.stdout!.setEncoding('utf8').on('data', (text: string) => log.info(`[pyodide ${child.pid}] ${text.trimEnd()}`));
+  child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+    stderrTail = (stderrTail + text).slice(-STDERR_KEPT_CHARS);
+    log.warn(`[pyodide ${child.pid}] ${text.trimEnd()}`);
+  });
+  // Bounded from each frame's header, before its body is buffered: an oversized one ends the host.
+  const decoder = new FrameDecoder(MAX_FRAME_FROM_INTERPRETER_BYTES);
+  (child.stdio[HOST_OUTPUT_FD] as Readable).on('data', (chunk: Buffer) => {
+    let messages: FromHost[];
+    try {
+      messages = decoder.push(chunk).map(parseFromHost);
+    } catch (error) {
+      listeners.malformed(`malformed message from the Pyodide process: ${errorText(error)}`);
+      return;
+    }
+    for (const message of messages) listeners.message(message);
+  });
+  child.on('error', (error) => {
+    log.error(`Pyodide host process error: ${error.message}`);
+    // The runtime could not be executed at all: no 'exit' event will follow.
+    if (child.pid === undefined) {
+      markExited();
+      listeners.gone(`could not start the Pyodide process: ${error.message}`);
+    }
+  });
+  child.once('exit', (code, signal) => {
+    if (outbox) shared.snapshots.discardOutbox(outbox);
+    const how = signal ? `was killed (${signal})` : `exited with code ${code}${code !== null && code > 128 ? ` (signal ${code - 128})` : ''}`;
+    const detail = stderrTail.trim() ? `: ${stderrTail.trim()}` : '';
+    listeners.gone(`the Pyodide process ${how}${detail}`);
+  });
+  return { child, toHost: child.stdio[HOST_INPUT_FD] as Writable, mechanism: report.mechanism, outbox, snapshot, snapshotOrigin: start?.origin, exited };
+}
+
+/** `folder`, made again if someone removed it (the sandbox cannot bind a missing folder); undefined if it cannot be. */
+function ensureFolder(folder: string, log: Logger): string | undefined {
+  try {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    return folder;
+  } catch (error) {
+    log.warn(`the scratch folder ${folder} could not be made, so this session has none: ${errorText(error)}`);
+    return undefined;
+  }
+}
+
+/** Real paths of the folders that exist: each is bound into the sandbox, and mounted in Pyodide, at that path. */
+function existingFolders(folders: string[]): string[] {
+  return folders.flatMap((folder) => {
+    try {
+      return fs.statSync(folder).isDirectory() ? [fs.realpathSync(folder)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
