@@ -30,7 +30,14 @@ const nodeEntries = [
 ];
 
 /** Files copied verbatim next to the bundles: [from, to] relative to the root and dist/. */
-const pyodideFiles = ['pyodide.asm.js', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json', 'pyodide.js', 'package.json'];
+const pyodideFiles = [
+  'pyodide.asm.js',
+  'pyodide.asm.wasm',
+  'python_stdlib.zip',
+  'pyodide-lock.json',
+  'pyodide.js',
+  'package.json',
+];
 const codiconFiles = [
   ['dist/codicon.css', 'codicon.css'],
   ['dist/codicon.ttf', 'codicon.ttf'],
@@ -105,7 +112,12 @@ const contexts = [
 if (args.has('--tests')) {
   const testOut = path.join(root, 'out', 'test', 'vscode');
   const suiteDir = path.join(root, 'test', 'vscode', 'suite');
-  const suites = fs.existsSync(suiteDir) ? fs.readdirSync(suiteDir).filter((f) => f.endsWith('.test.ts')).map((f) => `test/vscode/suite/${f}`) : [];
+  const suites = fs.existsSync(suiteDir)
+    ? fs
+        .readdirSync(suiteDir)
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => `test/vscode/suite/${f}`)
+    : [];
   if (!args.has('--watch')) fs.rmSync(testOut, { recursive: true, force: true }); // no stale suites
   contexts.push(
     esbuild.context({

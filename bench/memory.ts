@@ -61,7 +61,12 @@ export async function measureMemory(root: string, runs: number): Promise<void> {
     samples.push({ label, rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, retained });
   };
   const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : (bytes / MIB).toFixed(1));
-  console.log(`memory bench: ${runs} runs of ${DISPLAYS_PER_RUN} × 5 MiB displays on the python backend; ${root}; node ${process.version}; ${os.cpus().length} CPUs; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `memory bench: ${runs} runs of ${DISPLAYS_PER_RUN} × 5 MiB displays on the python backend; ${root}; node ${process.version}; ${os.cpus().length} CPUs; load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   try {
     const warm = await engine.run({ code: 'print(1)', backend: 'python', timeoutS: 0 });
     if (!warm.success) throw new Error(`the python backend does not run: ${JSON.stringify(warm.diagnostics)}`);
@@ -81,7 +86,8 @@ export async function measureMemory(root: string, runs: number): Promise<void> {
     const seconds = (performance.now() - started) / 1000;
     console.log(`| when | RSS (MiB) | heap used (MiB) | external (MiB) | history retained (MiB) |`);
     console.log(`|---|---|---|---|---|`);
-    for (const s of samples) console.log(`| ${s.label} | ${mb(s.rss)} | ${mb(s.heapUsed)} | ${mb(s.external)} | ${mb(s.retained)} |`);
+    for (const s of samples)
+      console.log(`| ${s.label} | ${mb(s.rss)} | ${mb(s.heapUsed)} | ${mb(s.external)} | ${mb(s.retained)} |`);
     const afterTen = samples.find((s) => s.label === 'after 10 runs') ?? samples[samples.length - 1];
     const last = samples[samples.length - 1];
     const history100 = history.all().filter((r) => r.displays.length > 0).length;
@@ -89,7 +95,9 @@ export async function measureMemory(root: string, runs: number): Promise<void> {
       `\n${runs} runs, ${displays} displays (${((displays * 5) / 1024).toFixed(1)} GiB) in ${seconds.toFixed(0)} s; the history lists ${history.all().length} runs, ${history100} of them with displays still kept`,
     );
     const flat = last.rss <= afterTen.rss + FLAT_MARGIN_BYTES;
-    console.log(`flat: ${flat ? 'yes' : 'NO'} (RSS at the end ${mb(last.rss)} MiB, after 10 runs ${mb(afterTen.rss)} MiB, margin ${mb(FLAT_MARGIN_BYTES)} MiB)`);
+    console.log(
+      `flat: ${flat ? 'yes' : 'NO'} (RSS at the end ${mb(last.rss)} MiB, after 10 runs ${mb(afterTen.rss)} MiB, margin ${mb(FLAT_MARGIN_BYTES)} MiB)`,
+    );
   } finally {
     await engine.dispose();
     fs.rmSync(storage, { recursive: true, force: true });

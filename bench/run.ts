@@ -40,7 +40,13 @@ type InterpreterModule = typeof import('../src/engine/backends/python/interprete
 
 const execFileAsync = promisify(execFile);
 const cli = parseArgs({
-  options: { quick: { type: 'boolean' }, root: { type: 'string' }, compare: { type: 'string' }, memory: { type: 'boolean' }, 'memory-runs': { type: 'string' } },
+  options: {
+    quick: { type: 'boolean' },
+    root: { type: 'string' },
+    compare: { type: 'string' },
+    memory: { type: 'boolean' },
+    'memory-runs': { type: 'string' },
+  },
   strict: true,
 }).values;
 const quick = cli.quick ?? false;
@@ -58,7 +64,11 @@ const JUPYTER_PYTHON = process.env.CODE_MODE_TEST_JUPYTER_PYTHON ?? '/usr/bin/py
 /** Set in main(): the jupyter backend is measured where every target has it and this machine can serve it. */
 let BACKENDS: BackendKind[] = ['pyodide', 'python'];
 /** What a server needs on its command line to offer `backend` (the jupyter one: a local Jupyter Server). */
-const backendArgs = (backend: BackendKind): string[] => ['--backend', backend, ...(backend === 'jupyter' ? ['--jupyter-url', 'local', '--python', JUPYTER_PYTHON] : [])];
+const backendArgs = (backend: BackendKind): string[] => [
+  '--backend',
+  backend,
+  ...(backend === 'jupyter' ? ['--jupyter-url', 'local', '--python', JUPYTER_PYTHON] : []),
+];
 const CODE = 'print(1+1)';
 const benchDir = __dirname;
 const thisRoot = path.resolve(benchDir, '..');
@@ -165,10 +175,13 @@ const connectCli = (target: Target, args: string[]) =>
   connect(process.execPath, [target.cliPath, '--storage', target.storage, '--workspace', target.workspace, ...args]);
 
 // From this checkout's folder, where `--import tsx` resolves.
-const connectFloor = () => connect(process.execPath, ['--import', 'tsx', path.join(benchDir, 'floorServer.ts')], thisRoot);
+const connectFloor = () =>
+  connect(process.execPath, ['--import', 'tsx', path.join(benchDir, 'floorServer.ts')], thisRoot);
 
 async function runPython(client: Client, args: Record<string, unknown>): Promise<RunResult> {
-  const raw = (await client.callTool({ name: 'run_python', arguments: args }, undefined, { timeout: 600_000 })) as CallToolResult;
+  const raw = (await client.callTool({ name: 'run_python', arguments: args }, undefined, {
+    timeout: 600_000,
+  })) as CallToolResult;
   return raw.structuredContent as unknown as RunResult;
 }
 
@@ -222,28 +235,49 @@ type StartExpected = 'cold' | 'first' | 'snapshot' | 'either';
  * Starts one Pyodide session with a new backend on `storage`, as a newly started server would, and stops it.
  * `shipped`: whether the build's snapshot may be used (checkouts before it ignore the option and have none).
  */
-async function startPyodideOnce(target: Target, storage: string, expect: StartExpected, sandbox?: SandboxChoice, shipped = true): Promise<{ ms: number; hostLoadMs: number; sandbox: string }> {
+async function startPyodideOnce(
+  target: Target,
+  storage: string,
+  expect: StartExpected,
+  sandbox?: SandboxChoice,
+  shipped = true,
+): Promise<{ ms: number; hostLoadMs: number; sandbox: string }> {
   const lines: string[] = [];
   const log: Logger = { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) };
   const scratchDir = path.join(storage, 'scratch');
   fs.mkdirSync(scratchDir, { recursive: true });
   // As the engine builds it (index.ts), with the defaults; createPyodideBackend's signature is the same across versions.
-  const session = target.pyodide.createPyodideBackend({ cacheDir: path.join(storage, 'pyodide-cache'), log, ...(sandbox ? { sandbox } : {}), ...(shipped ? {} : { shippedSnapshotDir: false }) }).create({
-    session: 'bench',
-    log,
-    scratchDir,
-    hostCall: async () => {
-      throw new Error('no host calls in the bench');
-    },
-  });
+  const session = target.pyodide
+    .createPyodideBackend({
+      cacheDir: path.join(storage, 'pyodide-cache'),
+      log,
+      ...(sandbox ? { sandbox } : {}),
+      ...(shipped ? {} : { shippedSnapshotDir: false }),
+    })
+    .create({
+      session: 'bench',
+      log,
+      scratchDir,
+      hostCall: async () => {
+        throw new Error('no host calls in the bench');
+      },
+    });
   try {
     const ms = await timed(() => session.start());
-    const ready = lines.map((line) => /ready in (\d+) ms, (from the cached snapshot|from the shipped snapshot|cold)/.exec(line)).find((m) => m);
+    const ready = lines
+      .map((line) => /ready in (\d+) ms, (from the cached snapshot|from the shipped snapshot|cold)/.exec(line))
+      .find((m) => m);
     if (!ready) throw new Error(`no ready line from Pyodide: ${lines.join('\n')}`);
     const from = ready[2] === 'cold' ? 'cold' : ready[2] === 'from the cached snapshot' ? 'snapshot' : 'shipped';
-    const expected = { cold: ['cold'], first: ['shipped', 'cold'], snapshot: ['snapshot'], either: ['cold', 'shipped', 'snapshot'] }[expect];
+    const expected = {
+      cold: ['cold'],
+      first: ['shipped', 'cold'],
+      snapshot: ['snapshot'],
+      either: ['cold', 'shipped', 'snapshot'],
+    }[expect];
     if (!expected.includes(from)) throw new Error(`expected a ${expect} start, got: ${ready[0]}`);
-    const sandbox = lines.map((line) => /\(sandbox: ([^)]+)\)/.exec(line)?.[1]).find((m) => m) ?? 'not reported (forked host)';
+    const sandbox =
+      lines.map((line) => /\(sandbox: ([^)]+)\)/.exec(line)?.[1]).find((m) => m) ?? 'not reported (forked host)';
     return { ms, hostLoadMs: Number(ready[1]), sandbox };
   } finally {
     await session.dispose();
@@ -256,11 +290,14 @@ async function startPyodideOnce(target: Target, storage: string, expect: StartEx
  * Targets alternate.
  */
 async function measurePyodideStarts(targets: Target[]): Promise<Map<Target, PyodideStart>> {
-  const starts = new Map<Target, PyodideStart>(targets.map((t) => [t, { firstMs: [], coldMs: [], snapshotMs: [], snapshotHostLoadMs: [], sandbox: '' }]));
+  const starts = new Map<Target, PyodideStart>(
+    targets.map((t) => [t, { firstMs: [], coldMs: [], snapshotMs: [], snapshotHostLoadMs: [], sandbox: '' }]),
+  );
   for (let i = 0; i < PYODIDE_COLD_RUNS; i++) {
     for (const target of targets) {
       for (const kind of ['cold', 'first'] as const) {
-        const storage = i === 0 && kind === 'cold' ? target.storage : fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-bench-cold-'));
+        const storage =
+          i === 0 && kind === 'cold' ? target.storage : fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-bench-cold-'));
         // An empty cache folder, not a missing one: a37915e's host (Node's permission model) could not save its
         // snapshot into a folder that did not exist when it started, which would leave every start cold.
         fs.mkdirSync(path.join(storage, 'pyodide-cache'), { recursive: true });
@@ -299,9 +336,12 @@ interface MechanismFigures {
 
 /** Start from the snapshot and warm engine.run, for each mechanism, alternating between them. */
 async function measureSandboxMechanisms(target: Target): Promise<Map<SandboxChoice, MechanismFigures>> {
-  const figures = new Map<SandboxChoice, MechanismFigures>(SANDBOX_CHOICES.map((choice) => [choice, { mechanism: '', snapshotMs: [], snapshotHostLoadMs: [], warm: [] }]));
+  const figures = new Map<SandboxChoice, MechanismFigures>(
+    SANDBOX_CHOICES.map((choice) => [choice, { mechanism: '', snapshotMs: [], snapshotHostLoadMs: [], warm: [] }]),
+  );
   // Makes each mechanism's snapshot if this storage has none yet (Deno keeps its own).
-  for (const choice of SANDBOX_CHOICES) figures.get(choice)!.mechanism = (await startPyodideOnce(target, target.storage, 'either', choice)).sandbox;
+  for (const choice of SANDBOX_CHOICES)
+    figures.get(choice)!.mechanism = (await startPyodideOnce(target, target.storage, 'either', choice)).sandbox;
   for (let i = 0; i < SNAPSHOT_STARTS; i++) {
     for (const choice of SANDBOX_CHOICES) {
       const start = await startPyodideOnce(target, target.storage, 'snapshot', choice);
@@ -309,7 +349,14 @@ async function measureSandboxMechanisms(target: Target): Promise<Map<SandboxChoi
       figures.get(choice)!.snapshotHostLoadMs.push(start.hostLoadMs);
     }
   }
-  const engines = SANDBOX_CHOICES.map((choice) => ({ choice, engine: target.engines.createEngine({ storageDir: target.storage, workspaceRoots: [target.workspace], pyodide: { sandbox: choice } }) }));
+  const engines = SANDBOX_CHOICES.map((choice) => ({
+    choice,
+    engine: target.engines.createEngine({
+      storageDir: target.storage,
+      workspaceRoots: [target.workspace],
+      pyodide: { sandbox: choice },
+    }),
+  }));
   try {
     const once = async (engine: Engine) => {
       const result = await engine.run({ code: CODE, backend: 'pyodide' });
@@ -397,14 +444,23 @@ async function measureWarm(targets: Target[]): Promise<Warm> {
     for (const backend of BACKENDS) {
       const conn = await connectCli(target, backendArgs(backend));
       servers.set(`${target.label} ${backend}`, conn);
-      byKey.set(`${target.label} ${backend} mcp`, { name: `${backend} mcp`, call: () => runOnePlusOne(conn.client), samples: [], close: async () => undefined });
+      byKey.set(`${target.label} ${backend} mcp`, {
+        name: `${backend} mcp`,
+        call: () => runOnePlusOne(conn.client),
+        samples: [],
+        close: async () => undefined,
+      });
       if (backend === 'pyodide') {
         const list = await conn.client.listTools();
         toolsList.set(target, { bytes: Buffer.byteLength(JSON.stringify(list)), tools: list.tools.length });
       }
     }
     const jupyter = BACKENDS.includes('jupyter') ? { jupyter: { url: 'local', python: JUPYTER_PYTHON } } : {};
-    const engine = target.engines.createEngine({ storageDir: target.storage, workspaceRoots: [target.workspace], ...jupyter });
+    const engine = target.engines.createEngine({
+      storageDir: target.storage,
+      workspaceRoots: [target.workspace],
+      ...jupyter,
+    });
     for (const backend of BACKENDS) {
       byKey.set(`${target.label} ${backend} engine`, {
         name: `${backend} engine`,
@@ -453,7 +509,8 @@ async function startDirectKernel(): Promise<Series> {
       } else lines.push(line);
     }
   });
-  const nextLine = () => new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : (waiting = resolve)));
+  const nextLine = () =>
+    new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : (waiting = resolve)));
   if ((await nextLine()) !== 'ready') throw new Error('the direct kernel did not start');
   return {
     name: 'jupyter direct kernel',
@@ -515,7 +572,14 @@ async function measureSpare(target: Target): Promise<TreeMemory | undefined> {
 
 // ---- the code-mode bridge -------------------------------------------------------------------------------
 
-const everythingServer = path.join(thisRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+const everythingServer = path.join(
+  thisRoot,
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-everything',
+  'dist',
+  'index.js',
+);
 
 /** One echo call to a real MCP server made directly with the SDK client: the floor the bridge adds to. */
 async function measureDirectToolCall(): Promise<number> {
@@ -523,7 +587,8 @@ async function measureDirectToolCall(): Promise<number> {
   try {
     for (let i = 0; i < 50; i++) await conn.client.callTool({ name: 'echo', arguments: { message: 'x' } });
     const samples: number[] = [];
-    for (let i = 0; i < BRIDGE_CALLS; i++) samples.push(await timed(() => conn.client.callTool({ name: 'echo', arguments: { message: 'x' } })));
+    for (let i = 0; i < BRIDGE_CALLS; i++)
+      samples.push(await timed(() => conn.client.callTool({ name: 'echo', arguments: { message: 'x' } })));
     return median(samples);
   } finally {
     await conn.close();
@@ -533,7 +598,10 @@ async function measureDirectToolCall(): Promise<number> {
 /** The same call from Python through `code_mode.tools`, timed inside Python around each call. */
 async function measureBridgedToolCall(target: Target, backend: BackendKind): Promise<number> {
   const servers = path.join(target.storage, 'bench-servers.json');
-  fs.writeFileSync(servers, JSON.stringify({ servers: { everything: { command: process.execPath, args: [everythingServer, 'stdio'] } } }));
+  fs.writeFileSync(
+    servers,
+    JSON.stringify({ servers: { everything: { command: process.execPath, args: [everythingServer, 'stdio'] } } }),
+  );
   const conn = await connectCli(target, [...backendArgs(backend), '--servers', servers]);
   try {
     const code = [
@@ -567,7 +635,8 @@ function table(header: string[], rows: string[][]): void {
 async function main(): Promise<void> {
   if (cli.memory) {
     const runs = Number(cli['memory-runs'] ?? 200);
-    if (!Number.isInteger(runs) || runs < 1) throw new Error(`--memory-runs takes a whole number of runs, not ${cli['memory-runs']}`);
+    if (!Number.isInteger(runs) || runs < 1)
+      throw new Error(`--memory-runs takes a whole number of runs, not ${cli['memory-runs']}`);
     await measureMemory(path.resolve(cli.root ?? thisRoot), runs);
     return;
   }
@@ -577,16 +646,22 @@ async function main(): Promise<void> {
   const [primary] = targets;
   const servesJupyter = targets.every((t) => fs.existsSync(backendFile(t.root, 'jupyter/backend.ts')));
   if (servesJupyter) {
-    const local = (await import(pathToFileURL(backendFile(primary.root, 'jupyter/localServer.ts')).href)) as typeof import('../src/engine/backends/jupyter/localServer');
+    const local = (await import(
+      pathToFileURL(backendFile(primary.root, 'jupyter/localServer.ts')).href
+    )) as typeof import('../src/engine/backends/jupyter/localServer');
     const missing = await local.missingJupyterModules(JUPYTER_PYTHON);
     if (missing) console.log(`(the jupyter backend is not measured: ${missing})`);
     else BACKENDS = [...BACKENDS, 'jupyter'];
   }
   try {
-    const interpreter = (await import(pathToFileURL(backendFile(primary.root, 'python/interpreter.ts')).href)) as InterpreterModule;
+    const interpreter = (await import(
+      pathToFileURL(backendFile(primary.root, 'python/interpreter.ts')).href
+    )) as InterpreterModule;
     const python = interpreter.resolvePythonInterpreter();
     const loadAtStart = os.loadavg();
-    console.log(`bench: ${quick ? 'quick' : 'full'} run; node ${process.version}; python ${python}; ${os.cpus().length} CPUs; load ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `bench: ${quick ? 'quick' : 'full'} run; node ${process.version}; python ${python}; ${os.cpus().length} CPUs; load ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
+    );
     for (const target of targets) console.log(`  ${target.label}: ${target.root}`);
 
     const cpuAtStart = cpuTicks();
@@ -601,7 +676,11 @@ async function main(): Promise<void> {
     const floorThroughput: number[] = [];
     for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
       floorThroughput.push(await measureThroughput(() => floorCallSucceeds(warm.floorConn)));
-      for (const [key, conn] of warm.servers) throughputRounds.set(key, [...(throughputRounds.get(key) ?? []), await measureThroughput(() => runPythonSucceeds(conn))]);
+      for (const [key, conn] of warm.servers)
+        throughputRounds.set(key, [
+          ...(throughputRounds.get(key) ?? []),
+          await measureThroughput(() => runPythonSucceeds(conn)),
+        ]);
     }
     await warm.floorConn.close();
     for (const conn of warm.servers.values()) await conn.close();
@@ -619,27 +698,51 @@ async function main(): Promise<void> {
     const cpuAtEnd = cpuTicks();
     const elapsedS = (performance.now() - startedAt) / 1000;
     // Share of the machine's CPU time that went to processes other than the bench's own tree: others' noise.
-    const othersShare = cpuAtStart && cpuAtEnd ? (cpuAtEnd.busy - cpuAtStart.busy - (cpuAtEnd.ours - cpuAtStart.ours)) / (cpuAtEnd.total - cpuAtStart.total) : undefined;
+    const othersShare =
+      cpuAtStart && cpuAtEnd
+        ? (cpuAtEnd.busy - cpuAtStart.busy - (cpuAtEnd.ours - cpuAtStart.ours)) / (cpuAtEnd.total - cpuAtStart.total)
+        : undefined;
 
     const floorP50 = median(warm.floor.samples);
     const p50 = (key: string) => median(warm.byKey.get(key)!.samples);
     const p90 = (key: string) => percentile(warm.byKey.get(key)!.samples, 90);
-    const names: Record<BackendKind, string> = { pyodide: 'Pyodide', python: 'workspace Python', jupyter: 'Jupyter kernel' };
+    const names: Record<BackendKind, string> = {
+      pyodide: 'Pyodide',
+      python: 'workspace Python',
+      jupyter: 'Jupyter kernel',
+    };
     const multi = targets.length > 1;
     const column = (target: Target, backend: BackendKind) => `${names[backend]}${multi ? ` @ ${target.label}` : ''}`;
 
     const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
-    const others = othersShare === undefined ? '' : `; CPU used by processes outside the bench: ${(Math.max(0, othersShare) * 100).toFixed(0)} % of the machine's`;
-    console.log(`\nThe issue's figures, each a ratio of figures measured in this run (medians; load average ${load(loadAtStart)} at the start, ${load(loadAfter)} at the end${others})`);
+    const others =
+      othersShare === undefined
+        ? ''
+        : `; CPU used by processes outside the bench: ${(Math.max(0, othersShare) * 100).toFixed(0)} % of the machine's`;
+    console.log(
+      `\nThe issue's figures, each a ratio of figures measured in this run (medians; load average ${load(loadAtStart)} at the start, ${load(loadAfter)} at the end${others})`,
+    );
     const directP50 = warm.directKernel && median(warm.directKernel.samples);
     const floorThroughputMedian = median(floorThroughput);
-    const ratioCell = (a: number, b: number, unit: string) => `${fmt(a)} / ${fmt(b)} ${unit} = ${times(a / b).replace('.0×', '×')}`;
-    const issueRows: { figure: string; target: string; value(t: Target): string; holds(t: Target): boolean | undefined }[] = [
+    const ratioCell = (a: number, b: number, unit: string) =>
+      `${fmt(a)} / ${fmt(b)} ${unit} = ${times(a / b).replace('.0×', '×')}`;
+    const issueRows: {
+      figure: string;
+      target: string;
+      value(t: Target): string;
+      holds(t: Target): boolean | undefined;
+    }[] = [
       {
         figure: `Pyodide first result from a server spawn (snapshot saved earlier) / the workspace-Python backend's (median of ${COLD_RUNS})`,
         target: '≤ 2×',
-        value: (t) => ratioCell(median(serverStarts.get(`${t.label} pyodide`)!), median(serverStarts.get(`${t.label} python`)!), 'ms'),
-        holds: (t) => median(serverStarts.get(`${t.label} pyodide`)!) / median(serverStarts.get(`${t.label} python`)!) <= 2,
+        value: (t) =>
+          ratioCell(
+            median(serverStarts.get(`${t.label} pyodide`)!),
+            median(serverStarts.get(`${t.label} python`)!),
+            'ms',
+          ),
+        holds: (t) =>
+          median(serverStarts.get(`${t.label} pyodide`)!) / median(serverStarts.get(`${t.label} python`)!) <= 2,
       },
       {
         figure: `Pyodide's very first start, empty cache as a fresh install has it (the snapshot shipped with the build): backend spawn → ready (median of ${PYODIDE_COLD_RUNS})`,
@@ -678,75 +781,172 @@ async function main(): Promise<void> {
       {
         figure: `${CALLERS} concurrent callers on one connection, calls/s, each backend / the floor's (${fmt(floorThroughputMedian)}; median of ${THROUGHPUT_ROUNDS} rounds)`,
         target: '≥ 40 %',
-        value: (t) => BACKENDS.map((b) => `${names[b]} ${((throughput.get(`${t.label} ${b}`)! / floorThroughputMedian) * 100).toFixed(0)} %`).join(', '),
+        value: (t) =>
+          BACKENDS.map(
+            (b) => `${names[b]} ${((throughput.get(`${t.label} ${b}`)! / floorThroughputMedian) * 100).toFixed(0)} %`,
+          ).join(', '),
         holds: (t) => BACKENDS.every((b) => throughput.get(`${t.label} ${b}`)! / floorThroughputMedian >= 0.4),
       },
     ];
     const verdict = (holds: boolean | undefined) => (holds === undefined ? '' : holds ? ' ✓' : ' ✗');
     table(
       ['figure', 'target', ...targets.map((t) => t.label)],
-      issueRows.map((row) => [row.figure, row.target, ...targets.map((t) => `${row.value(t)}${verdict(row.holds(t))}`)]),
+      issueRows.map((row) => [
+        row.figure,
+        row.target,
+        ...targets.map((t) => `${row.value(t)}${verdict(row.holds(t))}`),
+      ]),
     );
     const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-    const memoryLine = (what: string, m: TreeMemory | undefined) => (m ? `${what}: RSS ${mib(m.rssBytes)}, PSS ${mib(m.pssBytes)} (${m.processes} processes)` : `${what}: not measured`);
-    console.log(`\n${memoryLine(`a spare Pyodide host at ${primary.label} (restored from the snapshot, idle)`, spareMemory)}`);
-    console.log(memoryLine(`a Pyodide session's host at ${primary.label} after ${WARM_CALLS + 50} warm runs`, warm.pyodideSessionMemory));
+    const memoryLine = (what: string, m: TreeMemory | undefined) =>
+      m
+        ? `${what}: RSS ${mib(m.rssBytes)}, PSS ${mib(m.pssBytes)} (${m.processes} processes)`
+        : `${what}: not measured`;
+    console.log(
+      `\n${memoryLine(`a spare Pyodide host at ${primary.label} (restored from the snapshot, idle)`, spareMemory)}`,
+    );
+    console.log(
+      memoryLine(
+        `a Pyodide session's host at ${primary.label} after ${WARM_CALLS + 50} warm runs`,
+        warm.pyodideSessionMemory,
+      ),
+    );
 
-    console.log(`\nWhere a warm run_python print(1+1) goes at ${primary.label} (differences of p50s measured interleaved in this run)`);
+    console.log(
+      `\nWhere a warm run_python print(1+1) goes at ${primary.label} (differences of p50s measured interleaved in this run)`,
+    );
     table(
-      ['backend', 'warm p50 (ms)', 'the MCP floor: client, SDK server, two process hops', 'our MCP layer beyond the floor (handler, result shaping, events, history)', 'the engine and its interpreter (engine.run)'],
+      [
+        'backend',
+        'warm p50 (ms)',
+        'the MCP floor: client, SDK server, two process hops',
+        'our MCP layer beyond the floor (handler, result shaping, events, history)',
+        'the engine and its interpreter (engine.run)',
+      ],
       BACKENDS.map((b) => {
         const mcp = p50(`${primary.label} ${b} mcp`);
         const engine = p50(`${primary.label} ${b} engine`);
-        const kernel = b === 'jupyter' && directP50 !== undefined ? `; of it a kernel driven directly: ${fmt(directP50)}` : '';
+        const kernel =
+          b === 'jupyter' && directP50 !== undefined ? `; of it a kernel driven directly: ${fmt(directP50)}` : '';
         return [names[b], fmt(mcp), fmt(floorP50), fmt(mcp - engine - floorP50), `${fmt(engine)}${kernel}`];
       }),
     );
 
-    console.log(`\nOver MCP stdio with the SDK's client, against spawn-per-call (\`python3 -c\` per call) measured in the same run`);
+    console.log(
+      `\nOver MCP stdio with the SDK's client, against spawn-per-call (\`python3 -c\` per call) measured in the same run`,
+    );
     const columns = targets.flatMap((t) => BACKENDS.map((b) => [t, b] as const));
     table(
       ['figure', 'spawn-per-call', ...columns.map(([t, b]) => column(t, b))],
       [
-        ['server spawn → first result (ms, median)', fmt(baseline.p50Ms), ...columns.map(([t, b]) => fmt(median(serverStarts.get(`${t.label} ${b}`)!)))],
-        ['warm run_python print(1+1) p50 (ms)', fmt(baseline.p50Ms), ...columns.map(([t, b]) => `${fmt(p50(`${t.label} ${b} mcp`))} (${(baseline.p50Ms / p50(`${t.label} ${b} mcp`)).toFixed(0)}× faster)`)],
+        [
+          'server spawn → first result (ms, median)',
+          fmt(baseline.p50Ms),
+          ...columns.map(([t, b]) => fmt(median(serverStarts.get(`${t.label} ${b}`)!))),
+        ],
+        [
+          'warm run_python print(1+1) p50 (ms)',
+          fmt(baseline.p50Ms),
+          ...columns.map(
+            ([t, b]) =>
+              `${fmt(p50(`${t.label} ${b} mcp`))} (${(baseline.p50Ms / p50(`${t.label} ${b} mcp`)).toFixed(0)}× faster)`,
+          ),
+        ],
         ['warm p90 (ms)', fmt(baseline.p90Ms), ...columns.map(([t, b]) => fmt(p90(`${t.label} ${b} mcp`)))],
-        [`${CALLERS}-way throughput on one session (calls/s)`, fmt(baseline.callsPerSecond8Way), ...columns.map(([t, b]) => fmt(throughput.get(`${t.label} ${b}`)!))],
+        [
+          `${CALLERS}-way throughput on one session (calls/s)`,
+          fmt(baseline.callsPerSecond8Way),
+          ...columns.map(([t, b]) => fmt(throughput.get(`${t.label} ${b}`)!)),
+        ],
       ],
     );
 
-    console.log(`\nWarm calls, interleaved call by call (${WARM_CALLS} rounds; the floor is an SDK stdio server whose tool returns a constant)`);
-    const warmRows: string[][] = [['MCP floor (SDK server, tool runs nothing)', fmt(floorP50), fmt(percentile(warm.floor.samples, 90)), '1.0×']];
-    if (warm.directKernel) warmRows.push(['a local kernel driven directly with jupyter_client (no server)', fmt(directP50!), fmt(percentile(warm.directKernel.samples, 90)), times(directP50! / floorP50)]);
+    console.log(
+      `\nWarm calls, interleaved call by call (${WARM_CALLS} rounds; the floor is an SDK stdio server whose tool returns a constant)`,
+    );
+    const warmRows: string[][] = [
+      ['MCP floor (SDK server, tool runs nothing)', fmt(floorP50), fmt(percentile(warm.floor.samples, 90)), '1.0×'],
+    ];
+    if (warm.directKernel)
+      warmRows.push([
+        'a local kernel driven directly with jupyter_client (no server)',
+        fmt(directP50!),
+        fmt(percentile(warm.directKernel.samples, 90)),
+        times(directP50! / floorP50),
+      ]);
     for (const [t, b] of columns) {
       const mcp = `${t.label} ${b} mcp`;
       const engine = `${t.label} ${b} engine`;
-      warmRows.push([`${column(t, b)}: run_python over MCP stdio`, fmt(p50(mcp)), fmt(p90(mcp)), times(p50(mcp) / floorP50)]);
-      warmRows.push([`${column(t, b)}: engine only (in-process engine.run)`, fmt(p50(engine)), fmt(p90(engine)), times(p50(engine) / floorP50)]);
+      warmRows.push([
+        `${column(t, b)}: run_python over MCP stdio`,
+        fmt(p50(mcp)),
+        fmt(p90(mcp)),
+        times(p50(mcp) / floorP50),
+      ]);
+      warmRows.push([
+        `${column(t, b)}: engine only (in-process engine.run)`,
+        fmt(p50(engine)),
+        fmt(p90(engine)),
+        times(p50(engine) / floorP50),
+      ]);
     }
     table(['row', 'p50 (ms)', 'p90 (ms)', 'p50 / MCP floor p50'], warmRows);
 
     console.log(`\nPyodide start, backend spawn → ready (new backend each time, as a fresh server starts it)`);
     table(
-      ['target', 'sandbox', `first start, empty cache: the shipped snapshot (ms, median of ${PYODIDE_COLD_RUNS})`, `cold, no snapshot at all (ms, median of ${PYODIDE_COLD_RUNS})`, `from the snapshot (ms, median of ${SNAPSHOT_STARTS})`, 'host-reported load from the snapshot (ms, median)'],
+      [
+        'target',
+        'sandbox',
+        `first start, empty cache: the shipped snapshot (ms, median of ${PYODIDE_COLD_RUNS})`,
+        `cold, no snapshot at all (ms, median of ${PYODIDE_COLD_RUNS})`,
+        `from the snapshot (ms, median of ${SNAPSHOT_STARTS})`,
+        'host-reported load from the snapshot (ms, median)',
+      ],
       targets.map((t) => {
         const s = starts.get(t)!;
-        return [t.label, s.sandbox, fmt(median(s.firstMs)), fmt(median(s.coldMs)), fmt(median(s.snapshotMs)), fmt(median(s.snapshotHostLoadMs))];
+        return [
+          t.label,
+          s.sandbox,
+          fmt(median(s.firstMs)),
+          fmt(median(s.coldMs)),
+          fmt(median(s.snapshotMs)),
+          fmt(median(s.snapshotHostLoadMs)),
+        ];
       }),
     );
 
-    console.log(`\nThe Pyodide sandbox's mechanisms at ${primary.label}, alternating in the same run (a new backend for each start; engine.run for warm runs)`);
+    console.log(
+      `\nThe Pyodide sandbox's mechanisms at ${primary.label}, alternating in the same run (a new backend for each start; engine.run for warm runs)`,
+    );
     table(
-      ['asked for', 'ran under', `from the snapshot (ms, median of ${SNAPSHOT_STARTS})`, 'host-reported load (ms, median)', 'warm print(1+1) p50 (ms)', 'warm p90 (ms)'],
+      [
+        'asked for',
+        'ran under',
+        `from the snapshot (ms, median of ${SNAPSHOT_STARTS})`,
+        'host-reported load (ms, median)',
+        'warm print(1+1) p50 (ms)',
+        'warm p90 (ms)',
+      ],
       SANDBOX_CHOICES.map((choice) => {
         const m = mechanisms.get(choice)!;
-        return [choice, m.mechanism, fmt(median(m.snapshotMs)), fmt(median(m.snapshotHostLoadMs)), fmt(median(m.warm)), fmt(percentile(m.warm, 90))];
+        return [
+          choice,
+          m.mechanism,
+          fmt(median(m.snapshotMs)),
+          fmt(median(m.snapshotHostLoadMs)),
+          fmt(median(m.warm)),
+          fmt(percentile(m.warm, 90)),
+        ];
       }),
     );
 
-    console.log(`\ntools/list from our server: ${targets.map((t) => `${multi ? `${t.label}: ` : ''}${warm.toolsList.get(t)!.bytes} bytes of JSON, ${warm.toolsList.get(t)!.tools} tools`).join('; ')}`);
+    console.log(
+      `\ntools/list from our server: ${targets.map((t) => `${multi ? `${t.label}: ` : ''}${warm.toolsList.get(t)!.bytes} bytes of JSON, ${warm.toolsList.get(t)!.tools} tools`).join('; ')}`,
+    );
 
-    console.log(`\nBridge round trip: tools.everything.echo() from Python vs the same call with the SDK client (median of ${BRIDGE_CALLS})`);
+    console.log(
+      `\nBridge round trip: tools.everything.echo() from Python vs the same call with the SDK client (median of ${BRIDGE_CALLS})`,
+    );
     table(
       ['backend', 'from Python (ms)', 'direct SDK call (ms)', 'bridge overhead (ms)'],
       columns.map(([t, b]) => {
@@ -762,19 +962,45 @@ async function main(): Promise<void> {
       table(
         ['figure', `${ref.label} → ${primary.label}`],
         [
-          ['Pyodide first start, empty cache (ms)', change(median(starts.get(primary)!.firstMs), median(starts.get(ref)!.firstMs))],
-          ['Pyodide cold start, no snapshot at all (ms)', change(median(starts.get(primary)!.coldMs), median(starts.get(ref)!.coldMs))],
-          ['Pyodide start from the snapshot (ms)', change(median(starts.get(primary)!.snapshotMs), median(starts.get(ref)!.snapshotMs))],
-          ['Pyodide server spawn → first result (ms)', change(median(serverStarts.get(`${primary.label} pyodide`)!), median(serverStarts.get(`${ref.label} pyodide`)!))],
+          [
+            'Pyodide first start, empty cache (ms)',
+            change(median(starts.get(primary)!.firstMs), median(starts.get(ref)!.firstMs)),
+          ],
+          [
+            'Pyodide cold start, no snapshot at all (ms)',
+            change(median(starts.get(primary)!.coldMs), median(starts.get(ref)!.coldMs)),
+          ],
+          [
+            'Pyodide start from the snapshot (ms)',
+            change(median(starts.get(primary)!.snapshotMs), median(starts.get(ref)!.snapshotMs)),
+          ],
+          [
+            'Pyodide server spawn → first result (ms)',
+            change(
+              median(serverStarts.get(`${primary.label} pyodide`)!),
+              median(serverStarts.get(`${ref.label} pyodide`)!),
+            ),
+          ],
           ...BACKENDS.flatMap((b) => [
-            [`${names[b]} warm run_python p50 (ms)`, change(p50(`${primary.label} ${b} mcp`), p50(`${ref.label} ${b} mcp`))],
-            [`${names[b]} warm p50 / MCP floor`, `${times(p50(`${ref.label} ${b} mcp`) / floorP50)} → ${times(p50(`${primary.label} ${b} mcp`) / floorP50)}`],
-            [`${names[b]} engine only p50 (ms)`, change(p50(`${primary.label} ${b} engine`), p50(`${ref.label} ${b} engine`))],
+            [
+              `${names[b]} warm run_python p50 (ms)`,
+              change(p50(`${primary.label} ${b} mcp`), p50(`${ref.label} ${b} mcp`)),
+            ],
+            [
+              `${names[b]} warm p50 / MCP floor`,
+              `${times(p50(`${ref.label} ${b} mcp`) / floorP50)} → ${times(p50(`${primary.label} ${b} mcp`) / floorP50)}`,
+            ],
+            [
+              `${names[b]} engine only p50 (ms)`,
+              change(p50(`${primary.label} ${b} engine`), p50(`${ref.label} ${b} engine`)),
+            ],
           ]),
         ],
       );
     }
-    console.log(`\n${elapsedS.toFixed(0)} s; load average at the end ${loadAfter.map((l) => l.toFixed(2)).join(' ')}${others}`);
+    console.log(
+      `\n${elapsedS.toFixed(0)} s; load average at the end ${loadAfter.map((l) => l.toFixed(2)).join(' ')}${others}`,
+    );
 
     const outDir = path.join(benchDir, 'results');
     fs.mkdirSync(outDir, { recursive: true });
@@ -787,7 +1013,11 @@ async function main(): Promise<void> {
       othersCpuShare: othersShare,
       spawnPerCall: baseline,
       loadAtStart,
-      mcpFloor: { p50Ms: floorP50, p90Ms: percentile(warm.floor.samples, 90), callsPerSecond8Way: floorThroughputMedian },
+      mcpFloor: {
+        p50Ms: floorP50,
+        p90Ms: percentile(warm.floor.samples, 90),
+        callsPerSecond8Way: floorThroughputMedian,
+      },
       directKernelP50Ms: directP50,
       spareHost: spareMemory,
       pyodideSessionHost: warm.pyodideSessionMemory,

@@ -25,9 +25,22 @@ if (!fs.existsSync(node24)) {
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-conformance-'));
 const token = randomBytes(24).toString('base64url');
 fs.writeFileSync(path.join(work, 'token'), token, { mode: 0o600 });
-const server = spawn(process.execPath, [path.join(root, 'dist', 'cli.js'), '--http', '--port', '0', '--token-file', path.join(work, 'token'), '--storage', path.join(work, 'storage')], {
-  stdio: ['ignore', 'ignore', 'pipe'],
-});
+const server = spawn(
+  process.execPath,
+  [
+    path.join(root, 'dist', 'cli.js'),
+    '--http',
+    '--port',
+    '0',
+    '--token-file',
+    path.join(work, 'token'),
+    '--storage',
+    path.join(work, 'storage'),
+  ],
+  {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  },
+);
 const cleanup = () => {
   server.kill('SIGTERM');
   fs.rmSync(work, { recursive: true, force: true });
@@ -47,10 +60,13 @@ const serverUrl = await new Promise((resolve, reject) => {
 // The relay: every request goes on to the server with the token, and the response comes back as it streams.
 const relay = http.createServer((req, res) => {
   const headers = { ...req.headers, host: serverUrl.host, authorization: `Bearer ${token}` };
-  const upstream = http.request({ host: serverUrl.hostname, port: serverUrl.port, path: req.url, method: req.method, headers }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
-  });
+  const upstream = http.request(
+    { host: serverUrl.hostname, port: serverUrl.port, path: req.url, method: req.method, headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
   upstream.on('error', () => res.destroy());
   req.pipe(upstream);
 });

@@ -23,11 +23,15 @@ export function installDebianPackages(missing, say, hint = '') {
   if (!missing.length) return;
   const cmdLine = `apt-get update && apt-get install -y ${missing.join(' ')}`;
   if (!onPath('apt-get')) {
-    throw new MissingPackagesError(`missing system packages (${missing.join(', ')}) and no apt-get here; install them${hint}`);
+    throw new MissingPackagesError(
+      `missing system packages (${missing.join(', ')}) and no apt-get here; install them${hint}`,
+    );
   }
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-    throw new MissingPackagesError(`missing Debian packages: ${missing.join(' ')}. Not running as root, so not installing them.\n` +
-      `  Run as root:  sudo sh -c '${cmdLine}'\n  then run this again.`);
+    throw new MissingPackagesError(
+      `missing Debian packages: ${missing.join(' ')}. Not running as root, so not installing them.\n` +
+        `  Run as root:  sudo sh -c '${cmdLine}'\n  then run this again.`,
+    );
   }
   say(`installing Debian packages: ${missing.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };

@@ -24,7 +24,9 @@ async function main(): Promise<void> {
       }
       times.sort((a, b) => a - b);
       const at = (q: number) => times[Math.floor(q * (times.length - 1))]!.toFixed(1);
-      process.stdout.write(`${RUNS} warm runs: median ${at(0.5)} ms, quartiles ${at(0.25)}-${at(0.75)} ms, min ${at(0)} ms, max ${at(1)} ms\n`);
+      process.stdout.write(
+        `${RUNS} warm runs: median ${at(0.5)} ms, quartiles ${at(0.25)}-${at(0.75)} ms, min ${at(0)} ms, max ${at(1)} ms\n`,
+      );
     } finally {
       await engine.dispose();
     }

@@ -14,7 +14,8 @@ const mark = fs.readFileSync(path.join(root, 'media', 'icon.svg'), 'utf8');
 
 // The mark's paths, coloured by part: the first three draw the head, the rest the terminal.
 const parts = [...mark.matchAll(/<(path|circle|rect)\b[^>]*\/>/g)].map((m) => m[0]);
-if (parts.length !== 6) throw new Error(`media/icon.svg changed shape (${parts.length} elements); update scripts/icon.mjs`);
+if (parts.length !== 6)
+  throw new Error(`media/icon.svg changed shape (${parts.length} elements); update scripts/icon.mjs`);
 const head = parts.slice(0, 3).join('\n    ').replace('fill="currentColor"', 'fill="#ffd43b"');
 const terminal = parts.slice(3).join('\n    ');
 
@@ -36,7 +37,10 @@ const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${SIZE}" height="${S
   </svg>
 </svg>`;
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu'],
+});
 try {
   const page = await browser.newPage({ viewport: { width: SIZE, height: SIZE }, deviceScaleFactor: 1 });
   await page.setContent(`<!DOCTYPE html><html><body style="margin:0">${svg}</body></html>`);

@@ -30,7 +30,8 @@ const bundledDir = path.join(root, 'dist', 'deno');
 
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`);
   return result;
 }
 
@@ -39,7 +40,11 @@ function denoPackage(platform) {
   const unpacked = path.join(cache, platform);
   if (fs.existsSync(path.join(unpacked, 'package.json'))) return unpacked;
   fs.mkdirSync(cache, { recursive: true });
-  const packed = run('npm', ['pack', `@deno/${platform}@${denoVersion}`, '--pack-destination', cache, '--json', '--silent'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const packed = run(
+    'npm',
+    ['pack', `@deno/${platform}@${denoVersion}`, '--pack-destination', cache, '--json', '--silent'],
+    { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
+  );
   const tarball = path.join(cache, JSON.parse(packed.stdout)[0].filename);
   fs.mkdirSync(unpacked, { recursive: true });
   run('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1']);
@@ -49,7 +54,12 @@ function denoPackage(platform) {
 
 /** Packages through scripts/package.mjs, which owns vsce's arguments (the README images' https base among them). */
 function vsce(output, target) {
-  run(process.execPath, [path.join(root, 'scripts', 'package.mjs'), '--out', output, ...(target ? ['--target', target] : [])]);
+  run(process.execPath, [
+    path.join(root, 'scripts', 'package.mjs'),
+    '--out',
+    output,
+    ...(target ? ['--target', target] : []),
+  ]);
   const size = fs.statSync(path.join(root, output)).size;
   console.log(`${output}: ${(size / 1024 / 1024).toFixed(1)} MB`);
 }
@@ -71,7 +81,8 @@ function packageTarget(target) {
 const requested = process.argv.slice(2);
 const universalOnly = requested.includes('--universal');
 const targets = requested.filter((arg) => arg !== '--universal');
-for (const target of targets) if (!(target in TARGETS)) throw new Error(`unknown target ${target}: one of ${Object.keys(TARGETS).join(', ')}`);
+for (const target of targets)
+  if (!(target in TARGETS)) throw new Error(`unknown target ${target}: one of ${Object.keys(TARGETS).join(', ')}`);
 for (const target of universalOnly ? [] : targets.length ? targets : Object.keys(TARGETS)) packageTarget(target);
 if (universalOnly || targets.length === 0) {
   fs.rmSync(bundledDir, { recursive: true, force: true });

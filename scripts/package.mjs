@@ -19,7 +19,15 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: opt } = parseArgs({ options: { target: { type: 'string' }, out: { type: 'string' }, manifest: { type: 'string' }, 'print-args': { type: 'boolean' } }, strict: true });
+const { values: opt } = parseArgs({
+  options: {
+    target: { type: 'string' },
+    out: { type: 'string' },
+    manifest: { type: 'string' },
+    'print-args': { type: 'boolean' },
+  },
+  strict: true,
+});
 if (opt.manifest && !opt['print-args']) {
   process.stderr.write('[package] --manifest only goes with --print-args: vsce packages the repository itself\n');
   process.exit(2);
@@ -29,7 +37,13 @@ const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
 
 /** vsce's arguments for `manifest`; throws with what to fix when the image base is not an https URL. */
 function vsceArgs() {
-  const args = ['package', '--no-dependencies', '-o', opt.out ?? 'code-mode-python.vsix', ...(opt.target ? ['--target', opt.target] : [])];
+  const args = [
+    'package',
+    '--no-dependencies',
+    '-o',
+    opt.out ?? 'code-mode-python.vsix',
+    ...(opt.target ? ['--target', opt.target] : []),
+  ];
   const base = typeof manifest.config?.imagesBaseUrl === 'string' ? manifest.config.imagesBaseUrl.trim() : '';
   const repository = typeof manifest.repository === 'string' ? manifest.repository : manifest.repository?.url;
   if (base) {
@@ -39,7 +53,10 @@ function vsceArgs() {
     } catch {
       url = undefined;
     }
-    if (url?.protocol !== 'https:') throw new Error(`config.imagesBaseUrl in ${manifestPath} must be an https URL (the details page shows no other images): ${JSON.stringify(base)}`);
+    if (url?.protocol !== 'https:')
+      throw new Error(
+        `config.imagesBaseUrl in ${manifestPath} must be an https URL (the details page shows no other images): ${JSON.stringify(base)}`,
+      );
     return [...args, '--baseImagesUrl', base, ...(repository ? [] : ['--allow-missing-repository'])];
   }
   if (repository) return args;
@@ -58,7 +75,9 @@ if (opt['print-args']) {
   process.exit(0);
 }
 if (args.includes('--no-rewrite-relative-links')) {
-  process.stdout.write('[package] no config.imagesBaseUrl or repository in package.json: README images stay relative, and the installed details page shows their alt text instead\n');
+  process.stdout.write(
+    '[package] no config.imagesBaseUrl or repository in package.json: README images stay relative, and the installed details page shows their alt text instead\n',
+  );
 }
 const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
 const run = spawnSync(process.execPath, [vsce, ...args], { cwd: root, stdio: 'inherit' });

@@ -14,7 +14,10 @@ import { sandboxReport, type SandboxChoice } from '../src/engine/sandbox/index';
 import type { Logger } from '../src/engine/types';
 
 /** The sandbox choice that starts the host under each runtime: 'bubblewrap' runs Node (under Node's permission model alone where bubblewrap cannot run). */
-const RUNTIMES: { choice: SandboxChoice; runtime?: 'deno' }[] = [{ choice: 'bubblewrap' }, { choice: 'deno', runtime: 'deno' }];
+const RUNTIMES: { choice: SandboxChoice; runtime?: 'deno' }[] = [
+  { choice: 'bubblewrap' },
+  { choice: 'deno', runtime: 'deno' },
+];
 
 const dist = assetsDir();
 const shippedDir = path.join(dist, SHIPPED_SNAPSHOT_DIR);
@@ -74,7 +77,9 @@ async function ship(choice: SandboxChoice, runtime: 'deno' | undefined, name: st
   } finally {
     fs.rmSync(cacheDir, { recursive: true, force: true });
   }
-  say(`made ${path.relative(process.cwd(), target)} (${mechanism}, ${(fs.statSync(target).size / 1024 / 1024).toFixed(1)} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  say(
+    `made ${path.relative(process.cwd(), target)} (${mechanism}, ${(fs.statSync(target).size / 1024 / 1024).toFixed(1)} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -85,10 +90,13 @@ async function main(): Promise<void> {
   // One after the other: side by side took no less time on two busy cores.
   for (const [i, { choice, runtime }] of RUNTIMES.entries()) await ship(choice, runtime, names[i]);
   const wanted = new Set(names.flatMap((name) => [name, `${name}.sha256`]));
-  for (const name of fs.readdirSync(shippedDir)) if (!wanted.has(name)) fs.rmSync(path.join(shippedDir, name), { force: true });
+  for (const name of fs.readdirSync(shippedDir))
+    if (!wanted.has(name)) fs.rmSync(path.join(shippedDir, name), { force: true });
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`[pyodide-snapshot] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `[pyodide-snapshot] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -16,10 +16,15 @@ const missing = [];
 if (process.platform === 'linux' && !onPath('bwrap')) missing.push('bubblewrap');
 if (process.platform === 'linux' && (!onPath('setpriv') || !onPath('unshare'))) missing.push('util-linux');
 if (onPath('dpkg-query')) {
-  for (const pkg of ['jupyter-server', 'python3-ipykernel', 'python3-pip', 'jupyterhub']) if (!dpkgInstalled(pkg)) missing.push(pkg);
+  for (const pkg of ['jupyter-server', 'python3-ipykernel', 'python3-pip', 'jupyterhub'])
+    if (!dpkgInstalled(pkg)) missing.push(pkg);
 }
 try {
-  installDebianPackages(missing, say, ' (bubblewrap is the Pyodide sandbox on Linux; jupyter-server, python3-ipykernel and jupyterhub serve the jupyter backend tests)');
+  installDebianPackages(
+    missing,
+    say,
+    ' (bubblewrap is the Pyodide sandbox on Linux; jupyter-server, python3-ipykernel and jupyterhub serve the jupyter backend tests)',
+  );
   say(missing.length ? `installed ${missing.join(', ')}` : 'up to date');
 } catch (e) {
   process.stderr.write(`[system-deps] FAILED: ${e instanceof MissingPackagesError ? e.message : e?.stack || e}\n`);

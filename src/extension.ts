@@ -33,7 +33,10 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('Code Mode for Python', { log: true });
   const runsChannel = vscode.window.createOutputChannel('Code Mode: Runs');
-  const interpreter = new InterpreterTracker(() => vscode.workspace.getConfiguration('codeMode').get<string>('pythonPath', '').trim(), log);
+  const interpreter = new InterpreterTracker(
+    () => vscode.workspace.getConfiguration('codeMode').get<string>('pythonPath', '').trim(),
+    log,
+  );
   // Set by VS Code only when it runs extension tests (--extensionTestsPath); never in an installed extension.
   const underTest = context.extensionMode === vscode.ExtensionMode.Test;
   const output = new RunOutputWriter(runsChannel, underTest);
@@ -43,7 +46,10 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     interpreterTracker: interpreter,
     secrets: context.secrets,
     // The views are made below, with the container's services; a person's run asks for them when it starts.
-    personRunViews: (): PersonRunViews => ({ present: () => results.present(), revealRunsChannel: () => output.reveal(true) }),
+    personRunViews: (): PersonRunViews => ({
+      present: () => results.present(),
+      revealRunsChannel: () => output.reveal(true),
+    }),
   });
   const { engine, bridge, mcp, stores, personRuns } = container;
   const settings = () => container.settings.current;
@@ -51,7 +57,13 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const history = new RunHistory(100, stores.history);
 
   const actions = resultsActions({ history, engine, bridge, tools: () => mcp.localClient(), personRuns });
-  const results = new ResultsView({ extensionUri: context.extensionUri, history, actions, log, memory: context.globalState });
+  const results = new ResultsView({
+    extensionUri: context.extensionUri,
+    history,
+    actions,
+    log,
+    memory: context.globalState,
+  });
   const explorer = new ToolExplorer({
     engine,
     interpreterPath,
@@ -65,10 +77,19 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     jupyterServer: () => settings().backends.jupyter.url,
     vscodeToolsOn: () => settings().exposeVscodeTools,
   });
-  const explorerTree = vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true });
+  const explorerTree = vscode.window.createTreeView(EXPLORER_VIEW_ID, {
+    treeDataProvider: explorer,
+    showCollapseAll: true,
+  });
   results.setCompanion(explorerTree);
   const pyodideSpare = new PyodideSpare(() => engine.get(), settings);
-  const mcpProvider = new CodeModeMcpProvider(settings, interpreterPath, () => mcp.loopback(), context.extensionPath, () => pyodideSpare.want());
+  const mcpProvider = new CodeModeMcpProvider(
+    settings,
+    interpreterPath,
+    () => mcp.loopback(),
+    context.extensionPath,
+    () => pyodideSpare.want(),
+  );
   const status = new RunStatusItem(
     () => personRuns.backend(),
     (kind) => describeBackend(kind, interpreterPath(), settings().backends),
@@ -104,7 +125,11 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     onSettingsChange((event) => {
       void container.settingsChanged(event).then(() => {
         explorer.refresh();
-        if (event.affectsConfiguration('codeMode.pyodide.warmSpare') || event.affectsConfiguration('codeMode.defaultBackend')) pyodideSpare.apply();
+        if (
+          event.affectsConfiguration('codeMode.pyodide.warmSpare') ||
+          event.affectsConfiguration('codeMode.defaultBackend')
+        )
+          pyodideSpare.apply();
       });
       status.update();
       if (
@@ -126,9 +151,19 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
     explorerTree,
     results.onDidChangeUnseen((count) => status.setUnseen(count)),
-    vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, { webviewOptions: { retainContextWhenHidden: true } }),
+    vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, {
+      webviewOptions: { retainContextWhenHidden: true },
+    }),
     ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, personRuns }),
-    registerGenerateCommand({ engine: () => engine.get(), toolsSummary: async () => (await bridge.get()).bridge.search(''), log, toolApprovals: container.toolApprovals.approvals }, results),
+    registerGenerateCommand(
+      {
+        engine: () => engine.get(),
+        toolsSummary: async () => (await bridge.get()).bridge.search(''),
+        log,
+        toolApprovals: container.toolApprovals.approvals,
+      },
+      results,
+    ),
     registerInstallCommand({ settings, engine: () => engine.get(), results }),
     ...registerJupyterCommands({ settings, tokens: container.jupyterTokens, engine }),
     ...registerExplorerCommands({ explorer, results, codeFiles: stores.codeFiles, personRuns, rerun: actions.rerun }),
@@ -137,7 +172,10 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const activationMs = performance.now() - started;
   log.info(`activated in ${activationMs.toFixed(1)} ms`);
   // Another extension could read these exports: the insides only for the extension's own tests.
-  return { runs: () => history.all(), ...(underTest ? { testing: testApi({ container, history, results, explorer, output, status, activationMs }) } : {}) };
+  return {
+    runs: () => history.all(),
+    ...(underTest ? { testing: testApi({ container, history, results, explorer, output, status, activationMs }) } : {}),
+  };
 }
 
 export function deactivate(): void {

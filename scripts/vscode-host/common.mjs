@@ -130,20 +130,34 @@ export function isolatedEnv(tmp) {
  * when the server logs "HTTP server listening" (rejects if it exits first or after 60 s);
  * output() is its recent stdout+stderr (VERBOSE echoes it as it comes).
  */
-export async function startCodeServer({ host, cwd, env, workspace, userDataDir, extensionsDir, workspaceTrust = false, smokeTestDriver = false, verbose = false }) {
+export async function startCodeServer({
+  host,
+  cwd,
+  env,
+  workspace,
+  userDataDir,
+  extensionsDir,
+  workspaceTrust = false,
+  smokeTestDriver = false,
+  verbose = false,
+}) {
   const authority = `127.0.0.1:${await freePort()}`;
   const args = [
     host.codeServerEntry,
-    '--auth', 'none',
-    '--bind-addr', authority,
+    '--auth',
+    'none',
+    '--bind-addr',
+    authority,
     '--disable-telemetry',
     '--disable-update-check',
     ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     // Without this a built VS Code ignores the `payload` URL parameter and nothing runs.
     ...(smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
-    '--user-data-dir', userDataDir,
-    '--extensions-dir', extensionsDir,
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
     workspace,
   ];
   const child = spawn(host.nodeBin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -175,7 +189,9 @@ export async function startCodeServer({ host, cwd, env, workspace, userDataDir, 
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
-  const startupTimeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`code-server not listening after 60 s\n${out}`)), 60_000).unref());
+  const startupTimeout = new Promise((_, reject) =>
+    setTimeout(() => reject(new Error(`code-server not listening after 60 s\n${out}`)), 60_000).unref(),
+  );
 
   return {
     process: child,
@@ -204,7 +220,15 @@ export function launchChromium(playwright, host, profileDir) {
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

@@ -46,7 +46,11 @@ async function vscodeExecutable() {
   });
   try {
     return await Promise.race([
-      downloadAndUnzipVSCode({ version, cachePath: path.join(repoRoot, '.vscode-test'), timeout: Math.min(downloadTimeoutMs, 30_000) }),
+      downloadAndUnzipVSCode({
+        version,
+        cachePath: path.join(repoRoot, '.vscode-test'),
+        timeout: Math.min(downloadTimeoutMs, 30_000),
+      }),
       timeout,
     ]);
   } catch (e) {
@@ -83,7 +87,15 @@ try {
     vscodeExecutablePath: executable,
     extensionDevelopmentPath: repoRoot,
     extensionTestsPath: testsEntry,
-    launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--user-data-dir', path.join(tmp, 'user-data'), '--skip-welcome', '--skip-release-notes'],
+    launchArgs: [
+      workspace,
+      '--disable-extensions',
+      '--disable-workspace-trust',
+      '--user-data-dir',
+      path.join(tmp, 'user-data'),
+      '--skip-welcome',
+      '--skip-release-notes',
+    ],
     extensionTestsEnv: {
       CODE_MODE_TEST: '1',
       CODE_MODE_TEST_WORKSPACE: workspace,

@@ -35,7 +35,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { clearTimeout } from 'node:timers';
 import { format, parseArgs } from 'node:util';
-import { cleanupOnce, harnessFail, isolatedEnv, launchChromium, loadPlaywright, repoRoot, requireHost, startCodeServer, timedLog } from './common.mjs';
+import {
+  cleanupOnce,
+  harnessFail,
+  isolatedEnv,
+  launchChromium,
+  loadPlaywright,
+  repoRoot,
+  requireHost,
+  startCodeServer,
+  timedLog,
+} from './common.mjs';
 
 const say = timedLog('runner');
 const fail = harnessFail('runner');
@@ -66,9 +76,14 @@ const SCREENSHOT_CUE = '[code-mode-test] screenshot now';
 // A test that waits for a person's answer logs this cue and the text: the runner types it on the keyboard
 // into whatever has focus (an input box) and presses Enter, as a person would.
 const TYPE_CUE = '[code-mode-test] type: ';
-const screenshot = opt.screenshot || process.env.CODE_MODE_TEST_SCREENSHOT ? path.resolve(opt.screenshot || process.env.CODE_MODE_TEST_SCREENSHOT) : undefined;
+const screenshot =
+  opt.screenshot || process.env.CODE_MODE_TEST_SCREENSHOT
+    ? path.resolve(opt.screenshot || process.env.CODE_MODE_TEST_SCREENSHOT)
+    : undefined;
 const grep = opt.grep || process.env.CODE_MODE_TEST_GREP;
-const testsEntry = path.resolve(opt.tests || process.env.CODE_MODE_TEST_ENTRY || path.join(repoRoot, 'out', 'test', 'vscode', 'index.js'));
+const testsEntry = path.resolve(
+  opt.tests || process.env.CODE_MODE_TEST_ENTRY || path.join(repoRoot, 'out', 'test', 'vscode', 'index.js'),
+);
 const extensionDir = path.resolve(opt.extension || process.env.CODE_MODE_TEST_EXTENSION || repoRoot);
 const extraEnv = {};
 for (const kv of opt.env || []) {
@@ -97,7 +112,8 @@ function placeNode(node, target) {
 }
 
 /** vscode-remote URI for an absolute path on the code-server machine (segments percent-encoded). */
-const remoteUri = (authority, p) => `vscode-remote://${authority}${p.split(path.sep).map(encodeURIComponent).join('/')}`;
+const remoteUri = (authority, p) =>
+  `vscode-remote://${authority}${p.split(path.sep).map(encodeURIComponent).join('/')}`;
 
 // Lines of browser console noise: the workbench without network, auth, marketplace, etc. Under the smoke-test
 // driver the workbench confirms every dialog itself (an MCP tool call asks one) and warns each time.
@@ -120,7 +136,8 @@ async function main() {
   let workspace;
   if (opt.workspace || process.env.CODE_MODE_TEST_WORKSPACE) {
     workspace = path.resolve(opt.workspace || process.env.CODE_MODE_TEST_WORKSPACE);
-    if (!fs.statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`workspace ${workspace} is not a folder`);
+    if (!fs.statSync(workspace, { throwIfNoEntry: false })?.isDirectory())
+      throw new Error(`workspace ${workspace} is not a folder`);
   } else {
     workspace = path.join(tmp, 'workspace');
     const fixture = path.join(repoRoot, 'test', 'vscode', 'fixtures', 'workspace');
@@ -146,7 +163,11 @@ async function main() {
   };
   // A scripted language model standing in for Copilot (which cannot sign in offline), for generate-and-run.
   // Installed as a plain extension folder: code-server loads only one extension under development.
-  fs.cpSync(path.join(repoRoot, 'test', 'vscode', 'fixtures', 'scripted-model'), path.join(tmp, 'extensions', 'code-mode-tests.scripted-model-0.0.1'), { recursive: true });
+  fs.cpSync(
+    path.join(repoRoot, 'test', 'vscode', 'fixtures', 'scripted-model'),
+    path.join(tmp, 'extensions', 'code-mode-tests.scripted-model-0.0.1'),
+    { recursive: true },
+  );
   server = await startCodeServer({
     host: { ...host, nodeBin },
     cwd: tmp,
@@ -232,7 +253,9 @@ async function main() {
   say(`opening the workbench in ${host.chromium}`);
   await page.goto(url, { waitUntil: 'commit', timeout: 0 }); // the overall timeout applies
 
-  const serverDied = new Promise((r) => server.process.once('exit', (code, sig) => r(`code-server exited (${code ?? sig})`)));
+  const serverDied = new Promise((r) =>
+    server.process.once('exit', (code, sig) => r(`code-server exited (${code ?? sig})`)),
+  );
   const result = await Promise.race([exited, serverDied]);
   if (settled) return 2; // the overall timeout already reported
   await Promise.race([consoleQueue, new Promise((r) => setTimeout(r, 5000))]); // print what the tests logged first
@@ -242,7 +265,8 @@ async function main() {
   }
   if (typeof result === 'number') say(`tests failed: exit code ${result}`);
   else say(String(result));
-  if (typeof result !== 'number' && !verbose) process.stdout.write(`[runner] last server output:\n${serverOut().slice(-20_000)}\n`);
+  if (typeof result !== 'number' && !verbose)
+    process.stdout.write(`[runner] last server output:\n${serverOut().slice(-20_000)}\n`);
   else if (!verbose) say('VERBOSE=1 shows the server output and the whole browser console');
   return typeof result === 'number' ? 1 : 2;
 }

@@ -64,7 +64,10 @@ function nodeVersionOf(bin) {
 }
 
 function ensureNode24(env) {
-  if (nodeVersionOf(p.nodeBin) === `v${NODE_VERSION}` && fs.existsSync(path.join(p.nodeDir, 'include', 'node', 'node.h'))) {
+  if (
+    nodeVersionOf(p.nodeBin) === `v${NODE_VERSION}` &&
+    fs.existsSync(path.join(p.nodeDir, 'include', 'node', 'node.h'))
+  ) {
     say(`Node ${NODE_VERSION} already in ${p.nodeDir}`);
     return;
   }
@@ -72,10 +75,14 @@ function ensureNode24(env) {
   fs.rmSync(dir, { recursive: true, force: true });
   writePackageJson(dir, 'code-mode-test-node24');
   say(`installing ${NODE_PACKAGE}@${NODE_VERSION} (Node binary + headers)`);
-  run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', `${NODE_PACKAGE}@${NODE_VERSION}`], { cwd: dir, env });
+  run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', `${NODE_PACKAGE}@${NODE_VERSION}`], {
+    cwd: dir,
+    env,
+  });
   const v = nodeVersionOf(p.nodeBin);
   if (v !== `v${NODE_VERSION}`) throw new SetupError(`${p.nodeBin} reports ${v}, expected v${NODE_VERSION}`);
-  if (!fs.existsSync(path.join(p.nodeDir, 'include', 'node', 'node.h'))) throw new SetupError(`no Node headers under ${p.nodeDir}/include/node`);
+  if (!fs.existsSync(path.join(p.nodeDir, 'include', 'node', 'node.h')))
+    throw new SetupError(`no Node headers under ${p.nodeDir}/include/node`);
 }
 
 function ensureCodeServer(env) {
@@ -83,7 +90,9 @@ function ensureCodeServer(env) {
   // Always a clean install: a half-finished one would skip code-server's postinstall on retry.
   fs.rmSync(dir, { recursive: true, force: true });
   writePackageJson(dir, 'code-mode-test-code-server');
-  say(`installing code-server@${CODE_SERVER_VERSION} with Node ${NODE_VERSION} (about 2 minutes; builds native modules)`);
+  say(
+    `installing code-server@${CODE_SERVER_VERSION} with Node ${NODE_VERSION} (about 2 minutes; builds native modules)`,
+  );
   run('npm', ['install', '--no-audit', '--no-fund', '--foreground-scripts', `code-server@${CODE_SERVER_VERSION}`], {
     cwd: dir,
     env: {
@@ -94,7 +103,8 @@ function ensureCodeServer(env) {
       PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
     },
   });
-  if (!fs.existsSync(p.codeServerEntry)) throw new SetupError(`code-server installed but ${p.codeServerEntry} is missing`);
+  if (!fs.existsSync(p.codeServerEntry))
+    throw new SetupError(`code-server installed but ${p.codeServerEntry} is missing`);
   // Sanity check with scratch XDG dirs (code-server writes a config file on any start).
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-setup-'));
   try {
@@ -128,14 +138,23 @@ function main() {
   fs.rmSync(p.marker, { force: true });
   const env = cleanEnv();
   ensureNode24(env);
-  if (marker?.codeServer === CODE_SERVER_VERSION && marker?.node === NODE_VERSION && fs.existsSync(p.codeServerEntry) && !force) {
+  if (
+    marker?.codeServer === CODE_SERVER_VERSION &&
+    marker?.node === NODE_VERSION &&
+    fs.existsSync(p.codeServerEntry) &&
+    !force
+  ) {
     say(`code-server ${CODE_SERVER_VERSION} already installed`);
   } else {
     ensureCodeServer(env);
   }
   fs.writeFileSync(
     p.marker,
-    JSON.stringify({ node: NODE_VERSION, codeServer: CODE_SERVER_VERSION, completedAt: new Date().toISOString() }, null, 2) + '\n',
+    JSON.stringify(
+      { node: NODE_VERSION, codeServer: CODE_SERVER_VERSION, completedAt: new Date().toISOString() },
+      null,
+      2,
+    ) + '\n',
   );
   say(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${p.hostDir}`);
 }

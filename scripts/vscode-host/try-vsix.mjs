@@ -45,7 +45,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { clearTimeout } from 'node:timers';
 import { parseArgs } from 'node:util';
-import { cleanupOnce, harnessFail, isolatedEnv, launchChromium, loadPlaywright, repoRoot, requireHost, startCodeServer, timedLog } from './common.mjs';
+import {
+  cleanupOnce,
+  harnessFail,
+  isolatedEnv,
+  launchChromium,
+  loadPlaywright,
+  repoRoot,
+  requireHost,
+  startCodeServer,
+  timedLog,
+} from './common.mjs';
 
 const say = timedLog('try-vsix');
 const fail = harnessFail('try-vsix');
@@ -147,7 +157,10 @@ writeWorkspaceFile(REPORT_FILE, [
 ]);
 // Step 6's files: one that waits for a flag file (the walkthrough writes it), one to queue behind it.
 const GO_FLAG = path.join(dirs.workspace, 'go.flag');
-fs.writeFileSync(path.join(dirs.workspace, 'slow.py'), `import os, time\nprint("slow started", flush=True)\nwhile not os.path.exists(${JSON.stringify(GO_FLAG)}):\n    time.sleep(0.1)\nprint("slow done")\n`);
+fs.writeFileSync(
+  path.join(dirs.workspace, 'slow.py'),
+  `import os, time\nprint("slow started", flush=True)\nwhile not os.path.exists(${JSON.stringify(GO_FLAG)}):\n    time.sleep(0.1)\nprint("slow done")\n`,
+);
 fs.writeFileSync(path.join(dirs.workspace, 'next.py'), 'print("next ran")\n');
 // Step 8's file: a write to the memory server (not read-only, so it asks first), then a read (read-only).
 const APPROVAL_FILE = 'remember.py';
@@ -167,13 +180,34 @@ const memoryServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol'
 if (fs.existsSync(memoryServer)) {
   fs.writeFileSync(
     path.join(dirs.workspace, 'mcp_servers.json'),
-    JSON.stringify({ servers: { memory: { command: process.execPath, args: [memoryServer], env: { MEMORY_FILE_PATH: path.join(tmp, 'memory.jsonl') } } } }, null, 2) + '\n',
+    JSON.stringify(
+      {
+        servers: {
+          memory: {
+            command: process.execPath,
+            args: [memoryServer],
+            env: { MEMORY_FILE_PATH: path.join(tmp, 'memory.jsonl') },
+          },
+        },
+      },
+      null,
+      2,
+    ) + '\n',
   );
 }
 // A quiet first start: no welcome page, no tips. Nothing about Code Mode is configured.
 fs.writeFileSync(
   path.join(dirs.userData, 'User', 'settings.json'),
-  JSON.stringify({ 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false, 'extensions.ignoreRecommendations': true, 'workbench.secondarySideBar.defaultVisibility': 'hidden' }, null, 2),
+  JSON.stringify(
+    {
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'extensions.ignoreRecommendations': true,
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    },
+    null,
+    2,
+  ),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -185,12 +219,16 @@ const cleanup = cleanupOnce({ tmp, keepTmp, say, parts: () => ({ context, server
 
 /** code-server's own CLI (install/list extensions): same binary, same profile folders. */
 function codeServerCli(args) {
-  const r = spawnSync(host.nodeBin, [host.codeServerEntry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, ...args], {
-    cwd: tmp,
-    env,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const r = spawnSync(
+    host.nodeBin,
+    [host.codeServerEntry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, ...args],
+    {
+      cwd: tmp,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   return { status: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}`.trim() };
 }
 
@@ -221,7 +259,8 @@ async function runFromPalette(title) {
 }
 
 /** The Results view's pane in the Code Mode side bar. */
-const resultsPane = () => page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: /^\s*Results/ }) });
+const resultsPane = () =>
+  page.locator('.part.sidebar .pane', { has: page.locator('.pane-header', { hasText: /^\s*Results/ }) });
 
 /** The Tool Explorer's pane: header, and the tree (or message) in its body. */
 const explorerPane = () => page.locator('.pane', { has: page.locator('.pane-header', { hasText: /tool explorer/i }) });
@@ -292,7 +331,12 @@ async function outputText() {
   return page
     .locator('.part.panel .output-view .view-lines, .part.panel [id="workbench.panel.output"] .view-lines')
     .first()
-    .evaluate((el) => [...el.querySelectorAll('.view-line')].sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top)).map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n'));
+    .evaluate((el) =>
+      [...el.querySelectorAll('.view-line')]
+        .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+        .map((l) => l.textContent.replace(/\u00a0/g, ' '))
+        .join('\n'),
+    );
 }
 
 /** Puts the cursor at the end of the editor and types a new line as text (no auto-closing brackets). */
@@ -316,19 +360,44 @@ async function main() {
   say(`installing ${path.relative(process.cwd(), vsix) || vsix} (${(fs.statSync(vsix).size / 1e6).toFixed(2)} MB)`);
   const installed = codeServerCli(['--install-extension', vsix]);
   if (verbose) say(installed.out);
-  check('code-server --install-extension installs the .vsix', installed.status === 0 && /successfully installed/i.test(installed.out), installed.out.split('\n').pop());
+  check(
+    'code-server --install-extension installs the .vsix',
+    installed.status === 0 && /successfully installed/i.test(installed.out),
+    installed.out.split('\n').pop(),
+  );
   const listed = codeServerCli(['--list-extensions', '--show-versions']);
   const version = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version;
-  check('--list-extensions shows code-mode.code-mode-python', listed.out.includes(`code-mode.code-mode-python@${version}`), listed.out.replace(/\n/g, ', '));
+  check(
+    '--list-extensions shows code-mode.code-mode-python',
+    listed.out.includes(`code-mode.code-mode-python@${version}`),
+    listed.out.replace(/\n/g, ', '),
+  );
   const installedDir = fs.readdirSync(dirs.extensions).find((d) => d.startsWith('code-mode.code-mode-python'));
   check(
     'the installed folder has the bundles, Pyodide, the Python driver, the codicon font and the icon',
-    installedDir && ['dist/extension.js', 'dist/pyodide/pyodide.asm.wasm', 'dist/python/driver.py', 'media/results.css', 'dist/codicons/codicon.css', 'dist/codicons/codicon.ttf', 'media/icon.png'].every((f) => fs.existsSync(path.join(dirs.extensions, installedDir, f))),
+    installedDir &&
+      [
+        'dist/extension.js',
+        'dist/pyodide/pyodide.asm.wasm',
+        'dist/python/driver.py',
+        'media/results.css',
+        'dist/codicons/codicon.css',
+        'dist/codicons/codicon.ttf',
+        'media/icon.png',
+      ].every((f) => fs.existsSync(path.join(dirs.extensions, installedDir, f))),
     installedDir,
   );
 
   // 2. code-server and the workbench.
-  server = await startCodeServer({ host, cwd: tmp, env, workspace: dirs.workspace, userDataDir: dirs.userData, extensionsDir: dirs.extensions, verbose });
+  server = await startCodeServer({
+    host,
+    cwd: tmp,
+    env,
+    workspace: dirs.workspace,
+    userDataDir: dirs.userData,
+    extensionsDir: dirs.extensions,
+    verbose,
+  });
   const { authority } = server;
   say(`starting code-server on ${authority}`);
   await server.listening;
@@ -339,23 +408,39 @@ async function main() {
     if (verbose) process.stdout.write(`[browser ${msg.type()}] ${msg.text()}\n`);
     if (msg.type() === 'error' && /code-?mode/i.test(msg.text())) consoleErrors.push(msg.text());
   });
-  await page.goto(`http://${authority}/?folder=${encodeURIComponent(dirs.workspace)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+  await page.goto(`http://${authority}/?folder=${encodeURIComponent(dirs.workspace)}`, {
+    waitUntil: 'domcontentloaded',
+    timeout: 60_000,
+  });
   await page.locator('.monaco-workbench .part.activitybar').waitFor({ state: 'visible', timeout: 60_000 });
   say('workbench loaded');
 
   // 3. The Code Mode view container and its Tool Explorer.
   const activity = page.locator('.part.activitybar .action-item .action-label[aria-label^="Code Mode"]');
-  check('the activity bar has a "Code Mode" entry', await poll(() => activity.count(), 30_000), await activity.first().getAttribute('aria-label').catch(() => 'missing'));
+  check(
+    'the activity bar has a "Code Mode" entry',
+    await poll(() => activity.count(), 30_000),
+    await activity
+      .first()
+      .getAttribute('aria-label')
+      .catch(() => 'missing'),
+  );
   await activity.first().click();
   const header = explorerPane().locator('.pane-header');
   check('the sidebar shows the "Tool Explorer" view', await poll(() => header.isVisible(), 15_000));
   // The tree gets the room while it is read (the list draws only the rows in view); the first run opens
   // the Results view again.
-  await resultsPane().locator('.pane-header[aria-expanded="true"]').click().catch(() => {});
+  await resultsPane()
+    .locator('.pane-header[aria-expanded="true"]')
+    .click()
+    .catch(() => {});
   const wanted = ['Backends', 'Tools', 'External Servers', 'Recent Runs'];
   let rows = await poll(async () => {
     const r = await treeRows();
-    return wanted.every((w) => r.some((x) => x.level === 1 && x.label === w)) && sectionChildren(r, 'Backends').length >= 2 ? r : undefined;
+    return wanted.every((w) => r.some((x) => x.level === 1 && x.label === w)) &&
+      sectionChildren(r, 'Backends').length >= 2
+      ? r
+      : undefined;
   }, 30_000);
   const message = await explorerPane()
     .locator('.pane-body .message')
@@ -369,7 +454,14 @@ async function main() {
     !/no data provider/i.test(message ?? ''),
     message?.trim() ? `message: "${message.trim()}"` : 'no message',
   );
-  check('the tree has the sections Backends, Tools, External Servers, Recent Runs', wanted.every((w) => rows.some((x) => x.level === 1 && x.label === w)), rows.filter((r) => r.level === 1).map((r) => r.label).join(', ') || 'no rows');
+  check(
+    'the tree has the sections Backends, Tools, External Servers, Recent Runs',
+    wanted.every((w) => rows.some((x) => x.level === 1 && x.label === w)),
+    rows
+      .filter((r) => r.level === 1)
+      .map((r) => r.label)
+      .join(', ') || 'no rows',
+  );
   const backends = sectionChildren(rows, 'Backends');
   check(
     'Backends lists Pyodide and Workspace Python, not loaded yet',
@@ -386,9 +478,17 @@ async function main() {
     const t = sectionChildren(await treeRows(), 'Tools');
     return t.some((x) => x.label === 'run_python') ? t : undefined;
   }, 30_000);
-  check('Tools lists the MCP tools (run_python among them)', tools, (tools ?? sectionChildren(await treeRows(), 'Tools')).map((t) => t.label).join(', '));
+  check(
+    'Tools lists the MCP tools (run_python among them)',
+    tools,
+    (tools ?? sectionChildren(await treeRows(), 'Tools')).map((t) => t.label).join(', '),
+  );
   const servers = sectionChildren(await treeRows(), 'External Servers');
-  check('External Servers lists the workspace\'s mcp_servers.json server', servers.some((s) => s.label === 'memory'), servers.map((s) => `${s.label} ${s.description}`.trim()).join('; '));
+  check(
+    "External Servers lists the workspace's mcp_servers.json server",
+    servers.some((s) => s.label === 'memory'),
+    servers.map((s) => `${s.label} ${s.description}`.trim()).join('; '),
+  );
   // Expanding a server connects to it (stdio) and lists its tools under it.
   const memoryRow = explorerPane().locator('.monaco-list-row[aria-level="2"]', { hasText: 'memory' }).first();
   if (await memoryRow.count()) {
@@ -403,9 +503,16 @@ async function main() {
       }
       return under.length && !under.includes('Could not connect') ? under : undefined;
     }, 30_000);
-    check('expanding "memory" connects to it and lists its tools', memoryTools?.includes('create_entities'), (memoryTools ?? []).join(', ') || 'nothing listed');
+    check(
+      'expanding "memory" connects to it and lists its tools',
+      memoryTools?.includes('create_entities'),
+      (memoryTools ?? []).join(', ') || 'nothing listed',
+    );
   }
-  check('Recent Runs says "No runs yet" and how to start one', sectionChildren(await treeRows(), 'Recent Runs').some((r) => r.label.startsWith('No runs yet: Ctrl+Alt+Enter')));
+  check(
+    'Recent Runs says "No runs yet" and how to start one',
+    sectionChildren(await treeRows(), 'Recent Runs').some((r) => r.label.startsWith('No runs yet: Ctrl+Alt+Enter')),
+  );
 
   // 4. Open the Python file, select all, run it from the command palette.
   await page.keyboard.press('Control+P');
@@ -415,17 +522,27 @@ async function main() {
   await page.locator('.quick-input-list .monaco-list-row', { hasText: PY_FILE }).first().waitFor({ timeout: 10_000 });
   await page.keyboard.press('Enter');
   const editor = page.locator('.part.editor .editor-instance .monaco-editor').first();
-  check(`Quick Open opens ${PY_FILE} in an editor`, await poll(() => page.locator('.part.editor .tab.active', { hasText: PY_FILE }).count(), 15_000));
+  check(
+    `Quick Open opens ${PY_FILE} in an editor`,
+    await poll(() => page.locator('.part.editor .tab.active', { hasText: PY_FILE }).count(), 15_000),
+  );
   const runButton = page.locator('.part.editor .editor-actions [aria-label^="Code Mode: Run File"]').first();
   check('the editor title has the ▶ "Code Mode: Run File"', await poll(() => runButton.isVisible(), 15_000));
   const statusItem = page.locator('.part.statusbar .statusbar-item', { hasText: 'Code Mode:' }).first();
   const statusText = await poll(() => statusItem.textContent(), 15_000);
-  check('the status bar names the backend of your runs', /Code Mode: Python/.test(statusText ?? ''), statusText?.trim() || 'no item');
+  check(
+    'the status bar names the backend of your runs',
+    /Code Mode: Python/.test(statusText ?? ''),
+    statusText?.trim() || 'no item',
+  );
   await editor.locator('.view-lines').click();
   await page.keyboard.press('Control+A');
   await runFromPalette('Code Mode: Run Selection or Line');
   say('ran "Code Mode: Run Selection or Line" on the whole file; waiting for the result');
-  check('the Results view in the side bar opens', await poll(() => resultsPane().locator('.pane-body').isVisible(), 30_000));
+  check(
+    'the Results view in the side bar opens',
+    await poll(() => resultsPane().locator('.pane-body').isVisible(), 30_000),
+  );
   let cards = await poll(async () => {
     const c = await resultCards();
     return c.length >= 1 && c[0].status && c[0].status !== 'running' ? c : undefined;
@@ -433,12 +550,26 @@ async function main() {
   cards ??= await resultCards();
   check(
     'the Results view shows the run card: ok, workspace Python, with the output',
-    cards.length === 1 && /ok/.test(cards[0].status) && /Python/.test(cards[0].backend) && cards[0].text.includes('mean 87.4') && cards[0].text.includes('stdev 5.68'),
+    cards.length === 1 &&
+      /ok/.test(cards[0].status) &&
+      /Python/.test(cards[0].backend) &&
+      cards[0].text.includes('mean 87.4') &&
+      cards[0].text.includes('stdev 5.68'),
     cards.map((c) => `${c.status} ${c.backend}`).join('; ') || 'no cards',
   );
   const groups = await page.locator('.part.editor .editor-group-container').count();
-  check(`the editor area is not split and ${PY_FILE} stays active`, groups === 1 && (await page.locator('.part.editor .tab.active', { hasText: PY_FILE }).count()) === 1, `${groups} editor group(s)`);
-  check('the Output panel did not open', !(await page.locator('.part.panel .output-view').isVisible().catch(() => false)));
+  check(
+    `the editor area is not split and ${PY_FILE} stays active`,
+    groups === 1 && (await page.locator('.part.editor .tab.active', { hasText: PY_FILE }).count()) === 1,
+    `${groups} editor group(s)`,
+  );
+  check(
+    'the Output panel did not open',
+    !(await page
+      .locator('.part.panel .output-view')
+      .isVisible()
+      .catch(() => false)),
+  );
   await screenshot('first-run');
   await runFromPalette('Code Mode: Show Output');
   const out = await poll(async () => {
@@ -450,7 +581,11 @@ async function main() {
     .first()
     .evaluate((el) => el.title || el.value || el.textContent)
     .catch(() => '');
-  check('Show Output opens the "Code Mode: Runs" channel with the output', out && /Code Mode: Runs/.test(channel ?? ''), `channel "${channel}", ${out ? 'has "mean 87.4"' : `text: ${JSON.stringify(((await outputText().catch(() => '')) ?? '').slice(0, 200))}`}`);
+  check(
+    'Show Output opens the "Code Mode: Runs" channel with the output',
+    out && /Code Mode: Runs/.test(channel ?? ''),
+    `channel "${channel}", ${out ? 'has "mean 87.4"' : `text: ${JSON.stringify(((await outputText().catch(() => '')) ?? '').slice(0, 200))}`}`,
+  );
   await runFromPalette('View: Hide Panel');
 
   // 5. Two more runs: a typed line with the keybinding (an error), and the other backend.
@@ -463,11 +598,17 @@ async function main() {
   }, 30_000);
   cards ??= await resultCards();
   const errorCard = cards.find((c) => c.text.includes('scores[5]'));
-  check('Ctrl+Alt+Enter runs the current line in the same session (IndexError, "scores" is known)', errorCard && /IndexError/.test(errorCard.status + errorCard.text) && !/NameError/.test(errorCard.text), errorCard ? errorCard.status : 'no card');
+  check(
+    'Ctrl+Alt+Enter runs the current line in the same session (IndexError, "scores" is known)',
+    errorCard && /IndexError/.test(errorCard.status + errorCard.text) && !/NameError/.test(errorCard.text),
+    errorCard ? errorCard.status : 'no card',
+  );
 
   await page.keyboard.press('Control+End');
   await page.keyboard.press('Enter');
-  await page.keyboard.insertText('import platform, sys; print(platform.python_implementation(), sys.version.split()[0], sys.platform)');
+  await page.keyboard.insertText(
+    'import platform, sys; print(platform.python_implementation(), sys.version.split()[0], sys.platform)',
+  );
   await selectLastLine();
   await runFromPalette('Code Mode: Run Selection in the Other Backend');
   cards = await poll(async () => {
@@ -476,7 +617,11 @@ async function main() {
   }, 60_000);
   cards ??= await resultCards();
   const pyCard = cards.find((c) => c.text.includes('import platform'));
-  check('"Run Selection in the Other Backend" runs in Pyodide', pyCard && /ok/.test(pyCard.status) && /Pyodide/.test(pyCard.backend) && /emscripten/.test(pyCard.text), pyCard ? `${pyCard.status} ${pyCard.backend}` : 'no card');
+  check(
+    '"Run Selection in the Other Backend" runs in Pyodide',
+    pyCard && /ok/.test(pyCard.status) && /Pyodide/.test(pyCard.backend) && /emscripten/.test(pyCard.text),
+    pyCard ? `${pyCard.status} ${pyCard.backend}` : 'no card',
+  );
 
   // The ▶ runs the whole file, as `python scores.py` would (the typed lines included).
   await runButton.click();
@@ -485,30 +630,56 @@ async function main() {
     return c.length >= 4 && c.every((x) => x.status && x.status !== 'running') ? c : undefined;
   }, 60_000);
   cards ??= await resultCards();
-  const fileCard = cards.find((c) => c.id !== errorCard?.id && c.text.includes('mean 87.4') && /IndexError/.test(c.status + c.text));
-  check('the ▶ runs the whole file (it ends in the IndexError typed above)', fileCard, cards.map((c) => `${c.status} ${c.backend}`).join('; '));
+  const fileCard = cards.find(
+    (c) => c.id !== errorCard?.id && c.text.includes('mean 87.4') && /IndexError/.test(c.status + c.text),
+  );
+  check(
+    'the ▶ runs the whole file (it ends in the IndexError typed above)',
+    fileCard,
+    cards.map((c) => `${c.status} ${c.backend}`).join('; '),
+  );
 
   await statusItem.click();
   const menu = await poll(async () => {
-    const labels = await page.locator('.quick-input-list .monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
+    const labels = await page
+      .locator('.quick-input-list .monaco-list-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
     return labels.length >= 4 ? labels : undefined;
   }, 10_000);
-  check('the status bar item offers Stop, Restart Session, Choose Backend and Show Results', ['Stop', 'Restart Session', 'Choose Backend', 'Show Results'].every((w) => menu?.some((l) => l.includes(w))), (menu ?? []).join(', '));
+  check(
+    'the status bar item offers Stop, Restart Session, Choose Backend and Show Results',
+    ['Stop', 'Restart Session', 'Choose Backend', 'Show Results'].every((w) => menu?.some((l) => l.includes(w))),
+    (menu ?? []).join(', '),
+  );
   await page.keyboard.press('Escape');
 
   // The tree gets the room again while it is read; the Results view opens again for the screenshots.
-  await resultsPane().locator('.pane-header[aria-expanded="true"]').click().catch(() => {});
+  await resultsPane()
+    .locator('.pane-header[aria-expanded="true"]')
+    .click()
+    .catch(() => {});
   const runs = await poll(async () => {
     const r = sectionChildren(await treeRows(), 'Recent Runs').filter((x) => !x.label.startsWith('No runs yet'));
     return r.length >= 4 && !r.some((x) => x.description.startsWith('running')) ? r : undefined;
   }, 15_000);
-  check('Recent Runs lists the four runs, finished', runs, (runs ?? sectionChildren(await treeRows(), 'Recent Runs')).map((r) => `${r.label} [${r.description}]`).join('; '));
+  check(
+    'Recent Runs lists the four runs, finished',
+    runs,
+    (runs ?? sectionChildren(await treeRows(), 'Recent Runs')).map((r) => `${r.label} [${r.description}]`).join('; '),
+  );
   const ready = await poll(async () => {
     const b = sectionChildren(await treeRows(), 'Backends');
     return b.filter((x) => x.description === 'ready').length === 2 ? b : undefined;
   }, 15_000);
-  check('Backends shows both interpreters ready', ready, (ready ?? sectionChildren(await treeRows(), 'Backends')).map((b) => `${b.label}: ${b.description}`).join('; '));
-  await resultsPane().locator('.pane-header[aria-expanded="false"]').click().catch(() => {});
+  check(
+    'Backends shows both interpreters ready',
+    ready,
+    (ready ?? sectionChildren(await treeRows(), 'Backends')).map((b) => `${b.label}: ${b.description}`).join('; '),
+  );
+  await resultsPane()
+    .locator('.pane-header[aria-expanded="false"]')
+    .click()
+    .catch(() => {});
 
   await layoutAndResults(runButton);
   await localJupyterAndQueue();
@@ -516,10 +687,18 @@ async function main() {
   // Errors the extension host logged for Code Mode: printed, not a check (a bundled dependency's
   // probe of the global `navigator` is reported by VS Code on Node 22+ hosts; see the README).
   const errors = [...new Set(consoleErrors.map((e) => e.replace(/^%c\s*ERR\s+color:\s*\S+\s*/, '').split('\n')[0]))];
-  say(errors.length ? `note: the extension host logged ${errors.length} error(s) naming Code Mode: ${errors.join(' | ')}` : 'note: no errors naming Code Mode in the browser console');
+  say(
+    errors.length
+      ? `note: the extension host logged ${errors.length} error(s) naming Code Mode: ${errors.join(' | ')}`
+      : 'note: no errors naming Code Mode in the browser console',
+  );
 
   // Screenshots: the whole workbench, and for the README.
-  await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'hidden', timeout: 1000 }).catch(() => runFromPalette('Notifications: Clear All Notifications').catch(() => {}));
+  await page
+    .locator('.notifications-toasts .notification-toast')
+    .first()
+    .waitFor({ state: 'hidden', timeout: 1000 })
+    .catch(() => runFromPalette('Notifications: Clear All Notifications').catch(() => {}));
   await new Promise((r) => setTimeout(r, 500));
   const full = await screenshot('workbench');
   if (opt.readme) await readmeScreenshots(full);
@@ -559,19 +738,53 @@ async function layoutAndResults(runButton) {
     const text = (await statusItem.textContent()) ?? '';
     return /1 new result/.test(text) ? text : undefined;
   }, 90_000);
-  check('the status bar item says "1 new result" once the run is done', told, told?.trim() ?? (await statusItem.textContent().catch(() => ''))?.trim());
+  check(
+    'the status bar item says "1 new result" once the run is done',
+    told,
+    told?.trim() ?? (await statusItem.textContent().catch(() => ''))?.trim(),
+  );
   check('the side bar still shows the Explorer', await explorerView.isVisible());
-  check('the Output panel did not open for the run', !(await page.locator('.part.panel .output-view').isVisible().catch(() => false)));
-  const badge = page.locator('.part.activitybar .action-item', { has: page.locator('.action-label[aria-label^="Code Mode"]') }).locator('.badge-content');
-  const badgeText = await poll(async () => ((await badge.first().isVisible().catch(() => false)) ? (await badge.first().textContent())?.trim() : undefined), 10_000);
+  check(
+    'the Output panel did not open for the run',
+    !(await page
+      .locator('.part.panel .output-view')
+      .isVisible()
+      .catch(() => false)),
+  );
+  const badge = page
+    .locator('.part.activitybar .action-item', { has: page.locator('.action-label[aria-label^="Code Mode"]') })
+    .locator('.badge-content');
+  const badgeText = await poll(
+    async () =>
+      (await badge
+        .first()
+        .isVisible()
+        .catch(() => false))
+        ? (await badge.first().textContent())?.trim()
+        : undefined,
+    10_000,
+  );
   check('a badge on the Code Mode icon says a result is there', badgeText === '1', `badge: ${badgeText ?? 'none'}`);
   await screenshot('explorer-kept');
 
   // Seeing the results clears the badge and the status bar's note.
   // The item, not its label: with a badge the label's box is covered by the badge.
-  await page.locator('.part.activitybar .action-item', { has: page.locator('.action-label[aria-label^="Code Mode"]') }).first().click({ timeout: 10_000 });
-  check('the Code Mode icon shows the Results view', await poll(() => resultsPane().locator('.pane-body').isVisible(), 15_000));
-  const cleared = await poll(async () => !(await badge.first().isVisible().catch(() => false)) && !/new result/.test((await statusItem.textContent()) ?? ''), 10_000);
+  await page
+    .locator('.part.activitybar .action-item', { has: page.locator('.action-label[aria-label^="Code Mode"]') })
+    .first()
+    .click({ timeout: 10_000 });
+  check(
+    'the Code Mode icon shows the Results view',
+    await poll(() => resultsPane().locator('.pane-body').isVisible(), 15_000),
+  );
+  const cleared = await poll(
+    async () =>
+      !(await badge
+        .first()
+        .isVisible()
+        .catch(() => false)) && !/new result/.test((await statusItem.textContent()) ?? ''),
+    10_000,
+  );
   check('seen: the badge and "new result" are gone', cleared);
 
   // Program order, and no attached data file (items 5 and 8).
@@ -580,10 +793,23 @@ async function layoutAndResults(runButton) {
     return cards.length > cardsBefore && cards[0].status === 'ok' ? await newestCard() : undefined;
   }, 30_000);
   const order = found
-    ? await found.card.locator('.outputs > *').evaluateAll((nodes) => nodes.map((n) => (n.matches('.stream') ? n.textContent.trim() : `[${n.getAttribute('data-mime')}]`)))
+    ? await found.card
+        .locator('.outputs > *')
+        .evaluateAll((nodes) =>
+          nodes.map((n) => (n.matches('.stream') ? n.textContent.trim() : `[${n.getAttribute('data-mime')}]`)),
+        )
     : [];
-  check('the card shows the output in program order: text, table, text, figure', JSON.stringify(order) === JSON.stringify(['read from data.csv', '[text/html]', 'done', '[image/png]']), order.join(' | ') || 'no card');
-  check("the person's run attaches no data.csv it only names", found && !(await found.card.locator('.display[data-mime="text/csv"]').count()) && !/Lima/.test((await found.card.textContent()) ?? ''));
+  check(
+    'the card shows the output in program order: text, table, text, figure',
+    JSON.stringify(order) === JSON.stringify(['read from data.csv', '[text/html]', 'done', '[image/png]']),
+    order.join(' | ') || 'no card',
+  );
+  check(
+    "the person's run attaches no data.csv it only names",
+    found &&
+      !(await found.card.locator('.display[data-mime="text/csv"]').count()) &&
+      !/Lima/.test((await found.card.textContent()) ?? ''),
+  );
 
   // The figure (item 6): click to enlarge, Escape to close, Save writes the PNG where the person says.
   if (found) {
@@ -593,16 +819,30 @@ async function layoutAndResults(runButton) {
     await screenshot('figure-enlarged');
     check('a click on the figure enlarges it', enlarged);
     await page.keyboard.press('Escape');
-    check('Escape closes the enlarged figure', await poll(async () => (await found.frame.locator('dialog.lightbox').count()) === 0, 10_000));
+    check(
+      'Escape closes the enlarged figure',
+      await poll(async () => (await found.frame.locator('dialog.lightbox').count()) === 0, 10_000),
+    );
     await figure.hover();
     await figure.locator('.save').click();
     // code-server's save dialog is the simple one: a path in a quick input, accepted with Enter.
     const dialog = page.locator('.quick-input-widget input.input');
-    const proposed = await poll(async () => ((await dialog.isVisible()) ? await dialog.inputValue() : undefined), 10_000);
+    const proposed = await poll(
+      async () => ((await dialog.isVisible()) ? await dialog.inputValue() : undefined),
+      10_000,
+    );
     if (proposed) await page.keyboard.press('Enter');
     const saved = path.join(dirs.workspace, 'gradient.png');
-    const written = await poll(() => fs.existsSync(saved) && fs.readFileSync(saved).subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex')), 15_000);
-    check('Save on the figure writes gradient.png (a PNG) where the dialog says', written, `dialog: ${proposed ?? 'none'}`);
+    const written = await poll(
+      () =>
+        fs.existsSync(saved) && fs.readFileSync(saved).subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex')),
+      15_000,
+    );
+    check(
+      'Save on the figure writes gradient.png (a PNG) where the dialog says',
+      written,
+      `dialog: ${proposed ?? 'none'}`,
+    );
   }
 
   // Reading an older card when a new run arrives (item 2): a marker leads to it.
@@ -614,10 +854,18 @@ async function layoutAndResults(runButton) {
     await runButton.click();
     const marker = frame.locator('.new-results:not([hidden])');
     const shown = await poll(() => marker.isVisible(), 60_000);
-    check('reading an older card, a new run shows the "new result" marker', scrolled > 0 && shown, `scrolled to ${scrolled}`);
+    check(
+      'reading an older card, a new run shows the "new result" marker',
+      scrolled > 0 && shown,
+      `scrolled to ${scrolled}`,
+    );
     await screenshot('new-result-marker');
     if (shown) await marker.click();
-    const atNewest = await poll(async () => (await frame.evaluate(() => globalThis.scrollY)) === 0 && (await frame.locator('.new-results').isHidden()), 10_000);
+    const atNewest = await poll(
+      async () =>
+        (await frame.evaluate(() => globalThis.scrollY)) === 0 && (await frame.locator('.new-results').isHidden()),
+      10_000,
+    );
     check('the marker takes the person to the newest run', atNewest);
   }
 }
@@ -633,7 +881,12 @@ async function editWorkspaceSettings(settings) {
   await page.locator('.part.editor .editor-instance .monaco-editor .view-lines').first().click();
   await runFromPalette('Preferences: Open Workspace Settings (JSON)');
   // It opens focused (in a modal editor in recent VS Code), the cursor in it.
-  await poll(() => fs.existsSync(file) && page.locator('.modal-editor-part .monaco-editor.focused, .part.editor .monaco-editor.focused').count(), 15_000);
+  await poll(
+    () =>
+      fs.existsSync(file) &&
+      page.locator('.modal-editor-part .monaco-editor.focused, .part.editor .monaco-editor.focused').count(),
+    15_000,
+  );
   await page.keyboard.press('Control+A');
   // One line (the editor indents after each typed newline); what the editor closed by itself (quotes, braces)
   // waits after the cursor, and goes.
@@ -641,15 +894,26 @@ async function editWorkspaceSettings(settings) {
   await page.keyboard.press('Shift+Control+End');
   await page.keyboard.press('Delete');
   await page.keyboard.press('Control+S');
-  const saved = await poll(() => JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(settings), 10_000);
-  if (!saved) throw new Error(`the workspace settings were not saved: ${fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : 'no file'}`);
+  const saved = await poll(
+    () => JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(settings),
+    10_000,
+  );
+  if (!saved)
+    throw new Error(
+      `the workspace settings were not saved: ${fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : 'no file'}`,
+    );
   // Escape closes the modal editor (View: Close Modal Editor); a tab, View: Close Editor. On a busy machine an
   // Escape can arrive before the editor has the focus back from saving: then its title bar's close button.
   const modal = page.locator('.modal-editor-part');
   const modalOpen = () => modal.isVisible().catch(() => false);
   if (await modalOpen()) await page.keyboard.press('Escape');
   else await runFromPalette('View: Close Editor');
-  if (!(await poll(async () => !(await modalOpen()), 5_000))) await modal.locator('.codicon-close, [aria-label^="Close"]').first().click().catch(() => undefined);
+  if (!(await poll(async () => !(await modalOpen()), 5_000)))
+    await modal
+      .locator('.codicon-close, [aria-label^="Close"]')
+      .first()
+      .click()
+      .catch(() => undefined);
   if (!(await poll(async () => !(await modalOpen()), 10_000))) throw new Error('the settings editor did not close');
 }
 
@@ -662,30 +926,61 @@ async function runFileFromTitle(file) {
 /** Step 6: a local Jupyter Server from the workspace interpreter, and a run queued behind a slow one. */
 async function localJupyterAndQueue() {
   // As a person would set it: the interpreter with jupyter_server and ipykernel, a local server, your runs there.
-  await editWorkspaceSettings({ 'codeMode.pythonPath': '/usr/bin/python3', 'codeMode.jupyter.url': 'local', 'codeMode.run.backend': 'jupyter' });
+  await editWorkspaceSettings({
+    'codeMode.pythonPath': '/usr/bin/python3',
+    'codeMode.jupyter.url': 'local',
+    'codeMode.run.backend': 'jupyter',
+  });
   const statusItem = page.locator('.part.statusbar .statusbar-item', { hasText: 'Code Mode:' }).first();
-  check('the status bar follows the setting to Jupyter', await poll(async () => /Code Mode: Jupyter/.test((await statusItem.textContent()) ?? ''), 30_000));
+  check(
+    'the status bar follows the setting to Jupyter',
+    await poll(async () => /Code Mode: Jupyter/.test((await statusItem.textContent()) ?? ''), 30_000),
+  );
   const before = new Set((await resultCards()).map((c) => c.id));
   const newCards = async () => (await resultCards()).filter((c) => !before.has(c.id));
   await runFileFromTitle('slow.py');
   const slow = await poll(async () => (await newCards()).find((c) => c.text.includes('slow started')), 90_000);
-  check('the ▶ on slow.py runs it on a local Jupyter Server (it prints while it runs)', slow && /jupyter/i.test(slow.backend) && /running/.test(slow.status), slow ? `${slow.status} ${slow.backend}${/running/.test(slow.status) ? '' : `: ${slow.text.slice(-300)}`}` : JSON.stringify((await newCards()).map((c) => `${c.status}: ${c.text.slice(0, 200)}`)));
+  check(
+    'the ▶ on slow.py runs it on a local Jupyter Server (it prints while it runs)',
+    slow && /jupyter/i.test(slow.backend) && /running/.test(slow.status),
+    slow
+      ? `${slow.status} ${slow.backend}${/running/.test(slow.status) ? '' : `: ${slow.text.slice(-300)}`}`
+      : JSON.stringify((await newCards()).map((c) => `${c.status}: ${c.text.slice(0, 200)}`)),
+  );
   await runFileFromTitle('next.py');
   const queued = await poll(async () => (await newCards()).find((c) => c.status === 'queued'), 15_000);
   const [frame] = await resultsFrames();
   const cancel = frame?.locator(`.run-card[data-run-id="${queued?.id}"] .card-button.interrupt`);
   // In a narrow side bar the button shows its icon and says what it does in its tooltip.
   const cancelTitle = queued && (await cancel.getAttribute('title').catch(() => ''));
-  check('the ▶ on next.py while slow.py runs shows a queued card at once: "waiting for slow.py", with Cancel', queued && queued.text.includes('waiting for slow.py') && /^Cancel/.test(cancelTitle ?? ''), queued ? `${queued.text.slice(0, 120)} · button "${cancelTitle}"` : 'no queued card');
+  check(
+    'the ▶ on next.py while slow.py runs shows a queued card at once: "waiting for slow.py", with Cancel',
+    queued && queued.text.includes('waiting for slow.py') && /^Cancel/.test(cancelTitle ?? ''),
+    queued ? `${queued.text.slice(0, 120)} · button "${cancelTitle}"` : 'no queued card',
+  );
   await screenshot('queued-card');
   if (queued) {
     await cancel.click();
-    const cancelled = await poll(async () => (await newCards()).find((c) => c.id === queued.id && c.status !== 'queued'), 15_000);
-    check("the queued card's Cancel cancels it: it never runs", cancelled && /Cancelled/.test(cancelled.status) && /it did not run/.test(cancelled.text), cancelled ? `${cancelled.status}` : 'still queued');
+    const cancelled = await poll(
+      async () => (await newCards()).find((c) => c.id === queued.id && c.status !== 'queued'),
+      15_000,
+    );
+    check(
+      "the queued card's Cancel cancels it: it never runs",
+      cancelled && /Cancelled/.test(cancelled.status) && /it did not run/.test(cancelled.text),
+      cancelled ? `${cancelled.status}` : 'still queued',
+    );
   }
   fs.writeFileSync(GO_FLAG, '');
-  const done = await poll(async () => (await newCards()).find((c) => c.id === slow?.id && c.status !== 'running'), 30_000);
-  check('slow.py then finishes on the kernel', done && /ok/.test(done.status) && done.text.includes('slow done'), done ? done.status : 'still running');
+  const done = await poll(
+    async () => (await newCards()).find((c) => c.id === slow?.id && c.status !== 'running'),
+    30_000,
+  );
+  check(
+    'slow.py then finishes on the kernel',
+    done && /ok/.test(done.status) && done.text.includes('slow done'),
+    done ? done.status : 'still running',
+  );
   // Back to the walkthrough's settings, so the screenshots that follow show the workspace interpreter.
   await editWorkspaceSettings({});
   await poll(async () => /Code Mode: Python/.test((await statusItem.textContent()) ?? ''), 30_000);
@@ -701,7 +996,10 @@ async function approvalQuestion() {
   // such as code-server's, VS Code reads them from the Machine settings, which "Preferences: Open Remote
   // Settings (JSON)" edits; written here directly.
   fs.mkdirSync(path.join(dirs.userData, 'Machine'), { recursive: true });
-  fs.writeFileSync(path.join(dirs.userData, 'Machine', 'settings.json'), JSON.stringify({ 'codeMode.tools.approvePersonRuns': false }, null, 2));
+  fs.writeFileSync(
+    path.join(dirs.userData, 'Machine', 'settings.json'),
+    JSON.stringify({ 'codeMode.tools.approvePersonRuns': false }, null, 2),
+  );
   const before = new Set((await resultCards()).map((c) => c.id));
   await runFileFromTitle(APPROVAL_FILE);
   const dialog = page.locator('.monaco-dialog-box');
@@ -709,7 +1007,11 @@ async function approvalQuestion() {
   const question = asked ? ((await dialog.textContent()) ?? '') : '';
   check(
     'a write from your run (approvePersonRuns off) asks first, naming the server, the tool, its arguments and the run',
-    asked && /memory/.test(question) && /create_entities/.test(question) && /Ada/.test(question) && /remember\.py/.test(question),
+    asked &&
+      /memory/.test(question) &&
+      /create_entities/.test(question) &&
+      /Ada/.test(question) &&
+      /remember\.py/.test(question),
     question.replace(/\s+/g, ' ').slice(0, 300) || 'no question',
   );
   await screenshot('approval-question');
@@ -720,12 +1022,26 @@ async function approvalQuestion() {
   }
   if (!asked) return;
   await dialog.locator('.monaco-button', { hasText: 'Allow once' }).first().click();
-  const card = await poll(async () => (await resultCards()).find((c) => !before.has(c.id) && !/running/.test(c.status)), 60_000);
+  const card = await poll(
+    async () => (await resultCards()).find((c) => !before.has(c.id) && !/running/.test(c.status)),
+    60_000,
+  );
   const [frame] = await resultsFrames();
-  const calls = card && frame ? ((await frame.locator(`.run-card[data-run-id="${card.id}"] .tool-calls`).textContent().catch(() => '')) ?? '') : '';
+  const calls =
+    card && frame
+      ? ((await frame
+          .locator(`.run-card[data-run-id="${card.id}"] .tool-calls`)
+          .textContent()
+          .catch(() => '')) ?? '')
+      : '';
   check(
     'Allow once lets the write through, and the card lists the calls: the write asked-allowed, the read read-only',
-    card && /created Ada/.test(card.text) && /memory\.create_entities/.test(calls) && /asked-allowed/.test(calls) && /memory\.read_graph/.test(calls) && /read-only/.test(calls),
+    card &&
+      /created Ada/.test(card.text) &&
+      /memory\.create_entities/.test(calls) &&
+      /asked-allowed/.test(calls) &&
+      /memory\.read_graph/.test(calls) &&
+      /read-only/.test(calls),
     card ? `${card.status}: ${calls.replace(/\s+/g, ' ')}` : 'no card',
   );
   await screenshot('approval-card');
@@ -742,7 +1058,8 @@ async function readmeScreenshots(fullShot) {
   await page.mouse.move(1, 899); // no hover highlight, no tooltip
   await page.waitForTimeout(1000);
   await page.locator('.part.sidebar').screenshot({ path: path.join(target, 'sidebar.png') });
-  for (const f of ['workbench.png', 'sidebar.png']) say(`saved media/screenshots/${f} (${(fs.statSync(path.join(target, f)).size / 1024).toFixed(0)} KB)`);
+  for (const f of ['workbench.png', 'sidebar.png'])
+    say(`saved media/screenshots/${f} (${(fs.statSync(path.join(target, f)).size / 1024).toFixed(0)} KB)`);
 }
 
 let code;
@@ -766,5 +1083,7 @@ try {
 clearTimeout(timer);
 await cleanup();
 const failed = results.filter((r) => !r.ok);
-say(`${results.length - failed.length}/${results.length} checks passed${failed.length ? `; failed: ${failed.map((r) => r.name).join('; ')}` : ''}; screenshots in ${path.relative(repoRoot, outDir)}`);
+say(
+  `${results.length - failed.length}/${results.length} checks passed${failed.length ? `; failed: ${failed.map((r) => r.name).join('; ')}` : ''}; screenshots in ${path.relative(repoRoot, outDir)}`,
+);
 process.exit(code);

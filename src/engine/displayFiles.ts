@@ -144,7 +144,11 @@ async function readDisplay(printed: string, real: string, roots: Root[]): Promis
     const current = await fs.promises.stat(again).catch(() => undefined);
     if (!current || current.ino !== stat.ino || current.dev !== stat.dev) return undefined;
     if (type.image && stat.size > limit) {
-      return { mime: 'text/plain', data: `${printed}: ${(stat.size / 1e6).toFixed(1)} MB image not shown (at most ${limit / (1024 * 1024)} MB)`, title: printed };
+      return {
+        mime: 'text/plain',
+        data: `${printed}: ${(stat.size / 1e6).toFixed(1)} MB image not shown (at most ${limit / (1024 * 1024)} MB)`,
+        title: printed,
+      };
     }
     const buffer = Buffer.alloc(Math.min(stat.size, limit));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);

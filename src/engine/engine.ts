@@ -10,7 +10,16 @@ import { askFor, INPUT_METHOD } from './runs/questions';
 import { RunQueue } from './runs/runQueue';
 import type { RunOptions } from './runs/runOptions';
 import { SessionPool } from './sessions/pool';
-import { silentLogger, type BackendInfo, type BackendKind, type HostCallHandler, type Logger, type PackagesResult, type RunEvent, type RunResult } from './types';
+import {
+  silentLogger,
+  type BackendInfo,
+  type BackendKind,
+  type HostCallHandler,
+  type Logger,
+  type PackagesResult,
+  type RunEvent,
+  type RunResult,
+} from './types';
 import type { BackendFactory } from './backends/contract';
 import type { SandboxReport } from './sandbox/index';
 
@@ -68,11 +77,22 @@ export class Engine {
       workspaceRoots,
       scratchDir: options.scratchDir,
       // The session answers its own runs' questions; everything else goes to the bridge.
-      hostCall: (session, method, params) => (method === INPUT_METHOD ? askFor(session?.active, params) : this.hostCall(method, params, session?.active?.hostRun)),
+      hostCall: (session, method, params) =>
+        method === INPUT_METHOD
+          ? askFor(session?.active, params)
+          : this.hostCall(method, params, session?.active?.hostRun),
     });
     this.hints = new RunHints(this.log);
     this.installs = new Installs(this.pool, this.events, config, this.log, workspaceRoots);
-    const executor = new RunExecutor({ pool: this.pool, installs: this.installs, events: this.events, hints: this.hints, config, log: this.log, workspaceRoots });
+    const executor = new RunExecutor({
+      pool: this.pool,
+      installs: this.installs,
+      events: this.events,
+      hints: this.hints,
+      config,
+      log: this.log,
+      workspaceRoots,
+    });
     this.runs = new RunQueue(this.pool, executor, this.events, this.hints, config);
   }
 
@@ -100,7 +120,10 @@ export class Engine {
   }
 
   /** Swaps a backend (e.g. another interpreter was selected); its sessions restart on next use, and say why. */
-  async setBackendFactory(factory: BackendFactory, reason = `the ${factory.kind} backend was reconfigured`): Promise<void> {
+  async setBackendFactory(
+    factory: BackendFactory,
+    reason = `the ${factory.kind} backend was reconfigured`,
+  ): Promise<void> {
     await this.pool.setFactory(factory, reason);
     this.events.emitState();
   }
@@ -162,7 +185,9 @@ export class Engine {
 
   /** Interrupts whatever runs in the session now (the person's "interrupt" command), also while it waits for its interpreter. */
   interrupt(sessionName = 'default', backend?: BackendKind): boolean {
-    const running = this.pool.all().filter((s) => s.name === sessionName && (!backend || s.backend.kind === backend) && s.active);
+    const running = this.pool
+      .all()
+      .filter((s) => s.name === sessionName && (!backend || s.backend.kind === backend) && s.active);
     for (const session of running) session.stopActive();
     return running.length > 0;
   }
@@ -176,7 +201,11 @@ export class Engine {
   }
 
   /** Fresh interpreter for the session; its globals are gone (its scratch folder is kept), and its next run says `reason`. */
-  async resetSession(sessionName = 'default', backend?: BackendKind, reason = 'the session was reset on request'): Promise<void> {
+  async resetSession(
+    sessionName = 'default',
+    backend?: BackendKind,
+    reason = 'the session was reset on request',
+  ): Promise<void> {
     await this.pool.reset(sessionName, backend, reason);
     this.events.emitState();
   }

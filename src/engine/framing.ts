@@ -26,7 +26,8 @@ export function encodeFrame(message: unknown, maxFrameBytes = DEFAULT_MAX_FRAME_
   const json = JSON.stringify(message);
   if (json === undefined) throw new FrameError('a frame must carry a JSON value');
   const length = Buffer.byteLength(json, 'utf8');
-  if (length > maxFrameBytes) throw new FrameError(`frame of ${length} bytes exceeds the limit of ${maxFrameBytes} bytes`);
+  if (length > maxFrameBytes)
+    throw new FrameError(`frame of ${length} bytes exceeds the limit of ${maxFrameBytes} bytes`);
   const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
   frame.writeUInt32BE(length, 0);
   frame.write(json, FRAME_HEADER_BYTES, 'utf8');

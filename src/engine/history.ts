@@ -78,7 +78,13 @@ export class RunHistory {
   ) {
     for (const saved of persistence?.load().slice(-limit) ?? []) {
       const count = typeof saved.displays === 'number' && saved.displays > 0 ? Math.floor(saved.displays) : 0;
-      const record: RunRecord = { run: saved.run, stdout: saved.result.stdout, stderr: saved.result.stderr, displays: [], result: saved.result };
+      const record: RunRecord = {
+        run: saved.run,
+        stdout: saved.result.stdout,
+        stderr: saved.result.stderr,
+        displays: [],
+        result: saved.result,
+      };
       if (count > 0) record.displaysDropped = { count, reason: NOT_KEPT_ACROSS_RESTARTS };
       this.records.set(saved.run.runId, record);
       this.sizes.set(saved.run.runId, { code: 0, text: 0, displays: 0, compact: true });
@@ -93,7 +99,8 @@ export class RunHistory {
   }
 
   handle(event: RunEvent): void {
-    const record = event.type === 'started' || event.type === 'queued' ? this.add(event) : this.records.get(event.runId);
+    const record =
+      event.type === 'started' || event.type === 'queued' ? this.add(event) : this.records.get(event.runId);
     if (!record) return;
     const live = this.live.get(event.runId);
     switch (event.type) {
@@ -171,7 +178,22 @@ export class RunHistory {
     const { runId, session, backend, code, origin, startedAt, location, tool } = event;
     // A queued run's record is replaced by its start: it keeps what it waited for only while it waits.
     const waitingFor = event.type === 'queued' ? { waitingFor: event.waitingFor } : {};
-    const record: RunRecord = { run: { runId, session, backend, code, origin, startedAt, ...(location ? { location } : {}), ...(tool ? { tool } : {}), ...waitingFor }, stdout: '', stderr: '', displays: [] };
+    const record: RunRecord = {
+      run: {
+        runId,
+        session,
+        backend,
+        code,
+        origin,
+        startedAt,
+        ...(location ? { location } : {}),
+        ...(tool ? { tool } : {}),
+        ...waitingFor,
+      },
+      stdout: '',
+      stderr: '',
+      displays: [],
+    };
     if (this.records.has(runId)) this.forget(runId);
     this.records.set(runId, record);
     this.sizes.set(runId, { code: 0, text: 0, displays: 0, compact: false });
@@ -266,8 +288,15 @@ export class RunHistory {
       this.bytes += size.code;
     }
     const diagnostics = record.result?.diagnostics;
-    const ordered = record.result?.outputs?.reduce((sum, item) => sum + (item.type === 'stream' ? utf8(item.text) : 8), 0) ?? 0;
-    const text = ordered + utf8(record.stdout) + utf8(record.stderr) + utf8(diagnostics?.message) + utf8(diagnostics?.traceback) + utf8(record.result?.reset_reason);
+    const ordered =
+      record.result?.outputs?.reduce((sum, item) => sum + (item.type === 'stream' ? utf8(item.text) : 8), 0) ?? 0;
+    const text =
+      ordered +
+      utf8(record.stdout) +
+      utf8(record.stderr) +
+      utf8(diagnostics?.message) +
+      utf8(diagnostics?.traceback) +
+      utf8(record.result?.reset_reason);
     this.bytes += text - size.text;
     size.text = text;
   }
@@ -288,7 +317,10 @@ function toSaved(record: RunRecord): SavedRun {
   const stderr = headAndTailKept(full!.stderr, SAVED_OUTPUT_CHARS);
   // The order is kept while the text is whole; a cut run shows its streams apart, as before `outputs` existed.
   const whole = stdout === full!.stdout && stderr === full!.stderr;
-  const traceback = full!.diagnostics?.traceback === undefined ? undefined : headAndTailKept(full!.diagnostics.traceback, SAVED_OUTPUT_CHARS);
+  const traceback =
+    full!.diagnostics?.traceback === undefined
+      ? undefined
+      : headAndTailKept(full!.diagnostics.traceback, SAVED_OUTPUT_CHARS);
   const displays = record.displays.length + (record.displaysDropped?.count ?? 0);
   return {
     run: { ...run, code: headAndTailKept(run.code, SAVED_CODE_CHARS) },
@@ -296,7 +328,8 @@ function toSaved(record: RunRecord): SavedRun {
       ...kept,
       stdout,
       stderr,
-      diagnostics: full!.diagnostics && (traceback === undefined ? full!.diagnostics : { ...full!.diagnostics, traceback }),
+      diagnostics:
+        full!.diagnostics && (traceback === undefined ? full!.diagnostics : { ...full!.diagnostics, traceback }),
       ...(whole ? {} : { truncated: true }),
       ...(whole && outputs ? { outputs } : {}),
     },

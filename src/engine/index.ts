@@ -5,10 +5,36 @@
 export { Engine, type EngineOptions, type SessionDescription } from './engine';
 export type { RunOptions } from './runs/runOptions';
 export { MAX_PACKAGES, type PackagesOptions } from './installs';
-export { defaultEngineConfig, isBackendKind, MAX_TIMEOUT_S, SESSION_NAME, timeoutProblem, type EngineConfig, type SettingNames } from './config';
-export { createEngine, defaultStorageDir, jupyterBackendFor, LOCAL_JUPYTER, pyodideBackendFor, type EngineSetup, type JupyterSettings, type PyodideSettings } from './setup';
+export {
+  defaultEngineConfig,
+  isBackendKind,
+  MAX_TIMEOUT_S,
+  SESSION_NAME,
+  timeoutProblem,
+  type EngineConfig,
+  type SettingNames,
+} from './config';
+export {
+  createEngine,
+  defaultStorageDir,
+  jupyterBackendFor,
+  LOCAL_JUPYTER,
+  pyodideBackendFor,
+  type EngineSetup,
+  type JupyterSettings,
+  type PyodideSettings,
+} from './setup';
 export type { PolicyConfig } from './policy';
-export { FileSettings, SETTING_DESCRIPTIONS, settingsOf, validateSetting, type SettingKey, type SettingsPort, type SettingValue, type UserSettings } from './userSettings';
+export {
+  FileSettings,
+  SETTING_DESCRIPTIONS,
+  settingsOf,
+  validateSetting,
+  type SettingKey,
+  type SettingsPort,
+  type SettingValue,
+  type UserSettings,
+} from './userSettings';
 
 // What runs, results and events are, as every front end sees them.
 export * from './types';
@@ -31,7 +57,13 @@ export { findLocalModule } from './packages/localModules';
 
 // Code mode: the tool bridge, its servers and the approval of tool calls.
 export { attachCodeMode, type CodeMode } from './codemode/index';
-export { defaultApprovalPolicy, isApprovalMode, parseToolPatterns, summarizeArgs, type ApprovalPolicy } from './codemode/approval';
+export {
+  defaultApprovalPolicy,
+  isApprovalMode,
+  parseToolPatterns,
+  summarizeArgs,
+  type ApprovalPolicy,
+} from './codemode/approval';
 export type { BridgePolicy, ToolBridge } from './codemode/bridge';
 export type { ServerSources } from './codemode/externalServers';
 export { parseServers, type ConfigProblem } from './codemode/serverConfig';

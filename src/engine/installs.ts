@@ -8,7 +8,13 @@ import { errorText } from './errorText';
 import type { EngineEvents } from './events';
 import { distributionForImport, missingTopLevelModule } from './packages/importNames';
 import { findLocalModule } from './packages/localModules';
-import { distributionOf, parsePackageList, parseRequirement, type PackageSpec, type RequirementSpec } from './packages/spec';
+import {
+  distributionOf,
+  parsePackageList,
+  parseRequirement,
+  type PackageSpec,
+  type RequirementSpec,
+} from './packages/spec';
 import { roundMs } from './result';
 import type { BackendKind, Diagnostics, Logger, PackageReport, PackagesResult, RunOrigin, ScriptRun } from './types';
 import type { BackendOutcome } from './backends/contract';
@@ -75,14 +81,30 @@ export class Installs {
       const shown = action === 'install' ? this.showInstall(session, specs, options.origin) : undefined;
       let report: PackageReport;
       try {
-        report = action === 'install' ? await this.installInto(session, specs) : await this.checkIn(session, requirements);
+        report =
+          action === 'install' ? await this.installInto(session, specs) : await this.checkIn(session, requirements);
       } catch (error) {
         const message = errorText(error);
-        report = { packages: specs.map((spec) => ({ name: distributionOf(spec), requested: spec.requested, installed: false, error: message })), message };
+        report = {
+          packages: specs.map((spec) => ({
+            name: distributionOf(spec),
+            requested: spec.requested,
+            installed: false,
+            error: message,
+          })),
+          message,
+        };
       }
       this.events.emitState();
       const duration_ms = roundMs(performance.now() - started);
-      const result: PackagesResult = { success: report.packages.every((p) => p.installed), action, backend, session: session.name, ...report, duration_ms };
+      const result: PackagesResult = {
+        success: report.packages.every((p) => p.installed),
+        action,
+        backend,
+        session: session.name,
+        ...report,
+        duration_ms,
+      };
       shown?.(result);
       return result;
     });
@@ -92,15 +114,25 @@ export class Installs {
    * On ModuleNotFoundError in Pyodide (with auto-install on), installs the missing package once. Returns
    * `name==version` when the code is worth running again, else a hint saying what was tried.
    */
-  async autoInstall(session: Session, outcome: BackendOutcome, active: ActiveRun, script: ScriptRun | undefined): Promise<AutoInstall | undefined> {
+  async autoInstall(
+    session: Session,
+    outcome: BackendOutcome,
+    active: ActiveRun,
+    script: ScriptRun | undefined,
+  ): Promise<AutoInstall | undefined> {
     if (!this.config().autoInstall || session.backend.kind !== 'pyodide' || active.interruptedBy) return undefined;
     if (outcome.status !== 'error' || outcome.excName !== 'ModuleNotFoundError') return undefined;
     const module = missingTopLevelModule(outcome.message);
     if (!module) return undefined;
-    const folders = [...(script ? [path.dirname(script.path), ...(script.cwd ? [script.cwd] : [])] : []), ...this.workspaceRoots];
+    const folders = [
+      ...(script ? [path.dirname(script.path), ...(script.cwd ? [script.cwd] : [])] : []),
+      ...this.workspaceRoots,
+    ];
     const local = findLocalModule(module, folders);
     if (local) {
-      return { hint: `"${module}" was not installed: it is your own module (${local}), so its folder is not on sys.path for this run. Run the file that imports it (its folder comes first on sys.path), or add the folder to sys.path.` };
+      return {
+        hint: `"${module}" was not installed: it is your own module (${local}), so its folder is not on sys.path for this run. Run the file that imports it (its folder comes first on sys.path), or add the folder to sys.path.`,
+      };
     }
     const spec = parseRequirement(distributionForImport(module));
     if ('error' in spec) return undefined;
@@ -112,7 +144,9 @@ export class Installs {
     }
     const status = report.packages[0];
     if (status?.installed) return { installed: `${status.name}==${status.version ?? '?'}` };
-    return { hint: `auto-install tried to install "${spec.name}" for the missing module "${module}" and failed: ${status?.error ?? report.message}` };
+    return {
+      hint: `auto-install tried to install "${spec.name}" for the missing module "${module}" and failed: ${status?.error ?? report.message}`,
+    };
   }
 
   /**
@@ -120,27 +154,58 @@ export class Installs {
    * channel, the history and the status bar see it start and end, with every package's outcome and pip's
    * whole error. Returns what ends it.
    */
-  private showInstall(session: Session, specs: PackageSpec[], origin: RunOrigin = 'test'): (result: PackagesResult) => void {
+  private showInstall(
+    session: Session,
+    specs: PackageSpec[],
+    origin: RunOrigin = 'test',
+  ): (result: PackagesResult) => void {
     const runId = this.events.nextRunId();
     const { kind: backend } = session.backend;
     const code = `%pip install ${specs.map((spec) => spec.requested).join(' ')}`;
-    this.events.emitRun({ type: 'started', runId, session: session.name, backend, code, origin, startedAt: Date.now() });
+    this.events.emitRun({
+      type: 'started',
+      runId,
+      session: session.name,
+      backend,
+      code,
+      origin,
+      startedAt: Date.now(),
+    });
     return (result) => {
       const installed = result.packages.filter((p) => p.installed).map((p) => `${p.name} ${p.version ?? ''}`.trim());
-      const failed = result.packages.filter((p) => !p.installed).map((p) => `${p.requested}: ${p.error ?? 'not installed'}`);
+      const failed = result.packages
+        .filter((p) => !p.installed)
+        .map((p) => `${p.requested}: ${p.error ?? 'not installed'}`);
       const stdout = installed.length > 0 ? `installed ${installed.join(', ')}\n` : '';
       const stderr = failed.length > 0 ? `${failed.join('\n')}\n` : '';
       if (stdout) this.events.emitRun({ type: 'stdout', runId, text: stdout });
       if (stderr) this.events.emitRun({ type: 'stderr', runId, text: stderr });
-      const diagnostics: Diagnostics | null = result.success ? null : { error_type: 'RuntimeError', message: result.message };
-      this.events.emitRun({ type: 'finished', runId, result: { success: result.success, stdout, stderr, duration_ms: result.duration_ms, diagnostics, backend, session: session.name, run_id: runId } });
+      const diagnostics: Diagnostics | null = result.success
+        ? null
+        : { error_type: 'RuntimeError', message: result.message };
+      this.events.emitRun({
+        type: 'finished',
+        runId,
+        result: {
+          success: result.success,
+          stdout,
+          stderr,
+          duration_ms: result.duration_ms,
+          diagnostics,
+          backend,
+          session: session.name,
+          run_id: runId,
+        },
+      });
     };
   }
 
   private installInto(session: Session, specs: PackageSpec[]): Promise<PackageReport> {
     const backend = session.backend;
     if (!backend.installPackages) throw new Error(`the ${backend.kind} backend cannot install packages`);
-    this.log.info(`installing into the ${backend.kind} session "${session.name}": ${specs.map((s) => s.requested).join(', ')}`);
+    this.log.info(
+      `installing into the ${backend.kind} session "${session.name}": ${specs.map((s) => s.requested).join(', ')}`,
+    );
     const { wheelhouse, settingNames } = this.config();
     return backend.installPackages(specs, { wheelhouse, wheelhouseSetting: settingNames.wheelhouse });
   }

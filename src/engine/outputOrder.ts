@@ -39,7 +39,10 @@ export class OutputOrder {
   /** The run's output in order, its text taken from what `streams` kept. */
   items(streams: Record<StreamName, CappedOutput>): OutputItem[] {
     const kept = { stdout: streams.stdout.kept(), stderr: streams.stderr.kept() };
-    const bytes = { stdout: Buffer.from(kept.stdout.head + kept.stdout.tail), stderr: Buffer.from(kept.stderr.head + kept.stderr.tail) };
+    const bytes = {
+      stdout: Buffer.from(kept.stdout.head + kept.stdout.tail),
+      stderr: Buffer.from(kept.stderr.head + kept.stderr.tail),
+    };
     const markerShown: Record<StreamName, boolean> = { stdout: false, stderr: false };
     const items: OutputItem[] = [];
     for (const entry of this.entries) {
@@ -56,7 +59,10 @@ export class OutputOrder {
         markerShown[stream] = true;
       }
       // The kept tail follows the head in `bytes`: stream offset tailStart is byte headBytes there.
-      if (end > tailStart) text += bytes[stream].subarray(headBytes + Math.max(start, tailStart) - tailStart, headBytes + end - tailStart).toString();
+      if (end > tailStart)
+        text += bytes[stream]
+          .subarray(headBytes + Math.max(start, tailStart) - tailStart, headBytes + end - tailStart)
+          .toString();
       const previous = items[items.length - 1];
       if (!text) continue;
       if (previous?.type === 'stream' && previous.name === stream) previous.text += text;
@@ -64,7 +70,8 @@ export class OutputOrder {
     }
     // Dropped by a source before any text of the stream followed (the driver sends its tail last): said at the end.
     for (const stream of ['stdout', 'stderr'] as const) {
-      if (kept[stream].marker && !markerShown[stream]) items.push({ type: 'stream', name: stream, text: kept[stream].marker });
+      if (kept[stream].marker && !markerShown[stream])
+        items.push({ type: 'stream', name: stream, text: kept[stream].marker });
     }
     return items;
   }

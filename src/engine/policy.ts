@@ -61,7 +61,8 @@ export function checkPolicy(code: string, policy: PolicyConfig): PolicyViolation
     }
   }
   for (const token of policy.deniedTokens) {
-    if (token && code.includes(token)) return { rule: 'denied_token', detail: `code contains the denied token "${token}"` };
+    if (token && code.includes(token))
+      return { rule: 'denied_token', detail: `code contains the denied token "${token}"` };
   }
   if (policy.denyImports.length > 0 || policy.allowImports.length > 0) {
     for (const module of importedModules(code)) {
@@ -69,7 +70,10 @@ export function checkPolicy(code: string, policy: PolicyConfig): PolicyViolation
         return { rule: 'deny_imports', detail: `importing "${module}" is denied` };
       }
       if (policy.allowImports.length > 0 && !policy.allowImports.includes(module)) {
-        return { rule: 'allow_imports', detail: `"${module}" is not in the allowed imports (${policy.allowImports.join(', ')})` };
+        return {
+          rule: 'allow_imports',
+          detail: `"${module}" is not in the allowed imports (${policy.allowImports.join(', ')})`,
+        };
       }
     }
   }

@@ -29,7 +29,10 @@ export class PendingRequests<Id, Reply> {
     return new Promise<Reply>((resolve, reject) => {
       const waiter: Waiter<Reply> = { resolve, reject };
       if (timeoutMs !== undefined) {
-        waiter.timer = setTimeout(() => this.reject(id, new RequestTimeout(`no reply to request ${String(id)} within ${timeoutMs} ms`)), timeoutMs);
+        waiter.timer = setTimeout(
+          () => this.reject(id, new RequestTimeout(`no reply to request ${String(id)} within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
       }
       this.waiters.set(id, waiter);
     });

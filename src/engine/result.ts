@@ -102,8 +102,11 @@ function statusLines(result: RunResult): string[] {
   if (result.auto_installed) lines.push(`[auto-installed ${result.auto_installed.join(', ')} and ran the code again]`);
   if (result.truncated) lines.push('[output truncated: head and tail kept]');
   if (result.session_reset && !d?.session_reset) lines.push(`[session reset before this run: ${result.reset_reason}]`);
-  else if (result.session_reset && d && result.reset_reason !== d.message) lines.push(`[session reset: ${result.reset_reason}]`);
-  lines.push(`[${result.success ? 'ok' : 'failed'} in ${result.duration_ms} ms on ${result.backend}, session "${result.session}"]`);
+  else if (result.session_reset && d && result.reset_reason !== d.message)
+    lines.push(`[session reset: ${result.reset_reason}]`);
+  lines.push(
+    `[${result.success ? 'ok' : 'failed'} in ${result.duration_ms} ms on ${result.backend}, session "${result.session}"]`,
+  );
   return lines;
 }
 

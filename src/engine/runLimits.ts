@@ -56,7 +56,11 @@ export class RunDisplays {
       return undefined;
     }
     this.admitted++;
-    return boundDisplay(mime.slice(0, MAX_MIME_CHARS), data, typeof title === 'string' && title ? title.slice(0, MAX_TITLE_CHARS) : undefined);
+    return boundDisplay(
+      mime.slice(0, MAX_MIME_CHARS),
+      data,
+      typeof title === 'string' && title ? title.slice(0, MAX_TITLE_CHARS) : undefined,
+    );
   }
 
   /** One note for every display left out so far (here or by displays.py), or undefined when none was; once. */
@@ -76,7 +80,10 @@ function boundDisplay(mime: string, data: string, title: string | undefined): Di
   const bytes = Buffer.byteLength(data);
   if (bytes <= MAX_DISPLAY_BYTES) return withTitle({ mime, data });
   if (mime.startsWith('text/') && mime !== 'text/html') return withTitle({ mime, data: cutText(data, bytes) });
-  return withTitle({ mime: 'text/plain', data: `${mime} of ${(bytes / 1e6).toFixed(1)} MB not shown: a display carries at most ${MAX_DISPLAY_BYTES / MIB} MB` });
+  return withTitle({
+    mime: 'text/plain',
+    data: `${mime} of ${(bytes / 1e6).toFixed(1)} MB not shown: a display carries at most ${MAX_DISPLAY_BYTES / MIB} MB`,
+  });
 }
 
 /** The head of `data` with a note, within MAX_DISPLAY_BYTES, never splitting a character. */
@@ -92,7 +99,11 @@ function cutText(data: string, bytes: number): string {
 export function boundOutcome(outcome: BackendOutcome): BackendOutcome {
   if (outcome.status === 'crashed') return { ...outcome, message: headAndTail(outcome.message, MAX_ERROR_TEXT_CHARS) };
   if (outcome.status !== 'error') return outcome;
-  return { ...outcome, message: headAndTail(outcome.message, MAX_ERROR_TEXT_CHARS), traceback: headAndTail(outcome.traceback, MAX_ERROR_TEXT_CHARS) };
+  return {
+    ...outcome,
+    message: headAndTail(outcome.message, MAX_ERROR_TEXT_CHARS),
+    traceback: headAndTail(outcome.traceback, MAX_ERROR_TEXT_CHARS),
+  };
 }
 
 /** `text` within `max` UTF-16 code units: its head and tail around a note saying how much was left out and why. */

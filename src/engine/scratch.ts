@@ -59,7 +59,9 @@ export class ScratchFolders {
   /** The session that had `folder` ended: its files go with it. */
   async remove(folder: string): Promise<void> {
     this.live.delete(folder);
-    await fs.promises.rm(folder, { recursive: true, force: true }).catch((error: unknown) => this.log.warn(`the scratch folder ${folder} could not be removed: ${String(error)}`));
+    await fs.promises
+      .rm(folder, { recursive: true, force: true })
+      .catch((error: unknown) => this.log.warn(`the scratch folder ${folder} could not be removed: ${String(error)}`));
   }
 
   /** Removes the folders parked by sessions of `scope` (its client is gone). */
@@ -82,5 +84,10 @@ export class ScratchFolders {
 
 /** A session label as part of a folder name: no separators, and not hidden (displayFiles.ts skips dot-folders). */
 function safeName(label: string): string {
-  return label.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\.+/, '_').slice(0, 80) || 'session';
+  return (
+    label
+      .replace(/[^A-Za-z0-9_.-]/g, '_')
+      .replace(/^\.+/, '_')
+      .slice(0, 80) || 'session'
+  );
 }

@@ -58,10 +58,17 @@ export interface JupyterSettings {
 export const LOCAL_JUPYTER = 'local';
 
 /** The jupyter backend for `settings`; a local server runs `python` (the workspace interpreter) in `rootDir`. */
-export function jupyterBackendFor(settings: JupyterSettings, python: string | undefined, rootDir: string | undefined, log: Logger | undefined) {
+export function jupyterBackendFor(
+  settings: JupyterSettings,
+  python: string | undefined,
+  rootDir: string | undefined,
+  log: Logger | undefined,
+) {
   const local = settings.url === LOCAL_JUPYTER;
   return createJupyterBackend({
-    ...(local ? { localPython: settings.python ?? python, localRootDir: rootDir } : { url: settings.url, token: settings.token }),
+    ...(local
+      ? { localPython: settings.python ?? python, localRootDir: rootDir }
+      : { url: settings.url, token: settings.token }),
     kernelName: settings.kernelName,
     log,
   });
@@ -84,7 +91,9 @@ export function createEngine(setup: EngineSetup = {}): Engine {
     backends: [
       pyodideBackendFor(storageDir, setup.pyodide ?? {}, setup.log),
       createPythonBackend({ pythonPath: setup.pythonPath, memoryLimitMb: setup.pythonMemoryLimitMb, log: setup.log }),
-      ...(setup.jupyter ? [jupyterBackendFor(setup.jupyter, setup.pythonPath, setup.workspaceRoots?.[0], setup.log)] : []),
+      ...(setup.jupyter
+        ? [jupyterBackendFor(setup.jupyter, setup.pythonPath, setup.workspaceRoots?.[0], setup.log)]
+        : []),
     ],
   });
 }

@@ -18,7 +18,8 @@ export interface UserSettings {
 export type SettingKey = keyof UserSettings;
 
 export const SETTING_DESCRIPTIONS: Record<SettingKey, string> = {
-  default_backend: '"pyodide", "python" or "jupyter" (when a Jupyter Server is set): the backend of runs that name none',
+  default_backend:
+    '"pyodide", "python" or "jupyter" (when a Jupyter Server is set): the backend of runs that name none',
   timeout_s: `seconds a run may take unless it says otherwise (1-${MAX_TIMEOUT_S})`,
   output_cap_kb: 'cap on stdout and on stderr of one run, in KB (1-10240)',
   auto_install: 'true/false: on ModuleNotFoundError in Pyodide, install the package once and re-run',
@@ -31,7 +32,9 @@ export type SettingValue = { key: SettingKey; value: UserSettings[SettingKey] };
 export function validateSetting(key: unknown, value: unknown): SettingValue | { error: string } {
   switch (key) {
     case 'default_backend':
-      return isBackendKind(value) ? { key, value } : { error: 'default_backend must be "pyodide", "python" or "jupyter"' };
+      return isBackendKind(value)
+        ? { key, value }
+        : { error: 'default_backend must be "pyodide", "python" or "jupyter"' };
     case 'timeout_s':
       return typeof value === 'number' && Number.isFinite(value) && value >= 1 && value <= MAX_TIMEOUT_S
         ? { key, value }
@@ -48,7 +51,11 @@ export function validateSetting(key: unknown, value: unknown): SettingValue | { 
       return { key, value };
     }
     default:
-      return { error: `unknown key ${JSON.stringify(key)}; known: ${Object.entries(SETTING_DESCRIPTIONS).map(([name, what]) => `${name} (${what})`).join('; ')}` };
+      return {
+        error: `unknown key ${JSON.stringify(key)}; known: ${Object.entries(SETTING_DESCRIPTIONS)
+          .map(([name, what]) => `${name} (${what})`)
+          .join('; ')}`,
+      };
   }
 }
 
@@ -80,7 +87,12 @@ export function settingsOf(config: EngineConfig, pythonPath: string): UserSettin
 }
 
 /** Applies one setting to a running engine (the python path swaps the python backend, keeping its other settings). */
-export async function applySetting(engine: Engine, change: SettingValue, log: Logger, python: Omit<PythonBackendConfig, 'pythonPath' | 'log'> = {}): Promise<void> {
+export async function applySetting(
+  engine: Engine,
+  change: SettingValue,
+  log: Logger,
+  python: Omit<PythonBackendConfig, 'pythonPath' | 'log'> = {},
+): Promise<void> {
   switch (change.key) {
     case 'default_backend':
       engine.configure({ defaultBackend: change.value as BackendKind });
@@ -150,5 +162,7 @@ export class FileSettings implements SettingsPort {
 }
 
 function acceptStored(value: unknown): Partial<UserSettings> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Partial<UserSettings>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Partial<UserSettings>)
+    : undefined;
 }

@@ -3,7 +3,28 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultApprovalPolicy, isApprovalMode, parseToolPatterns, type ApprovalPolicy, attachCodeMode, isBackendKind, timeoutProblem, isNetworkAccess, isSandboxChoice, createEngine, defaultStorageDir, LOCAL_JUPYTER, type JupyterSettings, RunHistory, createStores, type Logger, FileSettings, type SettingKey, type SettingNames, errorText } from '../engine/index';
+import {
+  defaultApprovalPolicy,
+  isApprovalMode,
+  parseToolPatterns,
+  type ApprovalPolicy,
+  attachCodeMode,
+  isBackendKind,
+  timeoutProblem,
+  isNetworkAccess,
+  isSandboxChoice,
+  createEngine,
+  defaultStorageDir,
+  LOCAL_JUPYTER,
+  type JupyterSettings,
+  RunHistory,
+  createStores,
+  type Logger,
+  FileSettings,
+  type SettingKey,
+  type SettingNames,
+  errorText,
+} from '../engine/index';
 import { PRODUCT_VERSION } from '../version';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { HTTP_FLAGS, HTTP_HELP, parseHttpFlags, serveHttp } from './httpCli';
@@ -61,7 +82,10 @@ ${HTTP_HELP}
 Logs go to stderr; stdout carries only MCP messages.`;
 
 /** How refusals of tool calls name the CLI's approval flags. */
-const CLI_APPROVAL_NAMES: ApprovalPolicy['names'] = { mode: 'flag --tool-approval', autoApprove: 'flag --auto-approve' };
+const CLI_APPROVAL_NAMES: ApprovalPolicy['names'] = {
+  mode: 'flag --tool-approval',
+  autoApprove: 'flag --auto-approve',
+};
 
 /** How the engine's messages tell a CLI user to change a setting. */
 const CLI_SETTING_NAMES: SettingNames = {
@@ -112,36 +136,78 @@ function parseCli(argv: string[]) {
     ...(values.python !== undefined ? (['python_path'] as const) : []),
   ]);
   if (!isBackendKind(backend)) throw new Error(`--backend must be "pyodide", "python" or "jupyter", not "${backend}"`);
-  const jupyter = jupyterFlags(values['jupyter-url'], values['jupyter-token'] ?? process.env.CODE_MODE_JUPYTER_TOKEN, values['jupyter-kernel']);
+  const jupyter = jupyterFlags(
+    values['jupyter-url'],
+    values['jupyter-token'] ?? process.env.CODE_MODE_JUPYTER_TOKEN,
+    values['jupyter-kernel'],
+  );
   if (backend === 'jupyter' && !jupyter) throw new Error('--backend jupyter needs --jupyter-url <url|local>');
   const timeoutS = values.timeout === undefined ? undefined : Number(values.timeout);
   const timeoutError = timeoutS === undefined ? undefined : timeoutProblem(timeoutS, '--timeout');
   if (timeoutError) throw new Error(timeoutError);
   const pyodideOnly = values['pyodide-only'] ?? false;
-  if (pyodideOnly && backend !== 'pyodide') throw new Error(`--pyodide-only cannot be combined with --backend ${backend}`);
+  if (pyodideOnly && backend !== 'pyodide')
+    throw new Error(`--pyodide-only cannot be combined with --backend ${backend}`);
   const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
-  if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64)) throw new Error('--heap-mb must be a whole number of at least 64');
+  if (heapMb !== undefined && !(Number.isInteger(heapMb) && heapMb >= 64))
+    throw new Error('--heap-mb must be a whole number of at least 64');
   const pythonMemoryMb = values['python-memory-mb'] === undefined ? undefined : Number(values['python-memory-mb']);
-  if (pythonMemoryMb !== undefined && !(Number.isInteger(pythonMemoryMb) && pythonMemoryMb >= 0)) throw new Error('--python-memory-mb must be a whole number of MB (0 for no cap)');
+  if (pythonMemoryMb !== undefined && !(Number.isInteger(pythonMemoryMb) && pythonMemoryMb >= 0))
+    throw new Error('--python-memory-mb must be a whole number of MB (0 for no cap)');
   const network = values['pyodide-network'] ?? 'off';
   if (!isNetworkAccess(network)) throw new Error(`--pyodide-network must be "off" or "on", not "${network}"`);
   const sandbox = values['pyodide-sandbox'] ?? 'auto';
-  if (!isSandboxChoice(sandbox)) throw new Error(`--pyodide-sandbox must be "auto", "bubblewrap" or "deno", not "${sandbox}"`);
+  if (!isSandboxChoice(sandbox))
+    throw new Error(`--pyodide-sandbox must be "auto", "bubblewrap" or "deno", not "${sandbox}"`);
   const maxSessions = values['max-sessions'] === undefined ? undefined : Number(values['max-sessions']);
-  if (maxSessions !== undefined && !(Number.isInteger(maxSessions) && maxSessions >= 1 && maxSessions <= 64)) throw new Error('--max-sessions must be a whole number from 1 to 64');
+  if (maxSessions !== undefined && !(Number.isInteger(maxSessions) && maxSessions >= 1 && maxSessions <= 64))
+    throw new Error('--max-sessions must be a whole number from 1 to 64');
   const wheelhouseDir = values.wheelhouse ?? process.env.CODE_MODE_WHEELHOUSE;
   const wheelhouse = wheelhouseDir ? path.resolve(wheelhouseDir) : undefined;
-  if (wheelhouse && !fs.statSync(wheelhouse, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--wheelhouse: ${wheelhouse} is not a folder`);
+  if (wheelhouse && !fs.statSync(wheelhouse, { throwIfNoEntry: false })?.isDirectory())
+    throw new Error(`--wheelhouse: ${wheelhouse} is not a folder`);
   const approvalMode = values['tool-approval'] ?? defaultApprovalPolicy.mode;
-  if (!isApprovalMode(approvalMode)) throw new Error(`--tool-approval must be "ask", "allow" or "readonly", not "${approvalMode}"`);
+  if (!isApprovalMode(approvalMode))
+    throw new Error(`--tool-approval must be "ask", "allow" or "readonly", not "${approvalMode}"`);
   const autoApprove = parseToolPatterns(values['auto-approve'] ?? '');
   if ('error' in autoApprove) throw new Error(`--auto-approve: ${autoApprove.error}`);
-  const approval: ApprovalPolicy = { ...defaultApprovalPolicy, mode: approvalMode, autoApprove, names: CLI_APPROVAL_NAMES };
+  const approval: ApprovalPolicy = {
+    ...defaultApprovalPolicy,
+    mode: approvalMode,
+    autoApprove,
+    names: CLI_APPROVAL_NAMES,
+  };
   const http = parseHttpFlags(values);
-  return { http, approval, help: values.help ?? false, backend, jupyter, timeoutS, heapMb, network, sandbox, workspaceWritable: values['pyodide-workspace-write'] ?? false, maxSessions, pythonMemoryMb, python: values.python, storage: values.storage, warm: values.warm ?? false, pyodideSpare: !(values['no-pyodide-spare'] ?? false), pyodideOnly, servers: values.servers, wheelhouse, workspace: path.resolve(values.workspace ?? process.cwd()), explicit };
+  return {
+    http,
+    approval,
+    help: values.help ?? false,
+    backend,
+    jupyter,
+    timeoutS,
+    heapMb,
+    network,
+    sandbox,
+    workspaceWritable: values['pyodide-workspace-write'] ?? false,
+    maxSessions,
+    pythonMemoryMb,
+    python: values.python,
+    storage: values.storage,
+    warm: values.warm ?? false,
+    pyodideSpare: !(values['no-pyodide-spare'] ?? false),
+    pyodideOnly,
+    servers: values.servers,
+    wheelhouse,
+    workspace: path.resolve(values.workspace ?? process.cwd()),
+    explicit,
+  };
 }
 
-function jupyterFlags(url: string | undefined, token: string | undefined, kernelName: string | undefined): JupyterSettings | undefined {
+function jupyterFlags(
+  url: string | undefined,
+  token: string | undefined,
+  kernelName: string | undefined,
+): JupyterSettings | undefined {
   if (url === undefined) {
     if (kernelName !== undefined) throw new Error('--jupyter-kernel needs --jupyter-url');
     return undefined;
@@ -153,7 +219,8 @@ function jupyterFlags(url: string | undefined, token: string | undefined, kernel
     } catch {
       throw new Error(`--jupyter-url must be an http(s) URL or "${LOCAL_JUPYTER}", not "${url}"`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`--jupyter-url must be an http(s) URL, not "${url}"`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new Error(`--jupyter-url must be an http(s) URL, not "${url}"`);
   }
   return { url, ...(token ? { token } : {}), ...(kernelName ? { kernelName } : {}) };
 }
@@ -190,28 +257,53 @@ async function main(): Promise<void> {
     pythonPath: cli.python,
     pythonMemoryLimitMb: cli.pythonMemoryMb,
     storageDir,
-    pyodide: { heapLimitMb: cli.heapMb, network: cli.network, sandbox: cli.sandbox, workspaceWritable: cli.workspaceWritable, protectedPaths: cli.servers ? [path.resolve(cli.servers)] : [] },
+    pyodide: {
+      heapLimitMb: cli.heapMb,
+      network: cli.network,
+      sandbox: cli.sandbox,
+      workspaceWritable: cli.workspaceWritable,
+      protectedPaths: cli.servers ? [path.resolve(cli.servers)] : [],
+    },
     workspaceRoots: [cli.workspace],
     ...(cli.jupyter ? { jupyter: cli.jupyter } : {}),
     log: stderrLogger,
   });
   if (cli.pyodideOnly) {
     await engine.setBackendEnabled('python', false, 'the python backend is disabled for this server (--pyodide-only)');
-    if (cli.jupyter) await engine.setBackendEnabled('jupyter', false, 'the jupyter backend is disabled for this server (--pyodide-only)');
+    if (cli.jupyter)
+      await engine.setBackendEnabled(
+        'jupyter',
+        false,
+        'the jupyter backend is disabled for this server (--pyodide-only)',
+      );
   }
-  const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '', { memoryLimitMb: cli.pythonMemoryMb });
+  const settings = new FileSettings(storageDir, engine, stderrLogger, cli.python ?? '', {
+    memoryLimitMb: cli.pythonMemoryMb,
+  });
   await settings.load(cli.explicit);
   // As early as the default backend is known: the spare starts while the client is still connecting.
   if (cli.pyodideSpare && engine.config.defaultBackend === 'pyodide') engine.keepSpare('pyodide');
-  const codeMode = await attachCodeMode(engine, { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: cli.workspace }, stderrLogger);
+  const codeMode = await attachCodeMode(
+    engine,
+    { files: cli.servers ? [path.resolve(cli.servers)] : [], workspaceFolder: cli.workspace },
+    stderrLogger,
+  );
   codeMode.bridge.approval = cli.approval;
   const stores = createStores(storageDir, stderrLogger);
   // Every run is kept, bounded, in <storage>/history.json, as the extension keeps its own.
   const history = new RunHistory(100, stores.history);
   engine.onRunEvent((event) => history.handle(event));
   engine.setHintsProvider((diagnostics) => stores.learnings.hintsFor(diagnostics));
-  const serverOptions: McpServerOptions = { origin: 'cli', bridge: codeMode.bridge, settings, stores, learningsCount: () => stores.learnings.count() };
-  const server = cli.http ? await serveHttp(engine, cli.http, serverOptions, stderrLogger) : createMcpServer(engine, serverOptions);
+  const serverOptions: McpServerOptions = {
+    origin: 'cli',
+    bridge: codeMode.bridge,
+    settings,
+    stores,
+    learningsCount: () => stores.learnings.count(),
+  };
+  const server = cli.http
+    ? await serveHttp(engine, cli.http, serverOptions, stderrLogger)
+    : createMcpServer(engine, serverOptions);
   let stopping: Promise<void> | undefined;
   // Signals, end of stdin and the transport closing can all ask at once; the sessions are closed once.
   const shutdown = () => {

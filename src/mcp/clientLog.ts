@@ -1,5 +1,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingLevelSchema,
+  SetLevelRequestSchema,
+  type LoggingLevel,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ToolBridge } from '../engine/index';
 import type { RunChannel } from './shared';
 
@@ -29,8 +34,13 @@ export class ClientLog {
   /** Sends one message; `extra` ties it to the request it is about (over HTTP it then travels on that request's stream). */
   send(level: LoggingLevel, data: Record<string, unknown>, extra?: RunChannel): Promise<void> {
     if (SEVERITY.indexOf(level) < SEVERITY.indexOf(this.minimum)) return Promise.resolve();
-    const notification: ServerNotification = { method: 'notifications/message', params: { level, logger: LOGGER, data } };
-    return (extra ? extra.sendNotification(notification) : this.server.notification(notification)).catch(() => undefined);
+    const notification: ServerNotification = {
+      method: 'notifications/message',
+      params: { level, logger: LOGGER, data },
+    };
+    return (extra ? extra.sendNotification(notification) : this.server.notification(notification)).catch(
+      () => undefined,
+    );
   }
 
   /** Reports external servers that failed since the last look; a server that recovers is reported again when it fails again. */
@@ -44,7 +54,11 @@ export class ClientLog {
       const error = status.error ?? 'failed';
       if (this.failedServers.get(status.name) === error) continue;
       this.failedServers.set(status.name, error);
-      await this.send('error', { event: 'server_failed', server: status.name, error, command: status.command ?? null }, extra);
+      await this.send(
+        'error',
+        { event: 'server_failed', server: status.name, error, command: status.command ?? null },
+        extra,
+      );
     }
   }
 }

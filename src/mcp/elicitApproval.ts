@@ -3,7 +3,12 @@
 // Declining or cancelling the form is a no. Without elicitation nobody can be asked, and the bridge refuses the
 // call at once, naming the flag that changes that.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { summarizeArgs, type ToolApprovalAnswer, type ToolApprovalHandler, type ToolApprovalRequest } from '../engine/index';
+import {
+  summarizeArgs,
+  type ToolApprovalAnswer,
+  type ToolApprovalHandler,
+  type ToolApprovalRequest,
+} from '../engine/index';
 import { askDuringRun } from './elicitation';
 import type { RunChannel } from './shared';
 
@@ -23,7 +28,14 @@ export function approvalViaElicitation(server: Server, channel: RunChannel): Too
         message: approvalMessage(request),
         requestedSchema: {
           type: 'object',
-          properties: { decision: { type: 'string', title: `Call ${request.server}.${request.tool}?`, oneOf: CHOICES, default: 'once' } },
+          properties: {
+            decision: {
+              type: 'string',
+              title: `Call ${request.server}.${request.tool}?`,
+              oneOf: CHOICES,
+              default: 'once',
+            },
+          },
           required: ['decision'],
         },
       },

@@ -11,7 +11,9 @@ export function inputViaElicitation(server: Server, channel: RunChannel): InputH
   return async (request, signal) => {
     if (request.password) {
       // MCP forbids asking for sensitive information through elicitation.
-      throw new Error('getpass() cannot ask through MCP: servers must not request secrets by elicitation. Read the secret from an environment variable or a file instead');
+      throw new Error(
+        'getpass() cannot ask through MCP: servers must not request secrets by elicitation. Read the secret from an environment variable or a file instead',
+      );
     }
     const prompt = request.prompt.trim();
     const result = await askDuringRun(
@@ -19,15 +21,22 @@ export function inputViaElicitation(server: Server, channel: RunChannel): InputH
       channel,
       {
         message: prompt || 'The running Python code asks for a line of input.',
-        requestedSchema: { type: 'object', properties: { answer: { type: 'string', title: prompt || 'input()' } }, required: ['answer'] },
+        requestedSchema: {
+          type: 'object',
+          properties: { answer: { type: 'string', title: prompt || 'input()' } },
+          required: ['answer'],
+        },
       },
       signal,
     );
     const asked = prompt ? ` ${JSON.stringify(prompt)}` : '';
-    if (result.action === 'decline') throw new Error(`input was declined: the person at the MCP client declined to answer${asked}`);
-    if (result.action === 'cancel') throw new Error(`input was cancelled: the person at the MCP client dismissed the question${asked}`);
+    if (result.action === 'decline')
+      throw new Error(`input was declined: the person at the MCP client declined to answer${asked}`);
+    if (result.action === 'cancel')
+      throw new Error(`input was cancelled: the person at the MCP client dismissed the question${asked}`);
     const answer = result.content?.answer;
-    if (typeof answer !== 'string') throw new Error('input was refused: the MCP client accepted the question but sent no answer');
+    if (typeof answer !== 'string')
+      throw new Error('input was refused: the MCP client accepted the question but sent no answer');
     return answer;
   };
 }

@@ -8,7 +8,12 @@ import type { RunChannel } from './shared';
 const ANSWER_WAIT_MS = 10 * 60 * 1000;
 
 /** Asks with a form; stopping the run (`signal`) withdraws the question. */
-export async function askDuringRun(server: Server, channel: RunChannel, form: Omit<ElicitRequestFormParams, 'mode'>, signal: AbortSignal): Promise<ElicitResult> {
+export async function askDuringRun(
+  server: Server,
+  channel: RunChannel,
+  form: Omit<ElicitRequestFormParams, 'mode'>,
+  signal: AbortSignal,
+): Promise<ElicitResult> {
   // A question of its own: the SDK never forgets an abort listener, so aborting the run's signal after an
   // answer came would tell the client to cancel a request it has already answered.
   const question = new AbortController();

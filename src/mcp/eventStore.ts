@@ -55,7 +55,10 @@ export class BoundedEventStore implements EventStore {
     return this.events.get(eventId)?.streamId;
   }
 
-  async replayEventsAfter(lastEventId: EventId, { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> }): Promise<StreamId> {
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<StreamId> {
     const streamId = this.streamOf(lastEventId);
     if (streamId === undefined) return '';
     let after = false;

@@ -59,19 +59,42 @@ export async function raiseFdSoftLimit(log: Logger, pid: number = process.pid): 
     return done({ raised: false, message: `the soft limit is left as it is: ${why}` });
   }
   const before = readFdLimits(pid);
-  if (!before) return done({ raised: false, message: `the limit could not be read from /proc/${pid === process.pid ? 'self' : pid}/limits (or it is unlimited); it is left as it is` }, 'warn');
-  if (before.soft >= before.hard) return done({ limits: before, raised: false, message: `the soft limit is already the hard one (${before.hard})` });
+  if (!before)
+    return done(
+      {
+        raised: false,
+        message: `the limit could not be read from /proc/${pid === process.pid ? 'self' : pid}/limits (or it is unlimited); it is left as it is`,
+      },
+      'warn',
+    );
+  if (before.soft >= before.hard)
+    return done({ limits: before, raised: false, message: `the soft limit is already the hard one (${before.hard})` });
   try {
     await prlimit(['--pid', String(pid), `--nofile=${before.hard}:${before.hard}`]);
   } catch (error) {
     return done(
-      { limits: readFdLimits(pid) ?? before, raised: false, message: `could not raise the soft limit from ${before.soft} to the hard one (${before.hard}): ${(error as Error).message}` },
+      {
+        limits: readFdLimits(pid) ?? before,
+        raised: false,
+        message: `could not raise the soft limit from ${before.soft} to the hard one (${before.hard}): ${(error as Error).message}`,
+      },
       'warn',
     );
   }
   const after = readFdLimits(pid);
   if (!after || after.soft !== before.hard) {
-    return done({ limits: after ?? before, raised: false, message: `prlimit ran, but the soft limit is ${after?.soft ?? 'unknown'}, not ${before.hard}` }, 'warn');
+    return done(
+      {
+        limits: after ?? before,
+        raised: false,
+        message: `prlimit ran, but the soft limit is ${after?.soft ?? 'unknown'}, not ${before.hard}`,
+      },
+      'warn',
+    );
   }
-  return done({ limits: after, raised: true, message: `raised the soft limit from ${before.soft} to the hard one (${after.hard}) with prlimit` });
+  return done({
+    limits: after,
+    raised: true,
+    message: `raised the soft limit from ${before.soft} to the hard one (${after.hard}) with prlimit`,
+  });
 }

@@ -4,7 +4,12 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Engine, silentLogger, type Logger } from '../engine/index';
 import { classifyIncoming, errorReply, MAX_MESSAGE_BYTES, type JsonRpcErrorReply } from './jsonRpcInput';
-import { DEFAULT_MAX_PREAUTH_CONNECTIONS, DEFAULT_PREAUTH_TIMEOUT_MS, guardConnections, serverTimeouts } from './httpConnections';
+import {
+  DEFAULT_MAX_PREAUTH_CONNECTIONS,
+  DEFAULT_PREAUTH_TIMEOUT_MS,
+  guardConnections,
+  serverTimeouts,
+} from './httpConnections';
 import { hostHeaders, hostInUrl } from './httpHosts';
 import { HttpMcpSession, type HttpSessionOptions } from './httpSession';
 import type { McpServerOptions } from './server';
@@ -71,7 +76,8 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
   const expectedAuth = Buffer.from(`Bearer ${token}`);
   const maxPreAuthConnections = options.maxPreAuthConnections ?? DEFAULT_MAX_PREAUTH_CONNECTIONS;
   const preAuthTimeoutMs = options.preAuthTimeoutMs ?? DEFAULT_PREAUTH_TIMEOUT_MS;
-  if (!(Number.isInteger(maxPreAuthConnections) && maxPreAuthConnections >= 1)) throw new Error('maxPreAuthConnections must be a whole number of at least 1');
+  if (!(Number.isInteger(maxPreAuthConnections) && maxPreAuthConnections >= 1))
+    throw new Error('maxPreAuthConnections must be a whole number of at least 1');
   if (!(preAuthTimeoutMs > 0)) throw new Error('preAuthTimeoutMs must be a positive number of milliseconds');
   const sessions = new Map<string, HttpMcpSession>();
   const sessionOptions: HttpSessionOptions = {
@@ -84,20 +90,38 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
   let allowedHosts: string[] = [];
 
   // -32000 is JSON-RPC's generic server error, which the SDK's own HTTP transport also answers refusals with.
-  const answer = (res: http.ServerResponse, status: number, reply: JsonRpcErrorReply, headers: Record<string, string> = {}) => {
+  const answer = (
+    res: http.ServerResponse,
+    status: number,
+    reply: JsonRpcErrorReply,
+    headers: Record<string, string> = {},
+  ) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(reply));
   };
-  const refuse = (res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code: number = -32000) =>
-    answer(res, status, errorReply(code, message), headers);
+  const refuse = (
+    res: http.ServerResponse,
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+    code: number = -32000,
+  ) => answer(res, status, errorReply(code, message), headers);
   // The rest of the body is never read, so the connection cannot carry another request: say so, then close it.
   const refuseTooLarge = (res: http.ServerResponse, declaredBytes?: number) => {
     const size = declaredBytes === undefined ? '' : ` ${declaredBytes} bytes,`;
-    refuse(res, 413, `Invalid request: the body is${size} over the limit of ${maxBodyBytes} bytes`, { connection: 'close' }, ErrorCode.InvalidRequest);
+    refuse(
+      res,
+      413,
+      `Invalid request: the body is${size} over the limit of ${maxBodyBytes} bytes`,
+      { connection: 'close' },
+      ErrorCode.InvalidRequest,
+    );
   };
   // A session id the server does not know (ended, or never given) gets 404, which tells the client to start anew.
   const refuseSession = (res: http.ServerResponse, sessionId: unknown) =>
-    sessionId === undefined ? refuse(res, 400, 'Bad request: missing session') : refuse(res, 404, 'Session not found: it ended or never existed; initialize a new one', {}, -32001);
+    sessionId === undefined
+      ? refuse(res, 400, 'Bad request: missing session')
+      : refuse(res, 404, 'Session not found: it ended or never existed; initialize a new one', {}, -32001);
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (!allowedHosts.includes(req.headers.host ?? '')) return refuse(res, 403, 'Forbidden: unexpected Host');
@@ -107,7 +131,8 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
       return refuse(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
     }
     guard.authenticated(req.socket);
-    if (new URL(req.url ?? '/', `http://${req.headers.host}`).pathname !== MCP_PATH) return refuse(res, 404, 'Not found');
+    if (new URL(req.url ?? '/', `http://${req.headers.host}`).pathname !== MCP_PATH)
+      return refuse(res, 404, 'Not found');
 
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
@@ -122,7 +147,8 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     if (bytes === undefined) return refuseTooLarge(res);
     // Judged as stdio judges a line, so both transports answer the same broken message the same way.
     const incoming = classifyIncoming(bytes.toString('utf8'));
-    if (incoming.kind === 'drop') return refuse(res, 400, `Invalid request: ${incoming.problem}`, {}, ErrorCode.InvalidRequest);
+    if (incoming.kind === 'drop')
+      return refuse(res, 400, `Invalid request: ${incoming.problem}`, {}, ErrorCode.InvalidRequest);
     if (incoming.kind === 'answer') return answer(res, 400, incoming.reply);
     const body = incoming.message;
     if (existing) return existing.handle(req, res, body);

@@ -39,7 +39,9 @@ export interface HttpCliOptions {
   sessionIdleMs: number;
 }
 
-type HttpFlagValues = { [K in keyof typeof HTTP_FLAGS]?: (typeof HTTP_FLAGS)[K]['type'] extends 'boolean' ? boolean : string };
+type HttpFlagValues = {
+  [K in keyof typeof HTTP_FLAGS]?: (typeof HTTP_FLAGS)[K]['type'] extends 'boolean' ? boolean : string;
+};
 
 /** The --http options, undefined without --http; a flag that makes no sense throws (the CLI exits 2). */
 export function parseHttpFlags(values: HttpFlagValues): HttpCliOptions | undefined {
@@ -50,8 +52,12 @@ export function parseHttpFlags(values: HttpFlagValues): HttpCliOptions | undefin
   }
   const host = values.host ?? '127.0.0.1';
   const port = values.port === undefined ? 0 : Number(values.port);
-  if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new Error('--port must be a whole number from 0 to 65535');
-  const idleMinutes = values['http-session-idle-min'] === undefined ? DEFAULT_SESSION_IDLE_MINUTES : Number(values['http-session-idle-min']);
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
+    throw new Error('--port must be a whole number from 0 to 65535');
+  const idleMinutes =
+    values['http-session-idle-min'] === undefined
+      ? DEFAULT_SESSION_IDLE_MINUTES
+      : Number(values['http-session-idle-min']);
   if (!(idleMinutes > 0)) throw new Error('--http-session-idle-min must be a positive number of minutes');
   const tokenFile = values['token-file'];
   if (!isLoopbackHost(host) && !(values['allow-remote'] && tokenFile)) {
@@ -59,7 +65,13 @@ export function parseHttpFlags(values: HttpFlagValues): HttpCliOptions | undefin
       `--host ${host} can be reached from other machines: it needs --allow-remote and --token-file, and a TLS proxy in front (plain HTTP carries the token and your code unencrypted). To stay on this machine, leave out --host.`,
     );
   }
-  return { host, port, token: tokenFile === undefined ? undefined : readToken(tokenFile), shareSessions: values['share-sessions'] ?? false, sessionIdleMs: idleMinutes * 60_000 };
+  return {
+    host,
+    port,
+    token: tokenFile === undefined ? undefined : readToken(tokenFile),
+    shareSessions: values['share-sessions'] ?? false,
+    sessionIdleMs: idleMinutes * 60_000,
+  };
 }
 
 function readToken(file: string): string {
@@ -70,7 +82,9 @@ function readToken(file: string): string {
     throw new Error(`--token-file: cannot read ${file}: ${(error as Error).message}`);
   }
   if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
-    throw new Error(`--token-file: the token in ${file} must be at least ${MIN_TOKEN_LENGTH} characters without spaces (e.g. from "openssl rand -hex 32")`);
+    throw new Error(
+      `--token-file: the token in ${file} must be at least ${MIN_TOKEN_LENGTH} characters without spaces (e.g. from "openssl rand -hex 32")`,
+    );
   }
   return token;
 }
@@ -79,9 +93,18 @@ function readToken(file: string): string {
  * Serves (the server logs its URL) with the soft limit on open files raised to the hard one first; a generated
  * token is printed once on stderr, one from a file never.
  */
-export async function serveHttp(engine: Engine, http: HttpCliOptions, serverOptions: McpServerOptions, log: Logger): Promise<HttpMcpServer> {
+export async function serveHttp(
+  engine: Engine,
+  http: HttpCliOptions,
+  serverOptions: McpServerOptions,
+  log: Logger,
+): Promise<HttpMcpServer> {
   await raiseFdSoftLimit(log);
   const server = await startHttpMcpServer(engine, { ...serverOptions, ...http, log });
-  log.info(http.token === undefined ? `bearer token (send "Authorization: Bearer <token>"): ${server.token}` : 'bearer token: the one in --token-file');
+  log.info(
+    http.token === undefined
+      ? `bearer token (send "Authorization: Bearer <token>"): ${server.token}`
+      : 'bearer token: the one in --token-file',
+  );
   return server;
 }

@@ -86,7 +86,9 @@ export function guardConnections(server: http.Server, limits: PreAuthLimits, log
         reportTimer = undefined;
         return;
       }
-      log.warn(`MCP HTTP: closed ${closedForCap} more connections without a valid token for the cap in the last minute`);
+      log.warn(
+        `MCP HTTP: closed ${closedForCap} more connections without a valid token for the cap in the last minute`,
+      );
       closedForCap = 0;
       reportTimer = setTimeout(report, REPORT_EVERY_MS).unref();
     }, REPORT_EVERY_MS).unref();
@@ -99,12 +101,22 @@ export function guardConnections(server: http.Server, limits: PreAuthLimits, log
     if (waiting.size >= limits.maxConnections) {
       const oldest = waiting.keys().next().value as net.Socket;
       forget(oldest);
-      drop(oldest, 503, `Service unavailable: too many connections are open without a valid token (at most ${limits.maxConnections}); this one, the oldest, was closed`, true);
+      drop(
+        oldest,
+        503,
+        `Service unavailable: too many connections are open without a valid token (at most ${limits.maxConnections}); this one, the oldest, was closed`,
+        true,
+      );
       noteClosedForCap();
     }
     const deadline = setTimeout(() => {
       forget(socket);
-      drop(socket, 408, `Request timeout: no request with a valid bearer token within ${limits.timeoutMs / 1000} s of connecting`, true);
+      drop(
+        socket,
+        408,
+        `Request timeout: no request with a valid bearer token within ${limits.timeoutMs / 1000} s of connecting`,
+        true,
+      );
     }, limits.timeoutMs);
     deadline.unref();
     waiting.set(socket, deadline);
@@ -117,7 +129,8 @@ export function guardConnections(server: http.Server, limits: PreAuthLimits, log
   server.on('clientError', (error: NodeJS.ErrnoException, socket: net.Socket) => {
     forget(socket);
     if (error.code === 'ECONNRESET' || !mayWrite(socket)) return void socket.destroy();
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return drop(socket, 408, 'Request timeout: the request did not arrive in time');
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+      return drop(socket, 408, 'Request timeout: the request did not arrive in time');
     if (error.code === 'HPE_HEADER_OVERFLOW') return drop(socket, 431, 'Request header fields too large');
     drop(socket, 400, `Bad request: this is not well-formed HTTP/1.1 (${error.code ?? error.message})`);
   });

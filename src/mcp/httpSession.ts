@@ -77,7 +77,12 @@ export class HttpMcpSession {
   }
 
   /** A session for an initialize request; it joins the server's map once the SDK gives it an id. */
-  static async start(engine: Engine, options: HttpSessionOptions, onInitialized: (session: HttpMcpSession) => void, onClosed: (session: HttpMcpSession) => void): Promise<HttpMcpSession> {
+  static async start(
+    engine: Engine,
+    options: HttpSessionOptions,
+    onInitialized: (session: HttpMcpSession) => void,
+    onClosed: (session: HttpMcpSession) => void,
+  ): Promise<HttpMcpSession> {
     const session = new HttpMcpSession(engine, options, onInitialized, onClosed);
     await createMcpServer(engine, { ...options, sessionScope: session.scope }).connect(session.transport);
     return session;
@@ -113,7 +118,9 @@ export class HttpMcpSession {
     // Streams of a session that already ended close after it.
     if (this.closed) return;
     this.idleTimer = setTimeout(() => {
-      this.options.log.info(`MCP HTTP session ${this.id ?? ''} ended: idle for ${Math.round(this.options.idleMs / 1000)} s`);
+      this.options.log.info(
+        `MCP HTTP session ${this.id ?? ''} ended: idle for ${Math.round(this.options.idleMs / 1000)} s`,
+      );
       void this.close();
     }, this.options.idleMs);
     this.idleTimer.unref();
@@ -156,7 +163,11 @@ export class HttpMcpSession {
     pending.cancelTimer = setTimeout(() => {
       this.forget(pending);
       for (const requestId of pending.requestIds) {
-        this.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client dropped the response stream' } });
+        this.transport.onmessage?.({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId, reason: 'the client dropped the response stream' },
+        });
       }
     }, this.options.resumeGraceMs);
     pending.cancelTimer.unref();

@@ -1,4 +1,12 @@
-import { ErrorCode, JSONRPCMessageSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, RequestIdSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  JSONRPCMessageSchema,
+  JSONRPCNotificationSchema,
+  JSONRPCRequestSchema,
+  RequestIdSchema,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /** The largest JSON-RPC message either transport accepts (a stdio line, an HTTP body), in bytes. */
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -34,42 +42,89 @@ export function classifyIncoming(text: string): Incoming {
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) return { kind: 'message', message: parsed.data };
   if (Array.isArray(value)) {
-    return { kind: 'answer', reply: errorReply(ErrorCode.InvalidRequest, 'Invalid request: batches (JSON arrays) are not supported; send one message per line') };
+    return {
+      kind: 'answer',
+      reply: errorReply(
+        ErrorCode.InvalidRequest,
+        'Invalid request: batches (JSON arrays) are not supported; send one message per line',
+      ),
+    };
   }
   if (typeof value !== 'object' || value === null) {
-    return { kind: 'answer', reply: errorReply(ErrorCode.InvalidRequest, 'Invalid request: a message must be a JSON object') };
+    return {
+      kind: 'answer',
+      reply: errorReply(ErrorCode.InvalidRequest, 'Invalid request: a message must be a JSON object'),
+    };
   }
   const fields = value as Record<string, unknown>;
   if (!('id' in fields)) {
-    if (typeof fields.method === 'string') return { kind: 'drop', problem: `a malformed notification (${fields.method}): ${problemsWith(JSONRPCNotificationSchema, fields)}` };
-    return { kind: 'answer', reply: errorReply(ErrorCode.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 request (it needs "jsonrpc": "2.0", "id" and "method")') };
+    if (typeof fields.method === 'string')
+      return {
+        kind: 'drop',
+        problem: `a malformed notification (${fields.method}): ${problemsWith(JSONRPCNotificationSchema, fields)}`,
+      };
+    return {
+      kind: 'answer',
+      reply: errorReply(
+        ErrorCode.InvalidRequest,
+        'Invalid request: not a JSON-RPC 2.0 request (it needs "jsonrpc": "2.0", "id" and "method")',
+      ),
+    };
   }
-  if (!('method' in fields) && ('result' in fields || 'error' in fields)) return { kind: 'drop', problem: `a malformed response (id ${JSON.stringify(fields.id)})` };
+  if (!('method' in fields) && ('result' in fields || 'error' in fields))
+    return { kind: 'drop', problem: `a malformed response (id ${JSON.stringify(fields.id)})` };
   const id = RequestIdSchema.safeParse(fields.id);
-  if (!id.success) return { kind: 'answer', reply: errorReply(ErrorCode.InvalidRequest, 'Invalid request: "id" must be a string or an integer') };
+  if (!id.success)
+    return {
+      kind: 'answer',
+      reply: errorReply(ErrorCode.InvalidRequest, 'Invalid request: "id" must be a string or an integer'),
+    };
   // A request whose envelope is right but whose params are not an object: the request itself was understood.
   const { params: _params, ...envelope } = fields;
   if (JSONRPCRequestSchema.safeParse(envelope).success) {
-    return { kind: 'answer', reply: errorReply(ErrorCode.InvalidParams, `Invalid params: ${problemsWith(JSONRPCRequestSchema, fields)}`, id.data) };
+    return {
+      kind: 'answer',
+      reply: errorReply(
+        ErrorCode.InvalidParams,
+        `Invalid params: ${problemsWith(JSONRPCRequestSchema, fields)}`,
+        id.data,
+      ),
+    };
   }
-  return { kind: 'answer', reply: errorReply(ErrorCode.InvalidRequest, 'Invalid request: not a JSON-RPC 2.0 request (it needs "jsonrpc": "2.0", "id" and "method", and nothing else but "params")', id.data) };
+  return {
+    kind: 'answer',
+    reply: errorReply(
+      ErrorCode.InvalidRequest,
+      'Invalid request: not a JSON-RPC 2.0 request (it needs "jsonrpc": "2.0", "id" and "method", and nothing else but "params")',
+      id.data,
+    ),
+  };
 }
 
 /** The answer to a message too big to read: its id is looked for in the bytes kept from its start and its end. */
 export function tooLongReply(bytes: number, limit: number, head: Buffer, tail: Buffer): JsonRpcErrorReply {
-  return errorReply(ErrorCode.InvalidRequest, `Invalid request: the message is ${bytes} bytes, over the limit of ${limit} bytes`, idFromEdges(head, tail));
+  return errorReply(
+    ErrorCode.InvalidRequest,
+    `Invalid request: the message is ${bytes} bytes, over the limit of ${limit} bytes`,
+    idFromEdges(head, tail),
+  );
 }
 
 const STRING = String.raw`"(?:[^"\\]|\\.)*"`;
 const ID_VALUE = String.raw`-?\d+|${STRING}`;
 const SCALAR = String.raw`${STRING}|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null`;
 /** `{"jsonrpc":"2.0","id":7,...`: the id after nothing but scalar members, so it is a top-level one. */
-const LEADING_ID = new RegExp(String.raw`^\s*\{\s*(?:${STRING}\s*:\s*(?:${SCALAR})\s*,\s*)*"id"\s*:\s*(${ID_VALUE})\s*[,}]`);
+const LEADING_ID = new RegExp(
+  String.raw`^\s*\{\s*(?:${STRING}\s*:\s*(?:${SCALAR})\s*,\s*)*"id"\s*:\s*(${ID_VALUE})\s*[,}]`,
+);
 /** `...,"id":7}` closing the line: the last member of the top-level object (the SDK's client writes it last). */
 const TRAILING_ID = new RegExp(String.raw`[{,]\s*"id"\s*:\s*(${ID_VALUE})\s*\}\s*$`);
 
 export function idFromEdges(head: Buffer, tail: Buffer): RequestId | null {
-  for (const [bytes, pattern] of [[head, LEADING_ID], [tail, TRAILING_ID]] as const) {
+  for (const [bytes, pattern] of [
+    [head, LEADING_ID],
+    [tail, TRAILING_ID],
+  ] as const) {
     const match = pattern.exec(bytes.toString('utf8'));
     if (!match) continue;
     const id = RequestIdSchema.safeParse(JSON.parse(match[1]));

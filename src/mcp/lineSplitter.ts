@@ -55,7 +55,11 @@ export class LineSplitter {
     if (this.pendingBytes > this.maxLineBytes + 1) {
       const held = Buffer.concat(this.pieces);
       // The tail keeps one byte more, for the '\r' that finishLine may strip.
-      this.overflow = { bytes: held.length, head: Buffer.from(held.subarray(0, KEPT_EDGE_BYTES)), tail: lastBytes([held], KEPT_EDGE_BYTES + 1) };
+      this.overflow = {
+        bytes: held.length,
+        head: Buffer.from(held.subarray(0, KEPT_EDGE_BYTES)),
+        tail: lastBytes([held], KEPT_EDGE_BYTES + 1),
+      };
       this.pieces = [];
       this.pendingBytes = 0;
     }
@@ -69,10 +73,21 @@ export class LineSplitter {
     this.overflow = undefined;
     if (overflow) {
       const tail = withoutCarriageReturn(overflow.tail);
-      return { kind: 'tooLong', bytes: overflow.bytes - (overflow.tail.length - tail.length), head: overflow.head, tail: lastBytes([tail], KEPT_EDGE_BYTES) };
+      return {
+        kind: 'tooLong',
+        bytes: overflow.bytes - (overflow.tail.length - tail.length),
+        head: overflow.head,
+        tail: lastBytes([tail], KEPT_EDGE_BYTES),
+      };
     }
     const line = withoutCarriageReturn(held);
-    if (line.length > this.maxLineBytes) return { kind: 'tooLong', bytes: line.length, head: Buffer.from(line.subarray(0, KEPT_EDGE_BYTES)), tail: lastBytes([line], KEPT_EDGE_BYTES) };
+    if (line.length > this.maxLineBytes)
+      return {
+        kind: 'tooLong',
+        bytes: line.length,
+        head: Buffer.from(line.subarray(0, KEPT_EDGE_BYTES)),
+        tail: lastBytes([line], KEPT_EDGE_BYTES),
+      };
     if (line.length === 0) return undefined;
     return { kind: 'line', text: line.toString('utf8') };
   }

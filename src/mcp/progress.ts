@@ -30,7 +30,8 @@ export class RunProgress {
   output(stream: 'stdout' | 'stderr', text: string): void {
     if (this.finished || text === '') return;
     // A tag wherever the stream changes, so stderr stays apart from stdout inside one message.
-    const tag = stream === this.pendingStream || (stream === 'stdout' && this.pendingStream === undefined) ? '' : `[${stream}] `;
+    const tag =
+      stream === this.pendingStream || (stream === 'stdout' && this.pendingStream === undefined) ? '' : `[${stream}] `;
     this.pending += tag + text;
     this.pendingStream = stream;
     if (this.flushTimer) return;

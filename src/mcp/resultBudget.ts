@@ -45,7 +45,9 @@ export function shrinkToolResult(result: CallToolResult, budget: number, why: st
   let droppedBytes = 0;
   // The first text item is the start of the run's text rendering (a display may come before it).
   const firstText = content.findIndex((item) => item.type === 'text');
-  const order = content.map((_, index) => index).filter((index) => index !== firstText && sizes[index] > SMALL_ITEM_BYTES);
+  const order = content
+    .map((_, index) => index)
+    .filter((index) => index !== firstText && sizes[index] > SMALL_ITEM_BYTES);
   order.sort((a, b) => sizes[b] - sizes[a]);
   const gone = new Set<number>();
   for (const index of order) {
@@ -60,10 +62,18 @@ export function shrinkToolResult(result: CallToolResult, budget: number, why: st
   const displays = structuredContent?.displays;
   if (Array.isArray(displays) && displays.some((d) => typeof d === 'object' && d !== null && 'data' in d)) {
     // The JSON text item already leaves the data out; the structured content now matches it.
-    structuredContent = { ...structuredContent, displays: displays.map((d) => (typeof d === 'object' && d !== null ? withoutData(d as Record<string, unknown>) : d)) };
+    structuredContent = {
+      ...structuredContent,
+      displays: displays.map((d) =>
+        typeof d === 'object' && d !== null ? withoutData(d as Record<string, unknown>) : d,
+      ),
+    };
   }
   if (dropped > 0 || structuredContent !== result.structuredContent) {
-    const what = dropped > 0 ? `${dropped} content item(s) (${(droppedBytes / 1e6).toFixed(1)} MB) and the data of its displays` : 'the data of its displays';
+    const what =
+      dropped > 0
+        ? `${dropped} content item(s) (${(droppedBytes / 1e6).toFixed(1)} MB) and the data of its displays`
+        : 'the data of its displays';
     kept.push({ type: 'text', text: `[${what} are no longer kept: ${why}; run the code again to see them]` });
   }
   return { ...result, content: kept, ...(structuredContent === undefined ? {} : { structuredContent }) };
@@ -72,7 +82,8 @@ export function shrinkToolResult(result: CallToolResult, budget: number, why: st
 /** `message` as kept: a response whose tool result is larger than `budget` is shrunk (a copy; the original is being sent). */
 export function shrinkMessage(message: JSONRPCMessage, budget: number, why: string): JSONRPCMessage {
   const result = (message as { result?: unknown }).result;
-  if (typeof result !== 'object' || result === null || !Array.isArray((result as CallToolResult).content)) return message;
+  if (typeof result !== 'object' || result === null || !Array.isArray((result as CallToolResult).content))
+    return message;
   return { ...message, result: shrinkToolResult(result as CallToolResult, budget, why) } as JSONRPCMessage;
 }
 

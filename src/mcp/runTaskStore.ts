@@ -36,7 +36,12 @@ export class RunTaskStore extends InMemoryTaskStore {
     return this.resultBytes;
   }
 
-  override async storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result, sessionId?: string): Promise<void> {
+  override async storeTaskResult(
+    taskId: string,
+    status: 'completed' | 'failed',
+    result: Result,
+    sessionId?: string,
+  ): Promise<void> {
     let kept = result;
     let bytes = approximateBytes(result);
     if (bytes > this.maxResultBytes && isToolResult(result)) {
@@ -93,7 +98,12 @@ export class RunTaskStore extends InMemoryTaskStore {
     this.runs.delete(taskId);
   }
 
-  override async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string, sessionId?: string): Promise<void> {
+  override async updateTaskStatus(
+    taskId: string,
+    status: Task['status'],
+    statusMessage?: string,
+    sessionId?: string,
+  ): Promise<void> {
     await super.updateTaskStatus(taskId, status, statusMessage, sessionId);
     // tasks/cancel comes here (the SDK's handler sets the status and nothing else): the run is interrupted.
     if (status === 'cancelled') this.runs.get(taskId)?.controller.abort(statusMessage ?? 'the task was cancelled');

@@ -5,7 +5,15 @@
 // loudly if the SDK moves them.
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type CallToolRequest, type CallToolResult, type JSONRPCRequest, type ListToolsResult, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type JSONRPCRequest,
+  type ListToolsResult,
+  type MessageExtraInfo,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ToolExtra } from './shared';
 import type { TaskCapableHandler } from './toolTasks';
 
@@ -14,7 +22,8 @@ type RequestHandler = (request: JSONRPCRequest, extra: ToolExtra) => Promise<unk
 function wrapSdkHandler(server: McpServer, method: string, wrap: (inner: RequestHandler) => RequestHandler): void {
   const handlers = (server.server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
   const inner = handlers?.get(method);
-  if (!handlers || !inner) throw new Error(`the MCP SDK no longer keeps its ${method} handler where sdkHandlers.ts expects it`);
+  if (!handlers || !inner)
+    throw new Error(`the MCP SDK no longer keeps its ${method} handler where sdkHandlers.ts expects it`);
   handlers.set(method, wrap(inner));
 }
 
@@ -56,8 +65,14 @@ interface ToolCallInternals {
  */
 export function answerPlainCallsDirectly(server: McpServer): void {
   const internals = server as unknown as ToolCallInternals;
-  if (typeof internals.handleAutomaticTaskPolling !== 'function' || typeof internals.validateToolInput !== 'function' || typeof internals.validateToolOutput !== 'function') {
-    throw new Error('the MCP SDK no longer handles task-capable tools called without a task where sdkHandlers.ts expects it');
+  if (
+    typeof internals.handleAutomaticTaskPolling !== 'function' ||
+    typeof internals.validateToolInput !== 'function' ||
+    typeof internals.validateToolOutput !== 'function'
+  ) {
+    throw new Error(
+      'the MCP SDK no longer handles task-capable tools called without a task where sdkHandlers.ts expects it',
+    );
   }
   internals.handleAutomaticTaskPolling = async (tool, request, extra) => {
     const { name } = request.params;
@@ -98,10 +113,19 @@ const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'required
 function withoutDefaults<T extends object>(schema: T): T {
   const kept: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (value === undefined || key === '$schema' || (key === 'additionalProperties' && (value === true || isEmptyObject(value))) || (key === 'items' && isEmptyObject(value))) continue;
+    if (
+      value === undefined ||
+      key === '$schema' ||
+      (key === 'additionalProperties' && (value === true || isEmptyObject(value))) ||
+      (key === 'items' && isEmptyObject(value))
+    )
+      continue;
     if (DATA_KEYWORDS.has(key) || typeof value !== 'object' || value === null) kept[key] = value;
     // Under `properties` the keys are names, which may be anything: only the schemas under them are compacted.
-    else if (key === 'properties') kept[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutDefaults(sub as object)]));
+    else if (key === 'properties')
+      kept[key] = Object.fromEntries(
+        Object.entries(value).map(([name, sub]) => [name, withoutDefaults(sub as object)]),
+      );
     else kept[key] = Array.isArray(value) ? value.map((sub: object) => withoutDefaults(sub)) : withoutDefaults(value);
   }
   return kept as T;
@@ -122,19 +146,21 @@ function isEmptyObject(value: unknown): boolean {
 export function answerExactErrors(server: McpServer): void {
   const handlers = (server.server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
   if (!handlers) throw new Error('the MCP SDK no longer keeps its request handlers where sdkHandlers.ts expects them');
-  const exact = (inner: RequestHandler): RequestHandler => (request, extra) => {
-    let answer: Promise<unknown>;
-    try {
-      answer = inner(request, extra);
-    } catch (error) {
-      const problems = paramsProblems(error);
-      if (problems === undefined) throw error;
-      throw codedError(ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${problems}`);
-    }
-    return answer.catch((error: unknown) => {
-      throw withoutSdkPrefix(error);
-    });
-  };
+  const exact =
+    (inner: RequestHandler): RequestHandler =>
+    (request, extra) => {
+      let answer: Promise<unknown>;
+      try {
+        answer = inner(request, extra);
+      } catch (error) {
+        const problems = paramsProblems(error);
+        if (problems === undefined) throw error;
+        throw codedError(ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${problems}`);
+      }
+      return answer.catch((error: unknown) => {
+        throw withoutSdkPrefix(error);
+      });
+    };
   for (const [method, handler] of handlers) handlers.set(method, exact(handler));
   // Handlers set later (the SDK adds tools/list and tools/call with the first tool) are made exact too.
   const set = handlers.set.bind(handlers);
@@ -145,7 +171,10 @@ export function answerExactErrors(server: McpServer): void {
  * tasks/result of a cancelled task says so with -32602, the code the spec gives a task that can no longer do what
  * was asked; the SDK would answer -32603 "has no result stored".
  */
-export function explainCancelledTaskResults(server: McpServer, tasks: { getTask(taskId: string): Promise<{ status: string; statusMessage?: string } | null> }): void {
+export function explainCancelledTaskResults(
+  server: McpServer,
+  tasks: { getTask(taskId: string): Promise<{ status: string; statusMessage?: string } | null> },
+): void {
   wrapSdkHandler(server, 'tasks/result', (taskResult) => async (request, extra) => {
     try {
       return await taskResult(request, extra);
@@ -167,7 +196,9 @@ function codedError(code: number, message: string): Error {
 function withoutSdkPrefix(error: unknown): unknown {
   if (!(error instanceof McpError)) return error;
   const prefix = `MCP error ${error.code}: `;
-  return error.message.startsWith(prefix) ? Object.assign(codedError(error.code, error.message.slice(prefix.length)), { data: error.data }) : error;
+  return error.message.startsWith(prefix)
+    ? Object.assign(codedError(error.code, error.message.slice(prefix.length)), { data: error.data })
+    : error;
 }
 
 /** `params.name: expected string, received undefined` for a zod error, at most three of them; else undefined. */

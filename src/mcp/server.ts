@@ -5,7 +5,14 @@ import { ClientLog } from './clientLog';
 import { RunTaskStore } from './runTaskStore';
 import { whenClosed } from './shared';
 import type { ToolName } from './toolNames';
-import { answerExactErrors, answerPlainCallsDirectly, compactToolList, dispatchRequestsDirectly, explainCancelledTaskResults, refuseCallsNotOffered } from './sdkHandlers';
+import {
+  answerExactErrors,
+  answerPlainCallsDirectly,
+  compactToolList,
+  dispatchRequestsDirectly,
+  explainCancelledTaskResults,
+  refuseCallsNotOffered,
+} from './sdkHandlers';
 import { registerTools } from './tools/index';
 
 export interface McpServerOptions {

@@ -4,7 +4,14 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { type ToolBridge, SESSION_NAME, type Engine, StoreError, BACKEND_KINDS, type BackendKind } from '../engine/index';
+import {
+  type ToolBridge,
+  SESSION_NAME,
+  type Engine,
+  StoreError,
+  BACKEND_KINDS,
+  type BackendKind,
+} from '../engine/index';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -35,13 +42,16 @@ export function outputSchema<T extends z.ZodRawShape>(shape: T) {
  * (they are not sandboxed), Pyodide when its network is on, and all through other MCP servers when code mode is on.
  */
 export function codeReachesOutside(engine: Engine, options: { bridge?: ToolBridge }): boolean {
-  const unsandboxedOn = (['python', 'jupyter'] as const).some((kind) => engine.backendKinds.includes(kind) && engine.disabledReason(kind) === undefined);
+  const unsandboxedOn = (['python', 'jupyter'] as const).some(
+    (kind) => engine.backendKinds.includes(kind) && engine.disabledReason(kind) === undefined,
+  );
   return unsandboxedOn || engine.sandbox('pyodide')?.network === 'on' || (options.bridge?.providers().length ?? 0) > 0;
 }
 
 /** A tool's result: `line` for a reader first when it helps, then the structured content serialized, as the spec recommends. */
 export function structuredResult(line: string | undefined, value: object, isError?: boolean): CallToolResult {
-  const content: CallToolResult['content'] = line === undefined ? [jsonText(value)] : [{ type: 'text', text: line }, jsonText(value)];
+  const content: CallToolResult['content'] =
+    line === undefined ? [jsonText(value)] : [{ type: 'text', text: line }, jsonText(value)];
   return { content, structuredContent: structured(value), ...(isError === undefined ? {} : { isError }) };
 }
 

@@ -87,7 +87,9 @@ export class StdioLineTransport implements Transport {
   }
 
   private answer(reply: JsonRpcErrorReply): void {
-    this.log.warn(`answered a message with error ${reply.error.code} (id ${JSON.stringify(reply.id)}): ${reply.error.message}`);
+    this.log.warn(
+      `answered a message with error ${reply.error.code} (id ${JSON.stringify(reply.id)}): ${reply.error.message}`,
+    );
     void this.write(reply);
   }
 

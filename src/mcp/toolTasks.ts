@@ -2,7 +2,11 @@
 // Called plainly it runs now and answers the call, as any tool does. Called with `task`, the call is answered at
 // once with a task; the run goes on, the client polls tasks/get and fetches the result with tasks/result whenever
 // it likes, so no request has to stay open as long as the run.
-import type { CreateTaskRequestHandlerExtra, TaskRequestHandlerExtra, ToolTaskHandler } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type {
+  CreateTaskRequestHandlerExtra,
+  TaskRequestHandlerExtra,
+  ToolTaskHandler,
+} from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -19,7 +23,10 @@ const MAX_TTL_MS = 24 * 60 * 60_000;
 /** A task lives at least this long past its run's time limit, so a run that ends in time always has its result kept. */
 const TTL_PAST_RUN_LIMIT_MS = 60_000;
 
-export type ToolCall<Shape extends ZodRawShapeCompat> = (args: ShapeOutput<Shape>, channel: RunChannel) => Promise<CallToolResult>;
+export type ToolCall<Shape extends ZodRawShapeCompat> = (
+  args: ShapeOutput<Shape>,
+  channel: RunChannel,
+) => Promise<CallToolResult>;
 
 export interface TaskCapableHandler<Shape extends ZodRawShapeCompat> extends ToolTaskHandler<Shape> {
   /** The call without `task`: the SDK would poll a task for it, sdkHandlers.answerPlainCallsDirectly runs this instead. */
@@ -34,12 +41,18 @@ export interface ToolTaskOptions<Shape extends ZodRawShapeCompat> {
   runLimitS: (args: ShapeOutput<Shape>) => number;
 }
 
-export function runsAsTask<Shape extends ZodRawShapeCompat>(call: ToolCall<Shape>, options: ToolTaskOptions<Shape>): TaskCapableHandler<Shape> {
+export function runsAsTask<Shape extends ZodRawShapeCompat>(
+  call: ToolCall<Shape>,
+  options: ToolTaskOptions<Shape>,
+): TaskCapableHandler<Shape> {
   const { server, store } = options;
   const handler = {
     callWithoutTask: call,
     createTask: async (args: ShapeOutput<Shape>, extra: CreateTaskRequestHandlerExtra) => {
-      const task = await extra.taskStore.createTask({ ttl: taskTtlMs(extra.taskRequestedTtl, options.runLimitS(args)), pollInterval: POLL_INTERVAL_MS });
+      const task = await extra.taskStore.createTask({
+        ttl: taskTtlMs(extra.taskRequestedTtl, options.runLimitS(args)),
+        pollInterval: POLL_INTERVAL_MS,
+      });
       const signal = store.track(task);
       // The request is answered now: the run's progress (under the request's progress token, which the spec keeps
       // valid for the task's life) and its log messages go to the connection instead.
@@ -48,14 +61,16 @@ export function runsAsTask<Shape extends ZodRawShapeCompat>(call: ToolCall<Shape
         signal,
         sendNotification: (notification) => server.notification(notification),
         // A cancelled or expired task keeps its status: the update is refused and nothing is lost.
-        awaitingInput: (waiting) => extra.taskStore.updateTaskStatus(task.taskId, waiting ? 'input_required' : 'working').catch(() => undefined),
+        awaitingInput: (waiting) =>
+          extra.taskStore.updateTaskStatus(task.taskId, waiting ? 'input_required' : 'working').catch(() => undefined),
       };
       void settle(task.taskId, call(args, channel), signal, extra.taskStore, store);
       return { task };
     },
     // This SDK answers tasks/get and tasks/result from the store itself; the interface still asks for these.
     getTask: (_args: unknown, extra: TaskRequestHandlerExtra) => extra.taskStore.getTask(extra.taskId),
-    getTaskResult: async (_args: unknown, extra: TaskRequestHandlerExtra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+    getTaskResult: async (_args: unknown, extra: TaskRequestHandlerExtra) =>
+      (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
   };
   // The SDK's handler types are conditional on the schema, which TypeScript cannot follow for a generic one.
   return handler as unknown as TaskCapableHandler<Shape>;
@@ -68,7 +83,13 @@ export function taskTtlMs(requestedMs: number | undefined, runLimitS: number): n
 }
 
 /** Stores the run's result in its task, unless the task was cancelled, expired or its connection ended meanwhile. */
-async function settle(taskId: string, running: Promise<CallToolResult>, signal: AbortSignal, taskStore: RequestTaskStore, store: RunTaskStore): Promise<void> {
+async function settle(
+  taskId: string,
+  running: Promise<CallToolResult>,
+  signal: AbortSignal,
+  taskStore: RequestTaskStore,
+  store: RunTaskStore,
+): Promise<void> {
   let result: CallToolResult;
   try {
     result = await running;

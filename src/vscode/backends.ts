@@ -4,7 +4,20 @@
 // away in backendRemovals) — and in the backend pickers (Choose Backend in features/runCommands.ts, the status
 // bar's names).
 import * as vscode from 'vscode';
-import { type EngineSetup, type JupyterSettings, type PyodideSettings, jupyterBackendFor, LOCAL_JUPYTER, pyodideBackendFor, createPythonBackend, type BackendKind, type Logger, type BackendFactory, isSandboxChoice, type SandboxChoice } from '../engine/index';
+import {
+  type EngineSetup,
+  type JupyterSettings,
+  type PyodideSettings,
+  jupyterBackendFor,
+  LOCAL_JUPYTER,
+  pyodideBackendFor,
+  createPythonBackend,
+  type BackendKind,
+  type Logger,
+  type BackendFactory,
+  isSandboxChoice,
+  type SandboxChoice,
+} from '../engine/index';
 import type { ExtensionSettings } from './settings';
 
 export interface BackendSettings {
@@ -58,7 +71,11 @@ function workspaceFolders(): string[] {
 function jupyterSettings(settings: BackendSettings, env: BackendEnvironment): JupyterSettings | undefined {
   const { url, kernelName } = settings.jupyter;
   if (!url) return undefined;
-  return { url, ...(jupyterTokenKey(settings) && env.jupyterToken ? { token: env.jupyterToken } : {}), ...(kernelName ? { kernelName } : {}) };
+  return {
+    url,
+    ...(jupyterTokenKey(settings) && env.jupyterToken ? { token: env.jupyterToken } : {}),
+    ...(kernelName ? { kernelName } : {}),
+  };
 }
 
 /** The jupyter backend for the configured server (a local one runs the workspace interpreter), if one is set. */
@@ -94,17 +111,30 @@ export function engineSetup(settings: ExtensionSettings, env: BackendEnvironment
 
 /** The workspace-Python backend for the interpreter in use (also when the interpreter changes). */
 export function pythonFactory(settings: BackendSettings, env: BackendEnvironment): BackendFactory {
-  return createPythonBackend({ pythonPath: env.pythonPath, memoryLimitMb: settings.python.memoryLimitMb, log: env.logger });
+  return createPythonBackend({
+    pythonPath: env.pythonPath,
+    memoryLimitMb: settings.python.memoryLimitMb,
+    log: env.logger,
+  });
 }
 
 /** The backends a settings change re-creates (their sessions restart), each with the reason it is told. */
-export function factorySwaps(before: BackendSettings, after: BackendSettings, env: BackendEnvironment): { factory: BackendFactory; reason: string }[] {
+export function factorySwaps(
+  before: BackendSettings,
+  after: BackendSettings,
+  env: BackendEnvironment,
+): { factory: BackendFactory; reason: string }[] {
   const swaps: { factory: BackendFactory; reason: string }[] = [];
   if (before.python.memoryLimitMb !== after.python.memoryLimitMb) {
-    swaps.push({ factory: pythonFactory(after, env), reason: `the memory cap of workspace-Python sessions changed to ${after.python.memoryLimitMb || 'none'} MB` });
+    swaps.push({
+      factory: pythonFactory(after, env),
+      reason: `the memory cap of workspace-Python sessions changed to ${after.python.memoryLimitMb || 'none'} MB`,
+    });
   }
   const { heapLimitMb, network, workspaceWritable, sandbox } = after.pyodide;
-  const pyodideChanged = (['heapLimitMb', 'network', 'workspaceWritable', 'sandbox'] as const).some((key) => before.pyodide[key] !== after.pyodide[key]);
+  const pyodideChanged = (['heapLimitMb', 'network', 'workspaceWritable', 'sandbox'] as const).some(
+    (key) => before.pyodide[key] !== after.pyodide[key],
+  );
   if (pyodideChanged) {
     const workspace = workspaceWritable ? 'writable' : 'read-only';
     swaps.push({
@@ -114,19 +144,30 @@ export function factorySwaps(before: BackendSettings, after: BackendSettings, en
   }
   const jupyter = jupyterFactory(after, env);
   if (jupyter && (before.jupyter.url !== after.jupyter.url || before.jupyter.kernelName !== after.jupyter.kernelName)) {
-    swaps.push({ factory: jupyter, reason: `the Jupyter Server changed to ${after.jupyter.url}${after.jupyter.kernelName ? ` (kernel ${after.jupyter.kernelName})` : ''}` });
+    swaps.push({
+      factory: jupyter,
+      reason: `the Jupyter Server changed to ${after.jupyter.url}${after.jupyter.kernelName ? ` (kernel ${after.jupyter.kernelName})` : ''}`,
+    });
   }
   return swaps;
 }
 
 /** Backends a settings change takes away, each with the reason its sessions' next runs are told. */
-export function backendRemovals(before: BackendSettings, after: BackendSettings): { kind: BackendKind; reason: string }[] {
-  return before.jupyter.url && !after.jupyter.url ? [{ kind: 'jupyter', reason: 'the Jupyter Server setting (codeMode.jupyter.url) was cleared' }] : [];
+export function backendRemovals(
+  before: BackendSettings,
+  after: BackendSettings,
+): { kind: BackendKind; reason: string }[] {
+  return before.jupyter.url && !after.jupyter.url
+    ? [{ kind: 'jupyter', reason: 'the Jupyter Server setting (codeMode.jupyter.url) was cleared' }]
+    : [];
 }
 
 /** Where a person's runs on `kind` go, as the status bar's tooltip says it. */
 export function describeBackend(kind: BackendKind, pythonPath: string | undefined, settings: BackendSettings): string {
   if (kind === 'python') return `the workspace interpreter (${pythonPath ?? 'python3 on PATH'})`;
-  if (kind === 'jupyter') return settings.jupyter.url === LOCAL_JUPYTER ? 'a Jupyter kernel on a local server (the workspace interpreter)' : `a Jupyter kernel on ${settings.jupyter.url}`;
+  if (kind === 'jupyter')
+    return settings.jupyter.url === LOCAL_JUPYTER
+      ? 'a Jupyter kernel on a local server (the workspace interpreter)'
+      : `a Jupyter kernel on ${settings.jupyter.url}`;
   return 'Pyodide (WebAssembly, sandboxed)';
 }

@@ -34,7 +34,8 @@ export interface LineRange {
 export function codeToRun(lines: readonly string[], range: LineRange): string {
   const empty = range.startLine === range.endLine && range.startCharacter === range.endCharacter;
   if (empty) return dedent(lines[range.startLine] ?? '');
-  if (range.startLine === range.endLine) return dedent((lines[range.startLine] ?? '').slice(range.startCharacter, range.endCharacter));
+  if (range.startLine === range.endLine)
+    return dedent((lines[range.startLine] ?? '').slice(range.startCharacter, range.endCharacter));
   // A selection ending at column 0 of a line does not include that line.
   const lastLine = range.endCharacter === 0 ? range.endLine - 1 : range.endLine;
   return dedent(lines.slice(range.startLine, lastLine + 1).join('\n'));

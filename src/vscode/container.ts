@@ -92,7 +92,13 @@ export class Container implements vscode.Disposable {
   }
 
   get interpreter(): InterpreterService {
-    return (this._interpreter ??= new InterpreterService(this.deps.interpreterTracker, this.engine, this.settings, this.deps.storageDir, this.logger));
+    return (this._interpreter ??= new InterpreterService(
+      this.deps.interpreterTracker,
+      this.engine,
+      this.settings,
+      this.deps.storageDir,
+      this.logger,
+    ));
   }
 
   get trust(): TrustService {
@@ -115,7 +121,17 @@ export class Container implements vscode.Disposable {
   }
 
   get mcp(): McpEndpoints {
-    return (this._mcp ??= this.track(new McpEndpoints(this.engine, this.bridge, this.settings, this.settingsPort, this.stores, this.toolApprovals, this.logger)));
+    return (this._mcp ??= this.track(
+      new McpEndpoints(
+        this.engine,
+        this.bridge,
+        this.settings,
+        this.settingsPort,
+        this.stores,
+        this.toolApprovals,
+        this.logger,
+      ),
+    ));
   }
 
   /** The window's question before a tool call from Python that needs a yes, and the tools allowed for this session. */

@@ -20,11 +20,16 @@ export interface GenerateDeps {
   toolApprovals: ToolApprovals;
 }
 
-export const NO_MODEL_MESSAGE = 'No language model is available. Sign in to GitHub Copilot (or install a language model provider) and try again.';
+export const NO_MODEL_MESSAGE =
+  'No language model is available. Sign in to GitHub Copilot (or install a language model provider) and try again.';
 
 /** The model to ask: by default Copilot's when there are any, else any model; undefined when there is none. */
-export async function pickModel(selector?: vscode.LanguageModelChatSelector): Promise<vscode.LanguageModelChat | undefined> {
-  const [model] = selector ? await vscode.lm.selectChatModels(selector) : [...(await vscode.lm.selectChatModels({ vendor: 'copilot' })), ...(await vscode.lm.selectChatModels())];
+export async function pickModel(
+  selector?: vscode.LanguageModelChatSelector,
+): Promise<vscode.LanguageModelChat | undefined> {
+  const [model] = selector
+    ? await vscode.lm.selectChatModels(selector)
+    : [...(await vscode.lm.selectChatModels({ vendor: 'copilot' })), ...(await vscode.lm.selectChatModels())];
   return model;
 }
 
@@ -43,7 +48,13 @@ function failureReport(result: RunResult): string {
  * failure feed the error back, up to `maxAttempts` times. Every attempt is an ordinary run, so it shows in
  * the output channel, the results view and the history.
  */
-export async function generateAndRun(task: string, model: vscode.LanguageModelChat, maxAttempts: number, deps: GenerateDeps, token: vscode.CancellationToken): Promise<GenerateOutcome> {
+export async function generateAndRun(
+  task: string,
+  model: vscode.LanguageModelChat,
+  maxAttempts: number,
+  deps: GenerateDeps,
+  token: vscode.CancellationToken,
+): Promise<GenerateOutcome> {
   deps.log.info(`generate and run with ${model.vendor}/${model.id}: ${task}`);
   const engine = await deps.engine();
   const messages = [
@@ -65,14 +76,22 @@ export async function generateAndRun(task: string, model: vscode.LanguageModelCh
     for await (const chunk of response.text) answer += chunk;
     const code = extractCode(answer);
     if (!code) {
-      messages.push(vscode.LanguageModelChatMessage.Assistant(answer), vscode.LanguageModelChatMessage.User('That had no ```python block. Reply with the program in one ```python block.'));
+      messages.push(
+        vscode.LanguageModelChatMessage.Assistant(answer),
+        vscode.LanguageModelChatMessage.User(
+          'That had no ```python block. Reply with the program in one ```python block.',
+        ),
+      );
       last = { success: false, attempts: attempt, message: 'The model answered without code.' };
       continue;
     }
     const result = await engine.run({ code, origin: 'generate', toolApprovals: deps.toolApprovals });
     last = { success: result.success, attempts: attempt, code, result };
     if (result.success) return last;
-    messages.push(vscode.LanguageModelChatMessage.Assistant(answer), vscode.LanguageModelChatMessage.User(failureReport(result)));
+    messages.push(
+      vscode.LanguageModelChatMessage.Assistant(answer),
+      vscode.LanguageModelChatMessage.User(failureReport(result)),
+    );
   }
   return { ...last, message: last.message ?? `Still failing after ${maxAttempts} attempts.` };
 }

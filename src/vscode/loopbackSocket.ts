@@ -21,7 +21,8 @@ function atLeast(version: string, [major, minor]: [number, number]): boolean {
 /** A socket (or pipe) for the endpoint, or undefined where this VS Code needs a port; `release` removes its folder. */
 export function loopbackSocket(version = vscode.version): { path: string; release(): void } | undefined {
   if (!atLeast(version, SOCKETS_SINCE)) return undefined;
-  if (process.platform === 'win32') return { path: `\\\\.\\pipe\\code-mode-mcp-${randomBytes(12).toString('hex')}`, release: () => undefined };
+  if (process.platform === 'win32')
+    return { path: `\\\\.\\pipe\\code-mode-mcp-${randomBytes(12).toString('hex')}`, release: () => undefined };
   // mkdtemp makes the folder 0700: only this user may reach the socket in it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-mcp-'));
   const socket = socketPathIn(dir, 'mcp.sock');
@@ -35,5 +36,9 @@ export function loopbackSocket(version = vscode.version): { path: string; releas
 /** The URI VS Code's MCP client is given: the socket with the request path in the fragment, by VS Code's convention. */
 export function loopbackUri(endpoint: HttpMcpServer): vscode.Uri {
   if (!endpoint.socketPath) return vscode.Uri.parse(endpoint.url);
-  return vscode.Uri.from({ scheme: process.platform === 'win32' ? 'pipe' : 'unix', path: endpoint.socketPath, fragment: new URL(endpoint.url).pathname });
+  return vscode.Uri.from({
+    scheme: process.platform === 'win32' ? 'pipe' : 'unix',
+    path: endpoint.socketPath,
+    fragment: new URL(endpoint.url).pathname,
+  });
 }

@@ -38,13 +38,21 @@ export class CodeModeMcpProvider implements vscode.McpServerDefinitionProvider, 
     const settings = this.settings();
     const version = `${PRODUCT_VERSION}-${settings.mcpTransport}-${settings.engine.defaultBackend}-${vscode.workspace.isTrusted ? 't' : 'u'}`;
     if (settings.mcpTransport === 'stdio') {
-      const args = [path.join(this.extensionPath, 'dist', 'cli.js'), '--backend', settings.engine.defaultBackend, '--timeout', String(settings.engine.timeoutS)];
+      const args = [
+        path.join(this.extensionPath, 'dist', 'cli.js'),
+        '--backend',
+        settings.engine.defaultBackend,
+        '--timeout',
+        String(settings.engine.timeoutS),
+      ];
       const python = this.interpreterPath();
       if (!vscode.workspace.isTrusted) args.push('--pyodide-only');
       if (!settings.pyodideWarmSpare) args.push('--no-pyodide-spare');
       else if (python) args.push('--python', python);
       // In the desktop extension host process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it plain Node.
-      return [new vscode.McpStdioServerDefinition(LABEL, process.execPath, args, { ELECTRON_RUN_AS_NODE: '1' }, version)];
+      return [
+        new vscode.McpStdioServerDefinition(LABEL, process.execPath, args, { ELECTRON_RUN_AS_NODE: '1' }, version),
+      ];
     }
     // The real port and token are only known once the server starts, in resolveMcpServerDefinition.
     return [new vscode.McpHttpServerDefinition(LABEL, vscode.Uri.parse('http://127.0.0.1/mcp'), {}, version)];

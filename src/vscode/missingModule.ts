@@ -2,7 +2,15 @@
 // the package into that interpreter, or, when the operating system manages it (PEP 668) and pip would refuse, says
 // so and offers a virtual environment through the Python extension.
 import * as vscode from 'vscode';
-import { isExternallyManaged, distributionForImport, missingTopLevelModule, findLocalModule, type BackendKind, type RunResult, type ScriptRun } from '../engine/index';
+import {
+  isExternallyManaged,
+  distributionForImport,
+  missingTopLevelModule,
+  findLocalModule,
+  type BackendKind,
+  type RunResult,
+  type ScriptRun,
+} from '../engine/index';
 import * as path from 'node:path';
 
 /** The Python extension's command that makes a .venv or conda environment and selects it. */
@@ -26,12 +34,20 @@ export async function virtualEnvironmentAction(): Promise<MissingModuleOffer['ac
  * The offer for a failed run, or undefined when there is none to make: not a missing top-level module, not a
  * backend that installs with pip, or a module that is the person's own file (a path problem, not a package).
  */
-export async function missingModuleOffer(result: RunResult, backend: BackendKind, python: string | undefined, script: ScriptRun | undefined): Promise<MissingModuleOffer | undefined> {
+export async function missingModuleOffer(
+  result: RunResult,
+  backend: BackendKind,
+  python: string | undefined,
+  script: ScriptRun | undefined,
+): Promise<MissingModuleOffer | undefined> {
   const diagnostics = result.diagnostics;
   if (backend !== 'python' || diagnostics?.exception !== 'ModuleNotFoundError') return undefined;
   const module = missingTopLevelModule(diagnostics.message);
   if (!module) return undefined;
-  const folders = [...(script ? [path.dirname(script.path)] : []), ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath)];
+  const folders = [
+    ...(script ? [path.dirname(script.path)] : []),
+    ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+  ];
   if (findLocalModule(module, folders)) return undefined;
   const distribution = distributionForImport(module);
   const interpreter = python ?? 'python3 on PATH';
@@ -48,7 +64,12 @@ export async function missingModuleOffer(result: RunResult, backend: BackendKind
 }
 
 /** Shows the offer (when there is one) after a person's run. */
-export async function offerMissingModule(result: RunResult, backend: BackendKind, python: string | undefined, script: ScriptRun | undefined): Promise<void> {
+export async function offerMissingModule(
+  result: RunResult,
+  backend: BackendKind,
+  python: string | undefined,
+  script: ScriptRun | undefined,
+): Promise<void> {
   const offer = await missingModuleOffer(result, backend, python, script);
   if (!offer) return;
   const choice = await vscode.window.showErrorMessage(offer.message, offer.action.title);

@@ -14,7 +14,8 @@ export const OWN_SESSION = 'interactive';
 
 /** The backend of a person's runs: their choice, but never an unsandboxed one (workspace Python, Jupyter) in Restricted Mode. */
 export function personBackend(settings: ExtensionSettings, trusted: boolean): BackendKind {
-  const choice = settings.personRun.backend === 'same-as-agents' ? settings.engine.defaultBackend : settings.personRun.backend;
+  const choice =
+    settings.personRun.backend === 'same-as-agents' ? settings.engine.defaultBackend : settings.personRun.backend;
   return choice !== 'pyodide' && !trusted ? 'pyodide' : choice;
 }
 
@@ -23,7 +24,10 @@ export function personSession(settings: PersonRunSettings, document?: vscode.Tex
   if (settings.session === 'shared-with-agents') return 'default';
   if (settings.session === 'own' || !document) return OWN_SESSION;
   // Session names are short and plain (engine/config.ts): the file's name, and a hash that tells same-named files apart.
-  const name = path.basename(document.uri.path).replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 48);
+  const name = path
+    .basename(document.uri.path)
+    .replace(/[^A-Za-z0-9_.-]/g, '_')
+    .slice(0, 48);
   return `${name}-${createHash('sha256').update(document.uri.toString()).digest('hex').slice(0, 8)}`;
 }
 
@@ -32,8 +36,16 @@ export function personSession(settings: PersonRunSettings, document?: vscode.Tex
  * answered in an input box, and the window's tool-approval question (asked only when codeMode.tools.approvePersonRuns
  * is off).
  */
-export function personRunOptions(settings: PersonRunSettings, toolApprovals: ToolApprovals): Pick<RunOptions, 'timeoutS' | 'timeoutSource' | 'onInput' | 'toolApprovals'> {
-  return { timeoutS: settings.timeoutS, timeoutSource: `setting ${TIMEOUT_SETTING}`, onInput: askInInputBox, toolApprovals };
+export function personRunOptions(
+  settings: PersonRunSettings,
+  toolApprovals: ToolApprovals,
+): Pick<RunOptions, 'timeoutS' | 'timeoutSource' | 'onInput' | 'toolApprovals'> {
+  return {
+    timeoutS: settings.timeoutS,
+    timeoutSource: `setting ${TIMEOUT_SETTING}`,
+    onInput: askInInputBox,
+    toolApprovals,
+  };
 }
 
 /** input() in a person's run: an input box that stays open while they look elsewhere; Escape is end of file. */
@@ -44,7 +56,9 @@ async function askInInputBox(request: InputRequest, stopped: AbortSignal): Promi
   try {
     return await vscode.window.showInputBox(
       {
-        title: request.password ? 'Code Mode: the running code asks for a password' : 'Code Mode: the running code asks for input',
+        title: request.password
+          ? 'Code Mode: the running code asks for a password'
+          : 'Code Mode: the running code asks for input',
         prompt: request.prompt.trim() || 'input()',
         password: request.password,
         ignoreFocusOut: true,
@@ -59,7 +73,11 @@ async function askInInputBox(request: InputRequest, stopped: AbortSignal): Promi
 }
 
 /** The script a document's lines run as, from `firstLine` (1-based); undefined for an unsaved, untitled one. */
-export function scriptOf(document: vscode.TextDocument, firstLine: number, settings: PersonRunSettings): ScriptRun | undefined {
+export function scriptOf(
+  document: vscode.TextDocument,
+  firstLine: number,
+  settings: PersonRunSettings,
+): ScriptRun | undefined {
   if (document.uri.scheme !== 'file') return undefined;
   const file = realPath(document.uri.fsPath);
   const workspaceFolder = vscode.workspace.getWorkspaceFolder(document.uri)?.uri.fsPath;

@@ -1,5 +1,13 @@
 import * as vscode from 'vscode';
-import { isApprovalMode, parseToolPatterns, type ApprovalPolicy, type BridgePolicy, type EngineConfig, type BackendKind, type SettingNames } from '../engine/index';
+import {
+  isApprovalMode,
+  parseToolPatterns,
+  type ApprovalPolicy,
+  type BridgePolicy,
+  type EngineConfig,
+  type BackendKind,
+  type SettingNames,
+} from '../engine/index';
 import { DEFAULT_SESSION_IDLE_MINUTES } from '../mcp/http';
 import { readBackendSettings, type BackendSettings } from './backends';
 
@@ -81,7 +89,12 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
     personRun: {
       timeoutS: Math.max(0, c.get<number>('run.timeoutSeconds', 0)),
       cwd: c.get<string>('run.cwd', 'file') === 'workspace' ? 'workspace' : 'file',
-      backend: oneOf(c.get<string>('run.backend', 'python'), ['python', 'pyodide', 'jupyter', 'same-as-agents'] as const),
+      backend: oneOf(c.get<string>('run.backend', 'python'), [
+        'python',
+        'pyodide',
+        'jupyter',
+        'same-as-agents',
+      ] as const),
       session: oneOf(c.get<string>('run.session', 'own'), ['own', 'per-file', 'shared-with-agents'] as const),
       showRunsChannel: c.get<boolean>('run.showRunsChannel', false),
     },
@@ -109,7 +122,10 @@ function readApprovalPolicy(c: vscode.WorkspaceConfiguration): ApprovalPolicy {
 
 /** Where the results of runs show: the sidebar view (the editor keeps its width), or a panel beside the editor. */
 export function resultsLocation(): 'sidebar' | 'beside' {
-  return oneOf(vscode.workspace.getConfiguration(SECTION).get<string>('results.location', 'sidebar'), ['sidebar', 'beside'] as const);
+  return oneOf(vscode.workspace.getConfiguration(SECTION).get<string>('results.location', 'sidebar'), [
+    'sidebar',
+    'beside',
+  ] as const);
 }
 
 /** `value` if it is one of `allowed`, else the first of them (the default). */

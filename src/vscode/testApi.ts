@@ -41,7 +41,15 @@ export interface TestApiParts {
   activationMs: number;
 }
 
-export function testApi({ container, history, results, explorer, output, status, activationMs }: TestApiParts): CodeModeTestApi {
+export function testApi({
+  container,
+  history,
+  results,
+  explorer,
+  output,
+  status,
+  activationMs,
+}: TestApiParts): CodeModeTestApi {
   return {
     container,
     history,

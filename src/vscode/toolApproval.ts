@@ -3,7 +3,13 @@
 // tool for this session" holds for this window until it closes, for every run in it (yours, Copilot's, the
 // explorer's).
 import * as vscode from 'vscode';
-import { summarizeArgs, type RunOrigin, type ToolApprovalAnswer, type ToolApprovalRequest, type ToolApprovals } from '../engine/index';
+import {
+  summarizeArgs,
+  type RunOrigin,
+  type ToolApprovalAnswer,
+  type ToolApprovalRequest,
+  type ToolApprovals,
+} from '../engine/index';
 
 export const ALLOW_ONCE = 'Allow once';
 export const ALLOW_FOR_SESSION = 'Allow this tool for this session';
@@ -33,7 +39,10 @@ export class ToolApprovalQuestions {
   private standIn: ApprovalStandIn | undefined;
 
   /** Who answers runs' tool-call questions in this window, for RunOptions.toolApprovals and our MCP servers. */
-  readonly approvals: ToolApprovals = { ask: (request, signal) => this.ask(request, signal), sessionAllowed: this.sessionAllowed };
+  readonly approvals: ToolApprovals = {
+    ask: (request, signal) => this.ask(request, signal),
+    sessionAllowed: this.sessionAllowed,
+  };
 
   /** Tests only (the extension offers it in ExtensionMode.Test): answer questions without the modal. */
   answerWith(standIn: ApprovalStandIn | undefined): void {
@@ -54,7 +63,13 @@ export class ToolApprovalQuestions {
 }
 
 async function showModal(question: ApprovalQuestion): Promise<ToolApprovalAnswer> {
-  const choice = await vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, ALLOW_ONCE, ALLOW_FOR_SESSION, DENY);
+  const choice = await vscode.window.showWarningMessage(
+    question.message,
+    { modal: true, detail: question.detail },
+    ALLOW_ONCE,
+    ALLOW_FOR_SESSION,
+    DENY,
+  );
   // Cancel (Escape) is a no.
   return choice === ALLOW_ONCE ? 'once' : choice === ALLOW_FOR_SESSION ? 'session' : 'deny';
 }
@@ -62,7 +77,9 @@ async function showModal(question: ApprovalQuestion): Promise<ToolApprovalAnswer
 /** The modal's text: the tool and server up front, then the arguments, then where the call comes from. */
 export function approvalQuestion(request: ToolApprovalRequest): ApprovalQuestion {
   const { run } = request;
-  const from = run.location ? `${vscode.workspace.asRelativePath(run.location.file)}:${run.location.line}` : `session "${run.session}"`;
+  const from = run.location
+    ? `${vscode.workspace.asRelativePath(run.location.file)}:${run.location.line}`
+    : `session "${run.session}"`;
   return {
     message: `Allow Python code to call ${request.server}.${request.tool}?`,
     detail: [

@@ -6,7 +6,15 @@ import { type ProviderStatus, type ToolProvider, type ToolSpec, errorText } from
 export const VSCODE_PROVIDER = 'vscode';
 
 /** Tools that work only inside a chat session: they end it, plan it, or ask its person (VS Code 1.139's names). */
-const CHAT_SESSION_TOOLS = new Set(['inline_chat_exit', 'task_complete', 'runSubagent', 'vscode_askQuestions', 'vscode_reviewPlan', 'manage_todo_list', 'setup_tools_createNewWorkspace']);
+const CHAT_SESSION_TOOLS = new Set([
+  'inline_chat_exit',
+  'task_complete',
+  'runSubagent',
+  'vscode_askQuestions',
+  'vscode_reviewPlan',
+  'manage_todo_list',
+  'setup_tools_createNewWorkspace',
+]);
 
 /**
  * VS Code's internal tools, which its chat uses for itself (`vscode_editFile_internal`, the confirmation prompts,
@@ -36,18 +44,25 @@ export class VscodeToolsProvider implements ToolProvider {
   }
 
   async listTools(): Promise<ToolSpec[]> {
-    return this.callable()
-      .map((t) => ({
-        server: VSCODE_PROVIDER,
-        name: t.name,
-        description: t.description,
-        inputSchema: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} },
-      }));
+    return this.callable().map((t) => ({
+      server: VSCODE_PROVIDER,
+      name: t.name,
+      description: t.description,
+      inputSchema: (t.inputSchema as Record<string, unknown> | undefined) ?? { type: 'object', properties: {} },
+    }));
   }
 
   async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    if (this.isOwnTool(name)) return { isError: true, content: [{ type: 'text', text: `${name} is this extension's own tool; call it directly` }] };
-    if (isInternalTool(name)) return { isError: true, content: [{ type: 'text', text: `${name} is internal to VS Code's chat and cannot be called from Python` }] };
+    if (this.isOwnTool(name))
+      return {
+        isError: true,
+        content: [{ type: 'text', text: `${name} is this extension's own tool; call it directly` }],
+      };
+    if (isInternalTool(name))
+      return {
+        isError: true,
+        content: [{ type: 'text', text: `${name} is internal to VS Code's chat and cannot be called from Python` }],
+      };
     try {
       const result = await vscode.lm.invokeTool(name, { input: args, toolInvocationToken: undefined });
       this.lastError = undefined;

@@ -64,9 +64,16 @@ export class RunCardView {
   ) {
     const { run } = model;
     this.badgeLabel = el('span', { className: 'badge-label' });
-    this.badge = el('span', { className: 'badge' }, [el('span', { className: 'spinner', attrs: { 'aria-hidden': 'true' } }), this.badgeLabel]);
+    this.badge = el('span', { className: 'badge' }, [
+      el('span', { className: 'spinner', attrs: { 'aria-hidden': 'true' } }),
+      this.badgeLabel,
+    ]);
     this.duration = el('span', { className: 'duration' });
-    const started = el('time', { className: 'started', text: formatClock(run.startedAt), attrs: { datetime: new Date(run.startedAt).toISOString(), title: new Date(run.startedAt).toLocaleString() } });
+    const started = el('time', {
+      className: 'started',
+      text: formatClock(run.startedAt),
+      attrs: { datetime: new Date(run.startedAt).toISOString(), title: new Date(run.startedAt).toLocaleString() },
+    });
 
     const meta = el('span', { className: 'card-meta' }, [
       el('span', { className: 'meta-item backend', text: backendLabel(run.backend), attrs: { title: 'backend' } }),
@@ -100,7 +107,10 @@ export class RunCardView {
     this.toolCallsBox = el('div', { className: 'tool-calls' });
     this.droppedNote = el('p', { className: 'note displays-dropped' });
     this.emptyNote = el('p', { className: 'note empty-output', text: 'No output' });
-    this.queuedNote = el('p', { className: 'note queued-note', text: run.waitingFor ? `waiting for ${run.waitingFor}` : '' });
+    this.queuedNote = el('p', {
+      className: 'note queued-note',
+      text: run.waitingFor ? `waiting for ${run.waitingFor}` : '',
+    });
 
     this.root = el('article', { className: 'run-card', attrs: { 'data-run-id': run.runId, tabindex: '-1' } }, [
       head,
@@ -180,7 +190,8 @@ export class RunCardView {
     this.model.stdout = appendCapped('', '', result.stdout);
     this.model.stderr = appendCapped('', this.model.stdout, result.stderr);
     // Displays streamed live are the same ones the result lists, unless some came while the page was away.
-    if (result.displays && result.displays.length !== this.model.displays.length && !this.model.displaysDropped) this.model.displays = [...result.displays];
+    if (result.displays && result.displays.length !== this.model.displays.length && !this.model.displaysDropped)
+      this.model.displays = [...result.displays];
     this.showOutput();
     this.renderStatus();
     this.host.changed();
@@ -242,7 +253,9 @@ export class RunCardView {
       this.interruptButton.setAttribute('aria-label', this.interruptButton.title);
     }
     if (result?.diagnostics) this.badge.dataset.errorType = result.diagnostics.error_type;
-    this.duration.textContent = result ? formatDuration(result.duration_ms) : formatDuration(Date.now() - this.model.run.startedAt);
+    this.duration.textContent = result
+      ? formatDuration(result.duration_ms)
+      : formatDuration(Date.now() - this.model.run.startedAt);
     this.interruptButton.hidden = !!result;
     this.rerunButton.hidden = !result;
     this.renderError(result?.diagnostics ?? null);
@@ -259,8 +272,15 @@ export class RunCardView {
     const items = calls.map((call) =>
       el('li', { className: 'tool-call', attrs: { 'data-approval': call.approval, 'data-ok': String(call.ok) } }, [
         el('code', { className: 'tool-call-name', text: `${call.server}.${call.tool}` }),
-        el('span', { className: 'tool-call-outcome', text: call.approval === 'denied' ? 'not called' : call.ok ? `ok · ${call.ms} ms` : `failed · ${call.ms} ms` }),
-        el('span', { className: 'tool-call-approval', text: call.approval, attrs: { title: APPROVAL_MEANINGS[call.approval] ?? '' } }),
+        el('span', {
+          className: 'tool-call-outcome',
+          text: call.approval === 'denied' ? 'not called' : call.ok ? `ok · ${call.ms} ms` : `failed · ${call.ms} ms`,
+        }),
+        el('span', {
+          className: 'tool-call-approval',
+          text: call.approval,
+          attrs: { title: APPROVAL_MEANINGS[call.approval] ?? '' },
+        }),
       ]),
     );
     this.toolCallsBox.replaceChildren(el('span', { className: 'tool-calls-title', text: title }), el('ul', {}, items));
@@ -276,12 +296,21 @@ export class RunCardView {
       if (diagnostics.policy) notes.push(`Policy ${diagnostics.policy.rule}: ${diagnostics.policy.detail}`);
       if (diagnostics.auto_install) notes.push(`Auto-install: ${diagnostics.auto_install}`);
       for (const note of notes) children.push(el('p', { className: 'error-note', text: note }));
-      if (diagnostics.traceback) children.push(tracebackWithLinks(diagnostics.traceback, (file, line) => this.host.post({ type: 'openLocation', file, line })));
+      if (diagnostics.traceback)
+        children.push(
+          tracebackWithLinks(diagnostics.traceback, (file, line) =>
+            this.host.post({ type: 'openLocation', file, line }),
+          ),
+        );
       if (diagnostics.hints?.length) {
         children.push(
           el('div', { className: 'hints' }, [
             el('span', { className: 'hints-title', text: 'Hints from past fixes' }),
-            el('ul', {}, diagnostics.hints.map((hint) => el('li', { text: hint }))),
+            el(
+              'ul',
+              {},
+              diagnostics.hints.map((hint) => el('li', { text: hint })),
+            ),
           ]),
         );
       }
@@ -292,7 +321,13 @@ export class RunCardView {
 
   private updateEmptyNote(): void {
     const m = this.model;
-    this.emptyNote.hidden = this.running || !!m.stdout || !!m.stderr || m.displays.length > 0 || !!m.displaysDropped || !!m.result?.diagnostics;
+    this.emptyNote.hidden =
+      this.running ||
+      !!m.stdout ||
+      !!m.stderr ||
+      m.displays.length > 0 ||
+      !!m.displaysDropped ||
+      !!m.result?.diagnostics;
   }
 
   private renderDroppedNote(): void {
@@ -323,7 +358,11 @@ function tracebackWithLinks(traceback: string, open: (file: string, line: number
   let at = 0;
   for (const frame of tracebackFrames(traceback)) {
     parts.push(traceback.slice(at, frame.start));
-    const link = el('a', { className: 'location', text: traceback.slice(frame.start, frame.end), attrs: { href: '#', title: `Open ${frame.file} at line ${frame.line}` } });
+    const link = el('a', {
+      className: 'location',
+      text: traceback.slice(frame.start, frame.end),
+      attrs: { href: '#', title: `Open ${frame.file} at line ${frame.line}` },
+    });
     link.addEventListener('click', (event) => {
       event.preventDefault();
       open(frame.file, frame.line);

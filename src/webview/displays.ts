@@ -23,7 +23,10 @@ export function renderDisplay(display: Display, save?: SaveImage): HTMLElement {
     if (save) figure.append(imageTools(display, img, save));
   } else if (display.mime === 'text/html') figure.append(renderHtml(display.data));
   else if (display.mime.startsWith('text/') || display.mime === 'application/json') figure.append(renderText(display));
-  else figure.append(el('p', { className: 'note', text: `${display.mime} (${display.data.length} characters) cannot be shown here` }));
+  else
+    figure.append(
+      el('p', { className: 'note', text: `${display.mime} (${display.data.length} characters) cannot be shown here` }),
+    );
   if (display.title) figure.append(el('figcaption', { text: display.title }));
   return figure;
 }
@@ -36,9 +39,13 @@ function renderImage(display: Display): HTMLImageElement {
     display.mime === 'image/svg+xml' && raw.startsWith('<')
       ? `data:image/svg+xml;charset=utf-8,${encodeURIComponent(display.data)}`
       : `data:${display.mime};base64,${display.data.replace(/\s+/g, '')}`;
-  img.addEventListener('error', () => img.replaceWith(el('p', { className: 'note', text: `${display.mime} image could not be decoded` })), {
-    once: true,
-  });
+  img.addEventListener(
+    'error',
+    () => img.replaceWith(el('p', { className: 'note', text: `${display.mime} image could not be decoded` })),
+    {
+      once: true,
+    },
+  );
   return img;
 }
 
@@ -51,13 +58,17 @@ function renderText(display: Display): HTMLElement {
       // Not valid JSON after all: show it as it came.
     }
   }
-  if (text.length > MAX_DISPLAY_TEXT) text = `${text.slice(0, MAX_DISPLAY_TEXT)}\n… [${text.length - MAX_DISPLAY_TEXT} characters not shown]`;
+  if (text.length > MAX_DISPLAY_TEXT)
+    text = `${text.slice(0, MAX_DISPLAY_TEXT)}\n… [${text.length - MAX_DISPLAY_TEXT} characters not shown]`;
   return el('pre', { className: 'display-text', text });
 }
 
 function renderHtml(html: string): HTMLElement {
   // sandbox="" gives the frame an opaque origin with scripts, forms, popups and navigation of the page all off.
-  const frame = el('iframe', { className: 'html-frame', attrs: { sandbox: '', title: 'HTML output', referrerpolicy: 'no-referrer' } });
+  const frame = el('iframe', {
+    className: 'html-frame',
+    attrs: { sandbox: '', title: 'HTML output', referrerpolicy: 'no-referrer' },
+  });
   frameSources.set(frame, html);
   applyFrameDocument(frame);
   // The page cannot measure a frame it has no access to, so the height is estimated from the markup and the
@@ -86,7 +97,10 @@ function colorScheme(): 'light' | 'dark' {
 function themeValue(style: CSSStyleDeclaration, fallback: string, ...names: string[]): string {
   for (const name of names) {
     // Theme values are colours and font lists; characters that could end the rule or the element are dropped.
-    const value = style.getPropertyValue(name).replace(/[<>{};\\]/g, '').trim();
+    const value = style
+      .getPropertyValue(name)
+      .replace(/[<>{};\\]/g, '')
+      .trim();
     if (value) return value;
   }
   return fallback;
@@ -126,5 +140,7 @@ function applyFrameDocument(frame: HTMLIFrameElement, scheme = colorScheme(), cs
 export function restyleFrames(): void {
   const scheme = colorScheme();
   const css = frameCss(scheme);
-  document.querySelectorAll<HTMLIFrameElement>('iframe.html-frame').forEach((frame) => applyFrameDocument(frame, scheme, css));
+  document
+    .querySelectorAll<HTMLIFrameElement>('iframe.html-frame')
+    .forEach((frame) => applyFrameDocument(frame, scheme, css));
 }

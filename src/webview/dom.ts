@@ -39,7 +39,12 @@ export function icon(name: IconName): HTMLSpanElement {
   return el('span', { className: `codicon codicon-${ICONS[name]}`, attrs: { 'aria-hidden': 'true' } });
 }
 
-export function button(label: string, iconName: IconName | undefined, className: string, title?: string): HTMLButtonElement {
+export function button(
+  label: string,
+  iconName: IconName | undefined,
+  className: string,
+  title?: string,
+): HTMLButtonElement {
   const node = el('button', { className, attrs: { type: 'button', ...(title ? { title, 'aria-label': title } : {}) } });
   if (iconName) node.append(icon(iconName));
   if (label) node.append(el('span', { className: 'label', text: label }));

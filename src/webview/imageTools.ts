@@ -13,7 +13,12 @@ export function imageTools(display: Display, img: HTMLImageElement, save: SaveIm
   img.addEventListener('click', () => enlarge(img, title));
   const enlargeButton = button('', 'zoom', 'icon-button enlarge', 'Enlarge');
   enlargeButton.addEventListener('click', () => enlarge(img, title));
-  const saveButton = button('', 'save', 'icon-button save', `Save as ${display.mime === 'image/svg+xml' ? 'SVG' : display.mime.slice('image/'.length).toUpperCase()}…`);
+  const saveButton = button(
+    '',
+    'save',
+    'icon-button save',
+    `Save as ${display.mime === 'image/svg+xml' ? 'SVG' : display.mime.slice('image/'.length).toUpperCase()}…`,
+  );
   saveButton.addEventListener('click', () => save(display));
   const copyButton = button('', 'copy', 'icon-button copy-image', 'Copy image');
   copyButton.addEventListener('click', () => {
@@ -33,7 +38,10 @@ function enlarge(img: HTMLImageElement, title: string): void {
   big.src = img.src;
   big.addEventListener('click', () => big.classList.toggle('fit'));
   const close = button('', 'close', 'icon-button lightbox-close', 'Close (Escape)');
-  const dialog = el('dialog', { className: 'lightbox', attrs: { 'aria-label': title } }, [el('div', { className: 'lightbox-head' }, [el('span', { text: title }), close]), el('div', { className: 'lightbox-body' }, [big])]);
+  const dialog = el('dialog', { className: 'lightbox', attrs: { 'aria-label': title } }, [
+    el('div', { className: 'lightbox-head' }, [el('span', { text: title }), close]),
+    el('div', { className: 'lightbox-body' }, [big]),
+  ]);
   dialog.addEventListener('close', () => dialog.remove());
   close.addEventListener('click', () => dialog.close());
   dialog.addEventListener('click', (event) => {

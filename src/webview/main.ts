@@ -100,7 +100,11 @@ function saveNow(): void {
   window.clearTimeout(saveTimer);
   saveTimer = undefined;
   // The map holds cards in insertion order, which is oldest first.
-  vscode.setState({ version: STATE_VERSION, cards: savedModels([...cards.values()].map((c) => c.model)), ...(toolPanel.spec ? { tool: toolPanel.spec } : {}) });
+  vscode.setState({
+    version: STATE_VERSION,
+    cards: savedModels([...cards.values()].map((c) => c.model)),
+    ...(toolPanel.spec ? { tool: toolPanel.spec } : {}),
+  });
 }
 
 /** The cards as persisted: the newest ones' displays while they fit MAX_SAVED_DISPLAY_CHARS, a note instead of the rest. */
@@ -115,7 +119,11 @@ function savedModels(models: RunCard[]): RunCard[] {
         return model;
       }
       const before = model.displaysDropped;
-      const displaysDropped = { count: (before?.count ?? 0) + model.displays.length, bytes: (before?.bytes ?? 0) + chars, reason: 'large displays are not kept when the view reloads' };
+      const displaysDropped = {
+        count: (before?.count ?? 0) + model.displays.length,
+        bytes: (before?.bytes ?? 0) + chars,
+        reason: 'large displays are not kept when the view reloads',
+      };
       return { ...model, displays: [], displaysDropped };
     })
     .reverse();
@@ -226,7 +234,11 @@ function handle(message: HostToPageMessage): void {
       vscode.postMessage({
         type: 'probeResult',
         requestId: message.requestId,
-        cards: [...cards.values()].map((card) => ({ runId: card.runId, status: card.root.dataset.status ?? '', text: card.root.innerText })),
+        cards: [...cards.values()].map((card) => ({
+          runId: card.runId,
+          status: card.root.dataset.status ?? '',
+          text: card.root.innerText,
+        })),
       });
       return;
     default:
@@ -244,7 +256,9 @@ function boundDisplays(): void {
   for (const card of all.slice(0, -1)) {
     if (total <= MAX_DISPLAY_CHARS) return;
     total -= card.displayChars;
-    card.dropDisplays(`this view keeps the displays of recent runs only (${MAX_DISPLAY_CHARS / (1024 * 1024)} MB in all)`);
+    card.dropDisplays(
+      `this view keeps the displays of recent runs only (${MAX_DISPLAY_CHARS / (1024 * 1024)} MB in all)`,
+    );
   }
 }
 
@@ -275,12 +289,25 @@ function mount(): void {
     window.scrollTo({ top: 0 });
   });
   // Back at the top by their own scrolling, the person sees the new runs: the marker has done its job.
-  window.addEventListener('scroll', () => {
-    if (unseenRuns > 0 && window.scrollY <= FOLLOW_SLACK_PX) showNewResults(0);
-  }, { passive: true });
+  window.addEventListener(
+    'scroll',
+    () => {
+      if (unseenRuns > 0 && window.scrollY <= FOLLOW_SLACK_PX) showNewResults(0);
+    },
+    { passive: true },
+  );
   showNewResults(0);
   const app = document.getElementById('app') ?? document.body;
-  app.replaceChildren(el('header', { className: 'toolbar' }, [el('span', { className: 'toolbar-title', text: 'Python runs' }), countLabel, clearButton]), newResults, emptyState, runsList);
+  app.replaceChildren(
+    el('header', { className: 'toolbar' }, [
+      el('span', { className: 'toolbar-title', text: 'Python runs' }),
+      countLabel,
+      clearButton,
+    ]),
+    newResults,
+    emptyState,
+    runsList,
+  );
 
   // VS Code switches themes by changing the body class and the variables on <html>; frames need new colours.
   let restyleQueued = false;
@@ -297,7 +324,8 @@ function mount(): void {
 
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     const data = event.data;
-    if (typeof data === 'object' && data !== null && typeof (data as { type?: unknown }).type === 'string') handle(data as HostToPageMessage);
+    if (typeof data === 'object' && data !== null && typeof (data as { type?: unknown }).type === 'string')
+      handle(data as HostToPageMessage);
   });
 
   restore();

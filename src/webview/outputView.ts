@@ -90,7 +90,11 @@ export class OutputView {
   /** The text as shown, in order, with "stderr:" before stderr's blocks; for Copy. */
   text(): string {
     return Array.from(this.root.querySelectorAll<HTMLElement>('.stream'))
-      .map((block) => (block.classList.contains('stderr') ? `stderr:\n${block.querySelector('pre')?.textContent ?? ''}` : (block.querySelector('pre')?.textContent ?? '')))
+      .map((block) =>
+        block.classList.contains('stderr')
+          ? `stderr:\n${block.querySelector('pre')?.textContent ?? ''}`
+          : (block.querySelector('pre')?.textContent ?? ''),
+      )
       .join('\n');
   }
 
@@ -119,7 +123,11 @@ export class OutputView {
     if (this.last?.stream === stream) return this.last;
     const text = document.createTextNode('');
     const pre = el('pre', { className: 'stream-text' }, [text]);
-    const block = el('div', { className: `stream ${stream}`, attrs: { 'aria-label': stream } }, stream === 'stderr' ? [el('span', { className: 'stream-label', text: 'stderr' }), pre] : [pre]);
+    const block = el(
+      'div',
+      { className: `stream ${stream}`, attrs: { 'aria-label': stream } },
+      stream === 'stderr' ? [el('span', { className: 'stream-label', text: 'stderr' }), pre] : [pre],
+    );
     this.root.append(block);
     this.last = { stream, block, pre, text, pending: '' };
     return this.last;

@@ -73,7 +73,13 @@ export type PageToHostMessage =
   | { type: 'saveImage'; mime: SavableImageMime; data: string; title?: string };
 
 /** The image types a figure's Save writes, and the file extension of each. */
-export const SAVABLE_IMAGES = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg' } as const;
+export const SAVABLE_IMAGES = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+} as const;
 export type SavableImageMime = keyof typeof SAVABLE_IMAGES;
 /** A display's data is at most 5 MB (runLimits.ts); as base64 a third more. */
 const MAX_SAVED_IMAGE_CHARS = 8 * 1024 * 1024;
@@ -108,7 +114,10 @@ export function parsePageMessage(value: unknown): PageToHostMessage | undefined 
       const { requestId, cards } = value;
       if (!isId(requestId) || !Array.isArray(cards)) return undefined;
       const parsed = cards
-        .filter((c): c is Record<string, unknown> => isPlainObject(c) && isId(c.runId) && typeof c.status === 'string' && typeof c.text === 'string')
+        .filter(
+          (c): c is Record<string, unknown> =>
+            isPlainObject(c) && isId(c.runId) && typeof c.status === 'string' && typeof c.text === 'string',
+        )
         .map((c) => ({ runId: c.runId as string, status: c.status as string, text: c.text as string }));
       return { type: 'probeResult', requestId, cards: parsed };
     }
@@ -148,7 +157,10 @@ export function messageForRunEvent(event: RunEvent): HostToPageMessage {
     }
     case 'started': {
       const { runId, session, backend, code, origin, startedAt, tool } = event;
-      return { type: 'runStarted', run: { runId, session, backend, code, origin, startedAt, ...(tool ? { tool } : {}) } };
+      return {
+        type: 'runStarted',
+        run: { runId, session, backend, code, origin, startedAt, ...(tool ? { tool } : {}) },
+      };
     }
     case 'stdout':
     case 'stderr':

@@ -38,7 +38,9 @@ export function shapeOf(schema: unknown, depth = 0): string {
     return /^[\w]+$/.test(item) ? `${item}[]` : `[${item}]`;
   }
   if (type === 'object') {
-    const fields = properties(s).map(([name, field]) => `${name}${isRequired(s, name) ? '' : '?'}: ${shapeOf(field, depth + 1)}`);
+    const fields = properties(s).map(
+      ([name, field]) => `${name}${isRequired(s, name) ? '' : '?'}: ${shapeOf(field, depth + 1)}`,
+    );
     return fields.length ? `{${fields.join(', ')}}` : 'object';
   }
   return type ?? 'any';

@@ -68,7 +68,10 @@ function buildField(name: string, schema: Schema, required: boolean): Field {
   switch (kind) {
     case 'string':
     case 'text': {
-      const node = kind === 'text' ? el('textarea', { attrs: { rows: '4', spellcheck: 'false' } }) : el('input', { attrs: { type: 'text' } });
+      const node =
+        kind === 'text'
+          ? el('textarea', { attrs: { rows: '4', spellcheck: 'false' } })
+          : el('input', { attrs: { type: 'text' } });
       if (typeof def === 'string') node.value = def;
       input = node;
       read = () => (node.value === '' ? {} : { value: node.value });
@@ -104,8 +107,16 @@ function buildField(name: string, schema: Schema, required: boolean): Field {
     case 'enum': {
       const values = (schema.enum as Scalar[]).slice();
       const node = el('select');
-      if (!required || def === undefined) node.append(el('option', { text: required ? 'Choose…' : '(not set)', attrs: { value: '' } }));
-      values.forEach((value, index) => node.append(el('option', { text: typeof value === 'string' ? value : JSON.stringify(value), attrs: { value: String(index) } })));
+      if (!required || def === undefined)
+        node.append(el('option', { text: required ? 'Choose…' : '(not set)', attrs: { value: '' } }));
+      values.forEach((value, index) =>
+        node.append(
+          el('option', {
+            text: typeof value === 'string' ? value : JSON.stringify(value),
+            attrs: { value: String(index) },
+          }),
+        ),
+      );
       const defIndex = values.findIndex((value) => value === def);
       node.value = defIndex >= 0 ? String(defIndex) : '';
       input = node;
@@ -116,7 +127,14 @@ function buildField(name: string, schema: Schema, required: boolean): Field {
       const type = schemaType(schema);
       // The example, not a bare bracket: what the value should look like, ready to edit.
       const example = JSON.stringify(exampleOf(schema), null, 2);
-      const node = el('textarea', { className: 'json', attrs: { rows: String(Math.min(8, Math.max(3, example.split('\n').length))), spellcheck: 'false', placeholder: example } });
+      const node = el('textarea', {
+        className: 'json',
+        attrs: {
+          rows: String(Math.min(8, Math.max(3, example.split('\n').length))),
+          spellcheck: 'false',
+          placeholder: example,
+        },
+      });
       if (def !== undefined) node.value = JSON.stringify(def, null, 2);
       shape = shapeOf(schema);
       input = node;
@@ -129,7 +147,8 @@ function buildField(name: string, schema: Schema, required: boolean): Field {
           return { error: `invalid JSON: ${(error as Error).message}` };
         }
         if (type === 'array' && !Array.isArray(value)) return { error: 'must be a JSON array' };
-        if (type === 'object' && (typeof value !== 'object' || value === null || Array.isArray(value))) return { error: 'must be a JSON object' };
+        if (type === 'object' && (typeof value !== 'object' || value === null || Array.isArray(value)))
+          return { error: 'must be a JSON object' };
         return { value };
       };
       break;
@@ -146,14 +165,21 @@ function buildField(name: string, schema: Schema, required: boolean): Field {
     ...(kind === 'boolean' ? [input] : []),
     el('span', { className: 'field-name', text: name }),
     ...(required ? [el('span', { className: 'field-required', text: 'required', attrs: { title: 'required' } })] : []),
-    el('span', { className: 'field-type', text: kind === 'json' ? (schemaType(schema) ?? 'JSON') : kind === 'text' ? 'string' : kind }),
+    el('span', {
+      className: 'field-type',
+      text: kind === 'json' ? (schemaType(schema) ?? 'JSON') : kind === 'text' ? 'string' : kind,
+    }),
   ]);
-  const description = [title, typeof schema.description === 'string' ? schema.description : ''].filter(Boolean).join(' — ');
+  const description = [title, typeof schema.description === 'string' ? schema.description : '']
+    .filter(Boolean)
+    .join(' — ');
   const errorLine = el('span', { className: 'field-error', attrs: { 'aria-live': 'polite' } });
   const root = el('div', { className: `field field-${kind}` }, [
     label,
     ...(description ? [el('span', { className: 'field-description', text: description })] : []),
-    ...(shape ? [el('code', { className: 'field-shape', text: shape, attrs: { title: 'The shape of the value' } })] : []),
+    ...(shape
+      ? [el('code', { className: 'field-shape', text: shape, attrs: { title: 'The shape of the value' } })]
+      : []),
     ...(kind === 'boolean' ? [] : [input]),
     errorLine,
   ]);
@@ -163,11 +189,21 @@ function buildField(name: string, schema: Schema, required: boolean): Field {
 /** Renders a tool result: text, MCP content blocks (text and images), or any JSON value. */
 function renderContent(content: unknown): HTMLElement[] {
   if (typeof content === 'string') return [el('pre', { className: 'tool-output', text: content })];
-  if (Array.isArray(content) && content.length > 0 && content.every((block) => typeof asSchema(block).type === 'string')) {
+  if (
+    Array.isArray(content) &&
+    content.length > 0 &&
+    content.every((block) => typeof asSchema(block).type === 'string')
+  ) {
     return content.map((raw) => {
       const block = asSchema(raw);
-      if (block.type === 'text' && typeof block.text === 'string') return el('pre', { className: 'tool-output', text: block.text });
-      if (block.type === 'image' && typeof block.data === 'string' && typeof block.mimeType === 'string' && IMAGE_MIMES.has(block.mimeType)) {
+      if (block.type === 'text' && typeof block.text === 'string')
+        return el('pre', { className: 'tool-output', text: block.text });
+      if (
+        block.type === 'image' &&
+        typeof block.data === 'string' &&
+        typeof block.mimeType === 'string' &&
+        IMAGE_MIMES.has(block.mimeType)
+      ) {
         const img = el('img', { className: 'tool-image', attrs: { alt: 'tool result image' } });
         img.src = `data:${block.mimeType};base64,${block.data}`;
         return img;
@@ -201,8 +237,12 @@ export class ToolPanel {
     this.requests.rejectAll(new Error('another tool form replaced this one'));
     const schema = asSchema(spec.inputSchema);
     const properties = asSchema(schema.properties);
-    const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
-    this.fields = Object.entries(properties).map(([name, property]) => buildField(name, asSchema(property), required.has(name)));
+    const required = new Set(
+      Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [],
+    );
+    this.fields = Object.entries(properties).map(([name, property]) =>
+      buildField(name, asSchema(property), required.has(name)),
+    );
 
     const close = button('', 'close', 'icon-button', 'Close the tool form');
     close.addEventListener('click', () => this.hide());
@@ -213,7 +253,9 @@ export class ToolPanel {
     this.resultBox.hidden = true;
 
     const form = el('form', { className: 'tool-form', attrs: { novalidate: '' } }, [
-      ...(this.fields.length ? this.fields.map((f) => f.root) : [el('p', { className: 'note', text: 'This tool takes no arguments.' })]),
+      ...(this.fields.length
+        ? this.fields.map((f) => f.root)
+        : [el('p', { className: 'note', text: 'This tool takes no arguments.' })]),
       el('div', { className: 'form-actions' }, [submit]),
     ]);
     form.addEventListener('submit', (event) => {
@@ -225,7 +267,12 @@ export class ToolPanel {
       el('header', { className: 'tool-head' }, [
         el('span', { className: 'tool-kicker', text: 'Invoke tool' }),
         el('h2', { className: 'tool-name' }, [
-          ...(spec.server ? [el('span', { className: 'tool-server', text: spec.server }), el('span', { className: 'tool-sep', text: '›' })] : []),
+          ...(spec.server
+            ? [
+                el('span', { className: 'tool-server', text: spec.server }),
+                el('span', { className: 'tool-sep', text: '›' }),
+              ]
+            : []),
           el('span', { text: spec.name }),
         ]),
         close,
@@ -253,10 +300,17 @@ export class ToolPanel {
     this.requests.resolve(requestId, { ok, content });
   }
 
-  private render(resultBox: HTMLElement, submitButton: HTMLButtonElement, { ok, content }: { ok: boolean; content: unknown }): void {
+  private render(
+    resultBox: HTMLElement,
+    submitButton: HTMLButtonElement,
+    { ok, content }: { ok: boolean; content: unknown },
+  ): void {
     submitButton.disabled = false;
     resultBox.dataset.ok = String(ok);
-    resultBox.replaceChildren(el('div', { className: 'tool-result-title', text: ok ? 'Result' : 'Error' }), ...renderContent(content));
+    resultBox.replaceChildren(
+      el('div', { className: 'tool-result-title', text: ok ? 'Result' : 'Error' }),
+      ...renderContent(content),
+    );
   }
 
   private submit(): void {
@@ -279,7 +333,10 @@ export class ToolPanel {
     const requestId = `tool-${Date.now().toString(36)}-${this.requestCount}`;
     const { resultBox, submitButton } = this;
     // A form closed or replaced meanwhile drops its reply.
-    void this.requests.wait(requestId).then((reply) => this.render(resultBox, submitButton, reply), () => undefined);
+    void this.requests.wait(requestId).then(
+      (reply) => this.render(resultBox, submitButton, reply),
+      () => undefined,
+    );
     submitButton.disabled = true;
     resultBox.hidden = false;
     delete resultBox.dataset.ok;

@@ -2,7 +2,17 @@
 import type { SettingNames } from '../config';
 import type { PackageSpec, RequirementSpec } from '../packages/spec';
 import type { SandboxReport } from '../sandbox/index';
-import type { BackendInfo, BackendKind, BackendState, Display, HostCallHandler, InstallOptions, Logger, PackageReport, ScriptRun } from '../types';
+import type {
+  BackendInfo,
+  BackendKind,
+  BackendState,
+  Display,
+  HostCallHandler,
+  InstallOptions,
+  Logger,
+  PackageReport,
+  ScriptRun,
+} from '../types';
 
 export interface BackendRunRequest {
   runId: string;

@@ -22,9 +22,17 @@ export interface ApprovalPolicy {
 }
 
 /** Until a front end gives the policy its own names (the CLI's flags, VS Code's settings). */
-const UNNAMED_SETTINGS: ApprovalPolicy['names'] = { mode: 'the tool approval setting', autoApprove: 'the auto-approve list' };
+const UNNAMED_SETTINGS: ApprovalPolicy['names'] = {
+  mode: 'the tool approval setting',
+  autoApprove: 'the auto-approve list',
+};
 
-export const defaultApprovalPolicy: ApprovalPolicy = { mode: 'ask', autoApprove: [], approvePersonRuns: true, names: UNNAMED_SETTINGS };
+export const defaultApprovalPolicy: ApprovalPolicy = {
+  mode: 'ask',
+  autoApprove: [],
+  approvePersonRuns: true,
+  names: UNNAMED_SETTINGS,
+};
 
 /** Runs a person started themselves; every other origin is an agent's (MCP, Copilot, generated code). */
 const PERSON_ORIGINS: readonly RunOrigin[] = ['command', 'explorer'];
@@ -48,7 +56,10 @@ export type ApprovalDecision = ApprovalVerdict | { kind: 'ask' };
 
 /** `--auto-approve a.b,c.*` as a list, or what is wrong with an entry. */
 export function parseToolPatterns(text: string): string[] | { error: string } {
-  const patterns = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const patterns = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const bad = patterns.find((entry) => !/^[^.\s]+(\.[^.\s]+)*\.[^.\s]+$/.test(entry));
   return bad === undefined ? patterns : { error: `"${bad}" is not "server.tool" or "server.*"` };
 }
@@ -76,7 +87,8 @@ export function decideApproval(policy: ApprovalPolicy, call: ToolCallFacts): App
   }
   if (call.confirmsItself) return { kind: 'allow', approval: 'policy-allow' };
   if (call.sessionAllowed) return { kind: 'allow', approval: 'session-allowed' };
-  if (call.origin !== undefined && PERSON_ORIGINS.includes(call.origin) && policy.approvePersonRuns) return { kind: 'allow', approval: 'policy-allow' };
+  if (call.origin !== undefined && PERSON_ORIGINS.includes(call.origin) && policy.approvePersonRuns)
+    return { kind: 'allow', approval: 'policy-allow' };
   return { kind: 'ask' };
 }
 

@@ -1,5 +1,13 @@
 import type { HostCallHandler, HostCallRun, Logger, ToolApprovalAnswer } from '../types';
-import { answerDecision, decideApproval, defaultApprovalPolicy, matchesToolPattern, nobodyToAsk, type ApprovalPolicy, type ApprovalVerdict } from './approval';
+import {
+  answerDecision,
+  decideApproval,
+  defaultApprovalPolicy,
+  matchesToolPattern,
+  nobodyToAsk,
+  type ApprovalPolicy,
+  type ApprovalVerdict,
+} from './approval';
 import { toIdentifier, uniqueIdentifiers } from './pythonNames';
 import { firstSentence, pythonDocstring, pythonParams, pythonSignature, type PythonParam } from './pythonSignature';
 import type { ConfigProblem } from './serverConfig';
@@ -88,8 +96,15 @@ export class ToolBridge {
 
   /** Connects to every allowed provider (in parallel) and lists its tools; a failing one is reported, not fatal. */
   async catalog(serverFilter?: string): Promise<Catalog> {
-    const providers = this.providers().filter((p) => this.serverAllowed(p.name) && (!serverFilter || p.name === serverFilter || toIdentifier(p.name) === serverFilter));
-    const serverIdents = uniqueIdentifiers(providers.map((p) => p.name), new Set(['search', 'refresh', 'servers']));
+    const providers = this.providers().filter(
+      (p) =>
+        this.serverAllowed(p.name) &&
+        (!serverFilter || p.name === serverFilter || toIdentifier(p.name) === serverFilter),
+    );
+    const serverIdents = uniqueIdentifiers(
+      providers.map((p) => p.name),
+      new Set(['search', 'refresh', 'servers']),
+    );
     const listed = await Promise.all(
       providers.map((p) =>
         p.listTools().then(
@@ -101,7 +116,12 @@ export class ToolBridge {
     this.changed();
     const catalog: Catalog = { servers: [], tools: [], problems: this.configProblems };
     providers.forEach((provider, i) => {
-      catalog.servers.push({ name: provider.name, ident: serverIdents[i], description: provider.description, status: provider.status() });
+      catalog.servers.push({
+        name: provider.name,
+        ident: serverIdents[i],
+        description: provider.description,
+        status: provider.status(),
+      });
       const tools = listed[i].filter((t) => this.toolAllowed(provider.name, t.name));
       const idents = uniqueIdentifiers(tools.map((t) => t.name));
       tools.forEach((tool, j) => {
@@ -126,7 +146,12 @@ export class ToolBridge {
    * the call to the run's audit. Returns the tool's value for Python, or why the call was refused (Python raises
    * ToolCallRefused; nothing reached the tool); throws with the tool's own message when the call failed.
    */
-  async callFromCode(server: string, tool: string, args: Record<string, unknown>, run?: HostCallRun): Promise<ToolCallReply> {
+  async callFromCode(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    run?: HostCallRun,
+  ): Promise<ToolCallReply> {
     const provider = this.allowedProvider(server, tool);
     const decision = await this.approve(provider, tool, args, run);
     if (decision.kind !== 'allow') {
@@ -134,7 +159,14 @@ export class ToolBridge {
       return { refused: `${server}.${tool} was not called: ${decision.reason}` };
     }
     const started = performance.now();
-    const record = (ok: boolean) => run?.recordToolCall({ server, tool, ok, ms: Math.round(performance.now() - started), approval: decision.approval });
+    const record = (ok: boolean) =>
+      run?.recordToolCall({
+        server,
+        tool,
+        ok,
+        ms: Math.round(performance.now() - started),
+        approval: decision.approval,
+      });
     try {
       const value = await this.invoke(provider, tool, args);
       record(true);
@@ -153,7 +185,8 @@ export class ToolBridge {
   private allowedProvider(server: string, tool: string): ToolProvider {
     const provider = this.providers().find((p) => p.name === server);
     if (!provider) throw new Error(`no MCP server named "${server}" is configured`);
-    if (!this.toolAllowed(server, tool)) throw new Error(`calling ${server}.${tool} is not allowed by the code-mode allowlist`);
+    if (!this.toolAllowed(server, tool))
+      throw new Error(`calling ${server}.${tool} is not allowed by the code-mode allowlist`);
     return provider;
   }
 
@@ -166,18 +199,40 @@ export class ToolBridge {
   }
 
   /** The policy's decision for the call, after asking the person behind the run when it needs a yes. */
-  private async approve(provider: ToolProvider, tool: string, args: Record<string, unknown>, run: HostCallRun | undefined): Promise<ApprovalVerdict> {
+  private async approve(
+    provider: ToolProvider,
+    tool: string,
+    args: Record<string, unknown>,
+    run: HostCallRun | undefined,
+  ): Promise<ApprovalVerdict> {
     const server = provider.name;
     const key = `${server}.${tool}`;
     // The tool's annotations, from the list the provider keeps; a tool it does not list counts as not read-only.
     const spec = (await provider.listTools().catch(() => [] as ToolSpec[])).find((t) => t.name === tool);
-    const facts = { server, tool, readOnly: spec?.readOnly === true, confirmsItself: provider.confirmsCalls === true, origin: run?.origin, sessionAllowed: run?.sessionAllowed.has(key) ?? false };
+    const facts = {
+      server,
+      tool,
+      readOnly: spec?.readOnly === true,
+      confirmsItself: provider.confirmsCalls === true,
+      origin: run?.origin,
+      sessionAllowed: run?.sessionAllowed.has(key) ?? false,
+    };
     const decision = decideApproval(this.approval, facts);
     if (decision.kind !== 'ask') return decision;
     if (!run?.askToolApproval) return { kind: 'refuse', reason: nobodyToAsk(this.approval, server, tool) };
     let answer: ToolApprovalAnswer;
     try {
-      answer = await run.askToolApproval({ server, tool, args, run: { runId: run.runId, origin: run.origin, session: run.session, ...(run.location ? { location: run.location } : {}) } });
+      answer = await run.askToolApproval({
+        server,
+        tool,
+        args,
+        run: {
+          runId: run.runId,
+          origin: run.origin,
+          session: run.session,
+          ...(run.location ? { location: run.location } : {}),
+        },
+      });
     } catch (error) {
       return { kind: 'refuse', reason: `the question could not be answered (${errorText(error)})` };
     }
@@ -198,12 +253,19 @@ export class ToolBridge {
         case 'tools.catalog':
           return this.catalog(typeof p.server === 'string' ? p.server : undefined);
         case 'tools.call': {
-          if (typeof p.server !== 'string' || typeof p.tool !== 'string') throw new Error('tools.call needs "server" and "tool"');
-          const args = typeof p.args === 'object' && p.args !== null && !Array.isArray(p.args) ? (p.args as Record<string, unknown>) : {};
+          if (typeof p.server !== 'string' || typeof p.tool !== 'string')
+            throw new Error('tools.call needs "server" and "tool"');
+          const args =
+            typeof p.args === 'object' && p.args !== null && !Array.isArray(p.args)
+              ? (p.args as Record<string, unknown>)
+              : {};
           return this.callFromCode(p.server, p.tool, args, run);
         }
         case 'tools.search':
-          return this.search(typeof p.query === 'string' ? p.query : '', typeof p.server === 'string' ? p.server : undefined);
+          return this.search(
+            typeof p.query === 'string' ? p.query : '',
+            typeof p.server === 'string' ? p.server : undefined,
+          );
         default:
           this.log.warn(`unknown host call "${method}" from Python`);
           throw new Error(`unknown host call "${method}"`);
@@ -229,11 +291,16 @@ export function renderSearch(catalog: Catalog, query: string): string {
     return words.every((w) => haystack.includes(w));
   });
   const unavailable = [
-    ...catalog.servers.filter((s) => s.status.state === 'failed').map((s) => `# ${s.name}: unavailable — ${s.status.error}`),
+    ...catalog.servers
+      .filter((s) => s.status.state === 'failed')
+      .map((s) => `# ${s.name}: unavailable — ${s.status.error}`),
     ...catalog.problems.map((p) => `# config ${p.source}${p.server ? ` / ${p.server}` : ''}: ${p.message}`),
   ];
   if (matches.length === 0) {
-    return [...unavailable, catalog.tools.length === 0 ? 'No external tools are configured.' : `No tool matches "${query}".`].join('\n');
+    return [
+      ...unavailable,
+      catalog.tools.length === 0 ? 'No external tools are configured.' : `No tool matches "${query}".`,
+    ].join('\n');
   }
   const lines = ['from code_mode import tools  # then call, e.g.:'];
   for (const t of matches) {

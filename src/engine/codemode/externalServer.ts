@@ -43,7 +43,8 @@ export class ExternalServer implements ToolProvider {
       state: this.state,
       error: this.error,
       stderrTail: this.stderrTail || undefined,
-      command: this.config.transport === 'stdio' ? [this.config.command, ...this.config.args].join(' ') : this.config.url,
+      command:
+        this.config.transport === 'stdio' ? [this.config.command, ...this.config.args].join(' ') : this.config.url,
       source: this.config.source,
       toolCount: this.tools?.length,
     };
@@ -66,7 +67,9 @@ export class ExternalServer implements ToolProvider {
   async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const client = await this.connect();
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+      return (await client.callTool({ name, arguments: args }, undefined, {
+        timeout: CALL_TIMEOUT_MS,
+      })) as CallToolResult;
     } catch (error) {
       // If the server died during the call, say so with its stderr rather than a bare "Connection closed".
       const message = errorText(error);
@@ -116,7 +119,10 @@ export class ExternalServer implements ToolProvider {
       await Promise.race([
         client.connect(transport),
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)),
+            CONNECT_TIMEOUT_MS,
+          );
         }),
       ]);
     } catch (error) {
@@ -150,7 +156,10 @@ export class ExternalServer implements ToolProvider {
 
   private describeFailure(error: unknown): string {
     const message = errorText(error);
-    const where = this.config.transport === 'stdio' ? `command "${[this.config.command, ...this.config.args].join(' ')}"` : this.config.url;
+    const where =
+      this.config.transport === 'stdio'
+        ? `command "${[this.config.command, ...this.config.args].join(' ')}"`
+        : this.config.url;
     return `${where}: ${message}${this.stderrTail ? `; stderr: ${lastLines(this.stderrTail)}` : ''}`;
   }
 }

@@ -2,7 +2,13 @@ import * as fs from 'node:fs';
 import type { Logger } from '../types';
 import type { ToolBridge } from './bridge';
 import { ExternalServer } from './externalServer';
-import { mergeServers, readServersFile, type ConfigProblem, type ParsedServers, type ServerConfig } from './serverConfig';
+import {
+  mergeServers,
+  readServersFile,
+  type ConfigProblem,
+  type ParsedServers,
+  type ServerConfig,
+} from './serverConfig';
 
 export interface ServerSources {
   /** JSON files of the `{"servers": {...}}` shape, lowest precedence first. Missing files are fine. */
@@ -46,15 +52,23 @@ export class ExternalServers {
   }
 
   async reload(): Promise<void> {
-    const parts = this.sources.files.map((file) => readServersFile(file, { workspaceFolder: this.sources.workspaceFolder }));
+    const parts = this.sources.files.map((file) =>
+      readServersFile(file, { workspaceFolder: this.sources.workspaceFolder }),
+    );
     const merged = mergeServers(this.sources.fromSettings ?? { servers: [], problems: [] }, ...parts);
     this.problemList = merged.problems;
     this.bridge.configProblems = merged.problems;
-    for (const problem of merged.problems) this.log.warn(`MCP server config ${problem.source}${problem.server ? ` / ${problem.server}` : ''}: ${problem.message}`);
+    for (const problem of merged.problems)
+      this.log.warn(
+        `MCP server config ${problem.source}${problem.server ? ` / ${problem.server}` : ''}: ${problem.message}`,
+      );
     const next = new Map<string, ExternalServer>();
     for (const config of merged.servers) {
       const existing = this.servers.get(config.name);
-      next.set(config.name, existing && sameConfig(existing.config, config) ? existing : new ExternalServer(config, this.log));
+      next.set(
+        config.name,
+        existing && sameConfig(existing.config, config) ? existing : new ExternalServer(config, this.log),
+      );
     }
     this.servers = next;
     await this.bridge.setProviders('external', [...next.values()]);

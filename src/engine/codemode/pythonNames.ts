@@ -1,7 +1,9 @@
 // Tool and parameter names become Python identifiers; the original is kept for the actual call.
 
 const PYTHON_KEYWORDS = new Set(
-  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type'.split(' '),
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type'.split(
+    ' ',
+  ),
 );
 
 /** `read-file` → `read_file`, `2fa` → `_2fa`, `class` → `class_`. */

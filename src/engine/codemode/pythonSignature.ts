@@ -60,17 +60,27 @@ export function pythonSignature(ident: string, params: PythonParam[]): string {
 }
 
 /** The docstring Python's help() shows: description, then one line per argument. */
-export function pythonDocstring(description: string, params: PythonParam[], originalName: string, ident: string): string {
+export function pythonDocstring(
+  description: string,
+  params: PythonParam[],
+  originalName: string,
+  ident: string,
+): string {
   const lines = [description.trim() || '(no description)'];
   if (params.length) {
     lines.push('', 'Args:');
     for (const p of params) {
       const rename = p.ident !== p.name ? ` (sent as "${p.name}")` : '';
-      lines.push(`    ${p.ident} (${p.annotation}${p.required ? '' : ', optional'})${rename}: ${p.description.replace(/\s+/g, ' ').trim()}`.trimEnd());
+      lines.push(
+        `    ${p.ident} (${p.annotation}${p.required ? '' : ', optional'})${rename}: ${p.description.replace(/\s+/g, ' ').trim()}`.trimEnd(),
+      );
     }
   }
   if (originalName !== ident) lines.push('', `MCP tool name: ${originalName}`);
-  lines.push('', 'Returns the structured content, else parsed JSON text, else text. Raises ToolError on failure, ToolCallRefused (a PermissionError) when the call was not approved.');
+  lines.push(
+    '',
+    'Returns the structured content, else parsed JSON text, else text. Raises ToolError on failure, ToolCallRefused (a PermissionError) when the call was not approved.',
+  );
   return lines.join('\n');
 }
 

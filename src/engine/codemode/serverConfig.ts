@@ -3,8 +3,24 @@ import * as path from 'node:path';
 import { errorText } from '../errorText';
 
 export type ServerConfig =
-  | { name: string; source: string; transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string; description?: string }
-  | { name: string; source: string; transport: 'http'; url: string; headers: Record<string, string>; description?: string };
+  | {
+      name: string;
+      source: string;
+      transport: 'stdio';
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd?: string;
+      description?: string;
+    }
+  | {
+      name: string;
+      source: string;
+      transport: 'http';
+      url: string;
+      headers: Record<string, string>;
+      description?: string;
+    };
 
 export interface ConfigProblem {
   source: string;
@@ -45,7 +61,8 @@ function stringRecord(value: unknown, field: string, ctx: ParseContext): Record<
   if (!isRecord(value)) throw new Error(`"${field}" must be an object of strings`);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw new Error(`"${field}.${k}" must be a string`);
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
+      throw new Error(`"${field}.${k}" must be a string`);
     out[k] = substitute(String(v), ctx);
   }
   return out;
@@ -58,14 +75,31 @@ function parseOne(name: string, raw: unknown, ctx: ParseContext): ServerConfig {
   const type = raw.type ?? (raw.url !== undefined ? 'http' : 'stdio');
   if (type === 'http' || type === 'sse') {
     if (typeof raw.url !== 'string' || !/^https?:\/\//.test(raw.url)) throw new Error('"url" must be an http(s) URL');
-    return { name, source: ctx.source, transport: 'http', url: substitute(raw.url, ctx), headers: stringRecord(raw.headers, 'headers', ctx), description };
+    return {
+      name,
+      source: ctx.source,
+      transport: 'http',
+      url: substitute(raw.url, ctx),
+      headers: stringRecord(raw.headers, 'headers', ctx),
+      description,
+    };
   }
   if (type !== 'stdio') throw new Error(`unsupported type "${String(type)}" (use "stdio" or "http")`);
   if (typeof raw.command !== 'string' || !raw.command.trim()) throw new Error('"command" must be a non-empty string');
-  if (raw.args !== undefined && (!Array.isArray(raw.args) || raw.args.some((a) => typeof a !== 'string'))) throw new Error('"args" must be an array of strings');
+  if (raw.args !== undefined && (!Array.isArray(raw.args) || raw.args.some((a) => typeof a !== 'string')))
+    throw new Error('"args" must be an array of strings');
   const args = ((raw.args as string[] | undefined) ?? []).map((a) => substitute(a, ctx));
   const cwd = typeof raw.cwd === 'string' ? substitute(raw.cwd, ctx) : ctx.workspaceFolder;
-  return { name, source: ctx.source, transport: 'stdio', command: substitute(raw.command, ctx), args, env: stringRecord(raw.env, 'env', ctx), cwd, description };
+  return {
+    name,
+    source: ctx.source,
+    transport: 'stdio',
+    command: substitute(raw.command, ctx),
+    args,
+    env: stringRecord(raw.env, 'env', ctx),
+    cwd,
+    description,
+  };
 }
 
 /**

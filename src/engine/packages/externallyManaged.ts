@@ -13,8 +13,13 @@ const PROBE = [
 /** Whether pip refuses to install into `python` (PEP 668); false when that cannot be told. */
 export function isExternallyManaged(python: string): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile(python, ['-c', PROBE], { encoding: 'utf8', timeout: 30_000, shell: false, windowsHide: true }, (error, stdout) => {
-      resolve(!error && stdout.trim() === 'managed');
-    });
+    execFile(
+      python,
+      ['-c', PROBE],
+      { encoding: 'utf8', timeout: 30_000, shell: false, windowsHide: true },
+      (error, stdout) => {
+        resolve(!error && stdout.trim() === 'managed');
+      },
+    );
   });
 }

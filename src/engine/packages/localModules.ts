@@ -5,7 +5,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /** Folders never searched: environments, dependencies and VCS data hold other people's modules. */
-const SKIPPED = new Set(['node_modules', '.git', '.hg', '.venv', 'venv', 'env', '__pycache__', 'site-packages', 'dist', 'build']);
+const SKIPPED = new Set([
+  'node_modules',
+  '.git',
+  '.hg',
+  '.venv',
+  'venv',
+  'env',
+  '__pycache__',
+  'site-packages',
+  'dist',
+  'build',
+]);
 
 /**
  * Where `module` exists as `module.py` or a `module/` package: in `folders` themselves and the folders

@@ -45,13 +45,24 @@ export type PipProcess = (args: string[], env: Record<string, string>, timeoutMs
 /** The output a PipProcess keeps of each stream: the end, where pip says what went wrong. */
 export const KEPT_OUTPUT_CHARS = 64 * 1024;
 
-function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ProcessResult> {
+function runProcess(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<ProcessResult> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
     let timedOut = false;
     // A group of its own, so a timeout also ends whatever pip started (build backends, git).
-    const child = spawn(command, args, { shell: false, stdio: ['ignore', 'pipe', 'pipe'], env, windowsHide: true, detached: process.platform !== 'win32' });
+    const child = spawn(command, args, {
+      shell: false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+      windowsHide: true,
+      detached: process.platform !== 'win32',
+    });
     const timer = setTimeout(() => {
       timedOut = true;
       try {
@@ -88,7 +99,8 @@ function pipEnvironment(): Record<string, string> {
   };
 }
 
-const NETWORK_TROUBLE = /NewConnectionError|Name or service not known|Temporary failure in name resolution|nodename nor servname|Network is unreachable|ConnectTimeoutError|ProxyError|getaddrinfo failed/;
+const NETWORK_TROUBLE =
+  /NewConnectionError|Name or service not known|Temporary failure in name resolution|nodename nor servname|Network is unreachable|ConnectTimeoutError|ProxyError|getaddrinfo failed/;
 
 /** What the advice in pip's errors names: the wheelhouse's setting, and the way to an interpreter of one's own. */
 export interface PipAdvice {
@@ -111,7 +123,14 @@ function pipError(result: ProcessResult, advice: PipAdvice): string {
   // pip's rich errors (e.g. PEP 668's) open with "error: <kind>" and a "× <what happened>" line: that pair
   // leads, then the whole diagnostic, so the first line is pip's own headline and never a fragment of its advice.
   const headline = lines.findIndex((line) => /^error: \S/.test(line));
-  const what = headline >= 0 ? lines.slice(headline).find((line) => line.startsWith('× '))?.slice(2).trim() : undefined;
+  const what =
+    headline >= 0
+      ? lines
+          .slice(headline)
+          .find((line) => line.startsWith('× '))
+          ?.slice(2)
+          .trim()
+      : undefined;
   let text = (
     errors.length > 0
       ? errors.join('\n')
@@ -119,9 +138,12 @@ function pipError(result: ProcessResult, advice: PipAdvice): string {
         ? [`${lines[headline]!.trim()}${what ? ` (${what})` : ''}`, ...lines.slice(headline + 1)].join('\n')
         : output.trim().split('\n').slice(-10).join('\n')
   ).trim();
-  if (/No module named pip/.test(output)) text = 'pip is not installed in this interpreter (python -m ensurepip, or choose an environment with pip)';
-  else if (EXTERNALLY_MANAGED.test(output)) text += `\nThis interpreter is managed by the operating system (PEP 668): ${advice.managedEnvironment ?? MANAGED_ENVIRONMENT}.`;
-  else if (NETWORK_TROUBLE.test(output)) text += `\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder${settingNote(advice.wheelhouseSetting)}.`;
+  if (/No module named pip/.test(output))
+    text = 'pip is not installed in this interpreter (python -m ensurepip, or choose an environment with pip)';
+  else if (EXTERNALLY_MANAGED.test(output))
+    text += `\nThis interpreter is managed by the operating system (PEP 668): ${advice.managedEnvironment ?? MANAGED_ENVIRONMENT}.`;
+  else if (NETWORK_TROUBLE.test(output))
+    text += `\nno network: pip could not reach the package index; install from a local .whl path, or put wheels in a wheelhouse folder${settingNote(advice.wheelhouseSetting)}.`;
   if (!text) text = `pip exited with code ${result.code}`;
   if (text.length <= ERROR_CHARS) return text;
   const half = ERROR_CHARS / 2;
@@ -138,16 +160,25 @@ function pipArgument(spec: PackageSpec): string {
 async function installedVersions(python: PipProcess, names: string[]): Promise<Map<string, string | null>> {
   const result = await python(['-c', VERSIONS_SCRIPT, ...names], { PYTHONIOENCODING: 'utf-8' }, VERSIONS_TIME_LIMIT_MS);
   if (result.code !== 0) {
-    throw new Error(`could not read installed versions: ${result.spawnError ?? (result.stderr.trim().split('\n').pop() || `exit code ${result.code}`)}`);
+    throw new Error(
+      `could not read installed versions: ${result.spawnError ?? (result.stderr.trim().split('\n').pop() || `exit code ${result.code}`)}`,
+    );
   }
-  return new Map(Object.entries(JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Record<string, string | null>));
+  return new Map(
+    Object.entries(JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Record<string, string | null>),
+  );
 }
 
 /**
  * Installs `specs` with one pip run; when that fails and there were several, each is retried alone so the
  * good ones still go in and every failure is pinned to its package.
  */
-export async function pipInstall(python: PipProcess, specs: PackageSpec[], wheelhouse?: string, advice: PipAdvice = {}): Promise<PackageReport> {
+export async function pipInstall(
+  python: PipProcess,
+  specs: PackageSpec[],
+  wheelhouse?: string,
+  advice: PipAdvice = {},
+): Promise<PackageReport> {
   const errors = new Map<PackageSpec, string>();
   for (const spec of specs) {
     // A file without a hash to check may be one on another machine (a remote kernel's): pip reads it there.
@@ -161,7 +192,8 @@ export async function pipInstall(python: PipProcess, specs: PackageSpec[], wheel
   const pending = specs.filter((spec) => !errors.has(spec));
   const base = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--progress-bar', 'off'];
   if (wheelhouse) base.push('--find-links', wheelhouse);
-  const install = (group: PackageSpec[]) => python([...base, ...group.map(pipArgument)], pipEnvironment(), PIP_TIME_LIMIT_MS);
+  const install = (group: PackageSpec[]) =>
+    python([...base, ...group.map(pipArgument)], pipEnvironment(), PIP_TIME_LIMIT_MS);
   if (pending.length > 0) {
     const all = await install(pending);
     if (all.code !== 0) {
@@ -178,15 +210,27 @@ export async function pipInstall(python: PipProcess, specs: PackageSpec[], wheel
   const packages = specs.map((spec): PackageStatus => {
     const name = distributionOf(spec);
     const version = versions.get(name) ?? undefined;
-    const error = errors.get(spec) ?? (version ? undefined : 'pip reported success but the distribution is not visible to this interpreter');
-    return { name, requested: spec.requested, installed: !error, ...(version ? { version } : {}), source: 'pip', ...(error ? { error } : {}) };
+    const error =
+      errors.get(spec) ??
+      (version ? undefined : 'pip reported success but the distribution is not visible to this interpreter');
+    return {
+      name,
+      requested: spec.requested,
+      installed: !error,
+      ...(version ? { version } : {}),
+      source: 'pip',
+      ...(error ? { error } : {}),
+    };
   });
   return { packages, message: summarize(packages, 'install') };
 }
 
 /** Versions of the requested distributions in `interpreter`'s environment; a version must meet the request's specifiers. */
 export async function pipCheck(python: PipProcess, specs: RequirementSpec[]): Promise<PackageReport> {
-  const versions = await installedVersions(python, specs.map((s) => s.name));
+  const versions = await installedVersions(
+    python,
+    specs.map((s) => s.name),
+  );
   const packages = specs.map((spec) => checkedStatus(spec, versions.get(spec.name) ?? undefined));
   return { packages, message: summarize(packages, 'check') };
 }

@@ -6,7 +6,8 @@ import type { PackageStatus } from '../types';
 export function checkedStatus(spec: RequirementSpec, version: string | undefined): PackageStatus {
   const base = { name: spec.name, requested: spec.requested };
   if (!version) return { ...base, installed: false, error: 'not installed' };
-  if (!meetsSpecifier(version, spec.specifier)) return { ...base, installed: false, version, error: `version ${version} does not meet ${spec.requirement}` };
+  if (!meetsSpecifier(version, spec.specifier))
+    return { ...base, installed: false, version, error: `version ${version} does not meet ${spec.requirement}` };
   return { ...base, installed: true, version };
 }
 
@@ -17,7 +18,8 @@ export function summarize(packages: PackageStatus[], action: 'install' | 'check'
   const list = done.map((p) => (p.version ? `${p.name}==${p.version}` : p.name)).join(', ');
   if (failed.length === 0) return `${action === 'install' ? 'installed' : 'all installed'}: ${list}`;
   const first = failed[0];
-  const head = action === 'install' ? `${done.length} of ${packages.length} installed` : checkHead(failed, packages.length);
+  const head =
+    action === 'install' ? `${done.length} of ${packages.length} installed` : checkHead(failed, packages.length);
   return `${head}${list ? ` (${list})` : ''}; ${first.name}: ${first.error ?? 'not installed'}`;
 }
 
@@ -25,7 +27,10 @@ export function summarize(packages: PackageStatus[], action: 'install' | 'check'
 function checkHead(failed: PackageStatus[], total: number): string {
   const missing = failed.filter((p) => !p.version).length;
   const unmet = failed.length - missing;
-  return [missing > 0 && `${missing} of ${total} not installed`, unmet > 0 && `${unmet} of ${total} installed in a version that does not meet the request`]
+  return [
+    missing > 0 && `${missing} of ${total} not installed`,
+    unmet > 0 && `${unmet} of ${total} installed in a version that does not meet the request`,
+  ]
     .filter(Boolean)
     .join(', ');
 }

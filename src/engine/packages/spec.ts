@@ -76,7 +76,14 @@ const ACCEPTED =
 export function parseWheelFilename(filename: string): WheelName | undefined {
   const m = WHEEL_FILENAME.exec(filename);
   if (!m || !NAME_ONLY.test(m[1]) || valid(m[2]) === null) return undefined;
-  return { filename, name: m[1], version: m[2], pythonTags: m[4].split('.'), abiTags: m[5].split('.'), platformTags: m[6].split('.') };
+  return {
+    filename,
+    name: m[1],
+    version: m[2],
+    pythonTags: m[4].split('.'),
+    abiTags: m[5].split('.'),
+    platformTags: m[6].split('.'),
+  };
 }
 
 function refuse(input: string, reason: string): { error: string } {
@@ -90,13 +97,17 @@ export function parsePackageSpec(input: unknown): PackageSpec | { error: string 
   const text = input.trim();
   if (text === '') return { error: `a package entry is empty; ${ACCEPTED}` };
   if (text.length > MAX_SPEC_LENGTH) return refuse(text, `longer than ${MAX_SPEC_LENGTH} characters`);
-  if ([...text].some((c) => c.charCodeAt(0) < 0x20 || c === '\x7f')) return refuse(text, 'it contains control characters');
-  if (text.startsWith('-')) return refuse(text, `installer options (such as --index-url or -e) are not accepted; ${ACCEPTED}`);
+  if ([...text].some((c) => c.charCodeAt(0) < 0x20 || c === '\x7f'))
+    return refuse(text, 'it contains control characters');
+  if (text.startsWith('-'))
+    return refuse(text, `installer options (such as --index-url or -e) are not accepted; ${ACCEPTED}`);
   if (/^https?:\/\//i.test(text)) return parseWheelUrl(text);
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return refuse(text, 'only http:// and https:// URLs of .whl files are accepted');
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text))
+    return refuse(text, 'only http:// and https:// URLs of .whl files are accepted');
   // "name @ url" contains slashes too, but it is a (refused) requirement, not a path.
   if (DIRECT_REFERENCE.test(text)) return parseRequirement(text);
-  if (/[/\\]/.test(text) || /\.whl(#|$)/i.test(text) || text.startsWith('.') || text.startsWith('~')) return parseWheelPath(text);
+  if (/[/\\]/.test(text) || /\.whl(#|$)/i.test(text) || text.startsWith('.') || text.startsWith('~'))
+    return parseWheelPath(text);
   return parseRequirement(text);
 }
 
@@ -104,12 +115,17 @@ export function parsePackageSpec(input: unknown): PackageSpec | { error: string 
 export function parseRequirement(text: string): RequirementSpec | { error: string } {
   const pep508 = 'not a PEP 508 requirement this tool accepts';
   if (text.includes(';')) return refuse(text, `${pep508}: environment markers (";") are not allowed; ${ACCEPTED}`);
-  if (text.includes('@')) return refuse(text, `${pep508}: direct references ("name @ url") are not allowed; pass the .whl URL or absolute path itself`);
+  if (text.includes('@'))
+    return refuse(
+      text,
+      `${pep508}: direct references ("name @ url") are not allowed; pass the .whl URL or absolute path itself`,
+    );
   const m = REQUIREMENT.exec(text);
   if (!m) return refuse(text, `${pep508}; ${ACCEPTED}`);
   const [, name, extrasText, rest] = m;
   const extras = extrasText === undefined ? [] : extrasText.split(',').map((e) => e.trim());
-  if (extras.some((e) => !NAME_ONLY.test(e))) return refuse(text, `${pep508}: extras must be names, as in "black[jupyter,d]"`);
+  if (extras.some((e) => !NAME_ONLY.test(e)))
+    return refuse(text, `${pep508}: extras must be names, as in "black[jupyter,d]"`);
   const specifier = parseSpecifierSet(rest);
   if (typeof specifier !== 'string') return refuse(text, `${pep508}: ${specifier.error}; ${ACCEPTED}`);
   const requirement = `${name}${extras.length ? `[${extras.join(',')}]` : ''}${specifier}`;
@@ -150,7 +166,8 @@ function whyNotASpecifier(clause: string): string {
   const parsed = explain(wildcard ? version.slice(0, -2) : version);
   if (!parsed) return `"${version}" is not a PEP 440 version`;
   if (op === '~=' && parsed.release.length < 2) return `"${clause}": ~= needs at least two release numbers, e.g. ~=1.4`;
-  if (parsed.local !== null) return `"${clause}": a local version (+${parsed.local}) goes only with == or !=, without a ".*" wildcard`;
+  if (parsed.local !== null)
+    return `"${clause}": a local version (+${parsed.local}) goes only with == or !=, without a ".*" wildcard`;
   if (wildcard && parsed.dev !== null) return `"${clause}": a ".*" wildcard cannot follow a dev release`;
   return generic;
 }
@@ -178,7 +195,8 @@ function parseWheelPath(text: string): WheelFileSpec | { error: string } {
   const checksum = splitSha256(text, hash < 0 ? '' : text.slice(hash + 1));
   if ('error' in checksum) return checksum;
   if (!path.isAbsolute(file)) return refuse(text, 'a wheel file must be given by its absolute path');
-  if (!file.toLowerCase().endsWith('.whl')) return refuse(text, 'only .whl files can be installed from a path (no source trees or archives)');
+  if (!file.toLowerCase().endsWith('.whl'))
+    return refuse(text, 'only .whl files can be installed from a path (no source trees or archives)');
   const wheel = parseWheelFilename(path.basename(file));
   if (!wheel) return refuse(text, 'the file name is not a wheel name (name-version-pythontag-abitag-platform.whl)');
   let stat: fs.Stats;

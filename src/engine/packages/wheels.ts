@@ -17,14 +17,24 @@ export function sha256Hex(bytes: Uint8Array): string {
 export function checkSha256(bytes: Uint8Array, expected: string | undefined, what: string): void {
   if (expected === undefined) return;
   const actual = sha256Hex(bytes);
-  if (actual !== expected) throw new Error(`sha256 mismatch for ${what}: expected ${expected}, got ${actual}; nothing was installed from it`);
+  if (actual !== expected)
+    throw new Error(`sha256 mismatch for ${what}: expected ${expected}, got ${actual}; nothing was installed from it`);
 }
 
 /** A download that receives nothing for this long is given up, so an offline or black-holed network fails fast. */
 const STALL_TIMEOUT_MS = 15_000;
 /** A slow but steady download of a large wheel may take its time, up to this. */
 const DOWNLOAD_TIME_LIMIT_MS = 10 * 60_000;
-const NETWORK_ERRORS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const NETWORK_ERRORS = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** The server could not be reached at all: most likely this machine is offline (or firewalled). */
 export class NetworkUnavailable extends Error {}
@@ -38,16 +48,26 @@ export async function download(url: string): Promise<Uint8Array> {
     why = reason;
     controller.abort();
   };
-  let stall = setTimeout(() => abort(new NetworkUnavailable(`no answer from ${host} within ${STALL_TIMEOUT_MS / 1000} s`)), STALL_TIMEOUT_MS);
+  let stall = setTimeout(
+    () => abort(new NetworkUnavailable(`no answer from ${host} within ${STALL_TIMEOUT_MS / 1000} s`)),
+    STALL_TIMEOUT_MS,
+  );
   const progress = () => {
     clearTimeout(stall);
-    stall = setTimeout(() => abort(new Error(`the download from ${host} stalled for ${STALL_TIMEOUT_MS / 1000} s`)), STALL_TIMEOUT_MS);
+    stall = setTimeout(
+      () => abort(new Error(`the download from ${host} stalled for ${STALL_TIMEOUT_MS / 1000} s`)),
+      STALL_TIMEOUT_MS,
+    );
   };
-  const overall = setTimeout(() => abort(new Error(`the download from ${host} took longer than ${DOWNLOAD_TIME_LIMIT_MS / 60_000} minutes`)), DOWNLOAD_TIME_LIMIT_MS);
+  const overall = setTimeout(
+    () => abort(new Error(`the download from ${host} took longer than ${DOWNLOAD_TIME_LIMIT_MS / 60_000} minutes`)),
+    DOWNLOAD_TIME_LIMIT_MS,
+  );
   try {
     const response = await fetch(url, { signal: controller.signal, redirect: 'follow' });
     if (!response.ok || !response.body) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-    if (Number(response.headers.get('content-length') ?? 0) > MAX_WHEEL_BYTES) throw new Error(`larger than ${MAX_WHEEL_BYTES} bytes`);
+    if (Number(response.headers.get('content-length') ?? 0) > MAX_WHEEL_BYTES)
+      throw new Error(`larger than ${MAX_WHEEL_BYTES} bytes`);
     const chunks: Uint8Array[] = [];
     let size = 0;
     const reader = response.body.getReader();
@@ -66,8 +86,9 @@ export async function download(url: string): Promise<Uint8Array> {
   } catch (error) {
     if (why) throw why;
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code && NETWORK_ERRORS.has(cause.code)) throw new NetworkUnavailable(`cannot reach ${host} (${cause.code})`);
-    throw new Error(`could not download ${url}: ${cause?.message ?? (errorText(error))}`);
+    if (cause?.code && NETWORK_ERRORS.has(cause.code))
+      throw new NetworkUnavailable(`cannot reach ${host} (${cause.code})`);
+    throw new Error(`could not download ${url}: ${cause?.message ?? errorText(error)}`);
   } finally {
     clearTimeout(stall);
     clearTimeout(overall);
@@ -109,7 +130,10 @@ export function findInWheelhouse(
   const candidates = entries
     .map((file) => parseWheelFilename(file))
     .filter((w): w is WheelName => w !== undefined && normalizeName(w.name) === wanted && compatible(w));
-  const version = maxSatisfying(candidates.map((w) => w.version), specifier);
+  const version = maxSatisfying(
+    candidates.map((w) => w.version),
+    specifier,
+  );
   const best = candidates.find((w) => w.version === version);
   return best && { path: path.join(dir, best.filename), wheel: best };
 }

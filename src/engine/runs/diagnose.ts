@@ -5,12 +5,24 @@ import type { BackendOutcome } from '../backends/contract';
 import type { ActiveRun } from '../sessions/session';
 
 /** Null when nothing went wrong. */
-export function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun, timeoutS: number, timeoutSource: string | undefined, startError?: string, hadState = true): Diagnostics | null {
+export function diagnose(
+  outcome: BackendOutcome | undefined,
+  active: ActiveRun,
+  timeoutS: number,
+  timeoutSource: string | undefined,
+  startError?: string,
+  hadState = true,
+): Diagnostics | null {
   if (startError !== undefined || !outcome) {
     // An interpreter that never started held nothing to lose.
-    return { error_type: 'BACKEND_CRASHED', message: `the interpreter could not start: ${startError ?? 'unknown error'}`, session_reset: hadState };
+    return {
+      error_type: 'BACKEND_CRASHED',
+      message: `the interpreter could not start: ${startError ?? 'unknown error'}`,
+      session_reset: hadState,
+    };
   }
-  const stoppedByUs = active.interruptedBy === 'timeout' || active.interruptedBy === 'cancel' || active.interruptedBy === 'user';
+  const stoppedByUs =
+    active.interruptedBy === 'timeout' || active.interruptedBy === 'cancel' || active.interruptedBy === 'user';
   if (stoppedByUs && (outcome.status === 'interrupted' || outcome.status === 'crashed')) {
     const reset = active.restarted || outcome.status === 'crashed';
     const resetNote = !reset
@@ -23,7 +35,12 @@ export function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun,
           : ' The interpreter did not stop in time and was restarted: the session state was reset.';
     if (active.interruptedBy === 'timeout') {
       const source = timeoutSource ? ` (${timeoutSource})` : '';
-      return { error_type: 'TIMEOUT', message: `the run exceeded its time limit of ${timeoutS} s${source} and was stopped.${resetNote}`, timeout_s: timeoutS, session_reset: reset };
+      return {
+        error_type: 'TIMEOUT',
+        message: `the run exceeded its time limit of ${timeoutS} s${source} and was stopped.${resetNote}`,
+        timeout_s: timeoutS,
+        session_reset: reset,
+      };
     }
     return { error_type: 'CANCELLED', message: `the run was cancelled.${resetNote}`, session_reset: reset };
   }
@@ -31,9 +48,18 @@ export function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun,
     case 'ok':
       return null;
     case 'interrupted':
-      return { error_type: 'RuntimeError', exception: 'KeyboardInterrupt', message: 'KeyboardInterrupt', session_reset: false };
+      return {
+        error_type: 'RuntimeError',
+        exception: 'KeyboardInterrupt',
+        message: 'KeyboardInterrupt',
+        session_reset: false,
+      };
     case 'crashed':
-      return { error_type: 'BACKEND_CRASHED', message: `the interpreter stopped unexpectedly: ${outcome.message}. A fresh one starts with the next run: the session state was reset.`, session_reset: true };
+      return {
+        error_type: 'BACKEND_CRASHED',
+        message: `the interpreter stopped unexpectedly: ${outcome.message}. A fresh one starts with the next run: the session state was reset.`,
+        session_reset: true,
+      };
     case 'error':
       return {
         error_type: outcome.errorType,
@@ -47,7 +73,8 @@ export function diagnose(outcome: BackendOutcome | undefined, active: ActiveRun,
 
 /** What usually keeps a backend from starting, for the message of a start past its bound. */
 export function startHint(kind: BackendKind, names: SettingNames): string {
-  if (kind === 'jupyter') return `is the Jupyter Server reachable and answering?${names.jupyterUrl ? ` ${names.jupyterUrl}` : ''}`;
+  if (kind === 'jupyter')
+    return `is the Jupyter Server reachable and answering?${names.jupyterUrl ? ` ${names.jupyterUrl}` : ''}`;
   if (kind === 'python') return 'does the interpreter start from a terminal?';
   return 'Pyodide loads from the extension; a busy or slow machine may need a moment more';
 }

@@ -11,7 +11,16 @@ import { CappedOutput } from '../output';
 import { OutputOrder } from '../outputOrder';
 import { shapeResult } from '../result';
 import { boundOutcome, RunDisplays } from '../runLimits';
-import { isPersonOrigin, type Display, type HostCallRun, type Logger, type RunEvent, type RunResult, type StreamName, type ToolCallRecord } from '../types';
+import {
+  isPersonOrigin,
+  type Display,
+  type HostCallRun,
+  type Logger,
+  type RunEvent,
+  type RunResult,
+  type StreamName,
+  type ToolCallRecord,
+} from '../types';
 import type { BackendOutcome, BackendSink } from '../backends/contract';
 import type { SessionPool } from '../sessions/pool';
 import type { ActiveRun, Session } from '../sessions/session';
@@ -33,7 +42,13 @@ export interface RunExecutorDeps {
 export class RunExecutor {
   constructor(private readonly deps: RunExecutorDeps) {}
 
-  async execute(session: Session, runId: string, options: RunOptions, timeoutS: number, emit: (event: RunEvent) => void): Promise<RunResult> {
+  async execute(
+    session: Session,
+    runId: string,
+    options: RunOptions,
+    timeoutS: number,
+    emit: (event: RunEvent) => void,
+  ): Promise<RunResult> {
     const { outputCapBytes } = this.deps.config();
     const backend = session.backend.kind;
     let stdout = new CappedOutput(outputCapBytes);
@@ -57,11 +72,25 @@ export class RunExecutor {
     };
     const active: ActiveRun = { runId, restarted: false, hostRun };
     // State lost before this run, which nobody was told of yet: the caller may be counting on it.
-    const lostBefore = options.reset ? 'this run asked for a fresh interpreter' : (session.inheritedLoss ?? session.backend.takeStateLoss());
+    const lostBefore = options.reset
+      ? 'this run asked for a fresh interpreter'
+      : (session.inheritedLoss ?? session.backend.takeStateLoss());
     session.inheritedLoss = undefined;
-    const finish = (outcome: BackendOutcome | undefined, startError?: string, autoInstalled?: AutoInstall): RunResult => {
-      const diagnostics = diagnose(outcome && boundOutcome(outcome), active, timeoutS, options.timeoutSource, startError, session.everStarted);
-      const reset = lostBefore ?? session.backend.takeStateLoss() ?? (diagnostics?.session_reset ? diagnostics.message : undefined);
+    const finish = (
+      outcome: BackendOutcome | undefined,
+      startError?: string,
+      autoInstalled?: AutoInstall,
+    ): RunResult => {
+      const diagnostics = diagnose(
+        outcome && boundOutcome(outcome),
+        active,
+        timeoutS,
+        options.timeoutSource,
+        startError,
+        session.everStarted,
+      );
+      const reset =
+        lostBefore ?? session.backend.takeStateLoss() ?? (diagnostics?.session_reset ? diagnostics.message : undefined);
       if (lostBefore && diagnostics && !options.reset) diagnostics.session_reset = true;
       const result = this.deps.hints.addTo(
         shapeResult({
@@ -79,7 +108,8 @@ export class RunExecutor {
         }),
       );
       if (autoInstalled && 'installed' in autoInstalled) result.auto_installed = [autoInstalled.installed];
-      if (autoInstalled && 'hint' in autoInstalled && result.diagnostics) result.diagnostics.auto_install = autoInstalled.hint;
+      if (autoInstalled && 'hint' in autoInstalled && result.diagnostics)
+        result.diagnostics.auto_install = autoInstalled.hint;
       emit({ type: 'finished', runId, result });
       this.deps.events.emitState();
       return result;
@@ -179,7 +209,12 @@ export class RunExecutor {
    * was stopped meanwhile (Stop, its signal, a restart of the session). A start past the bound throws with the
    * reason, and the session is dropped so that its next run starts afresh rather than waiting on the same start.
    */
-  private async awaitStart(session: Session, active: ActiveRun, starting: Promise<void>, signal: AbortSignal | undefined): Promise<boolean> {
+  private async awaitStart(
+    session: Session,
+    active: ActiveRun,
+    starting: Promise<void>,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
     const { startTimeoutS: boundS, settingNames } = this.deps.config();
     let timer: NodeJS.Timeout | undefined;
     let stop = (): void => undefined;
@@ -196,7 +231,9 @@ export class RunExecutor {
       if (outcome === 'timeout') {
         const kind = session.backend.kind;
         const reason = `the ${kind} backend did not start within ${boundS} s`;
-        this.deps.log.warn(`run ${active.runId}: ${reason}; the ${kind} session "${session.name}" starts afresh on its next run`);
+        this.deps.log.warn(
+          `run ${active.runId}: ${reason}; the ${kind} session "${session.name}" starts afresh on its next run`,
+        );
         active.stopStart = undefined;
         // Not awaited: a backend that hangs in its start may hang in its disposal too.
         void this.deps.pool.drop(session, reason, 'restart');
@@ -211,7 +248,12 @@ export class RunExecutor {
   }
 
   /** Images and text files whose paths the run printed, after what the code displayed itself. */
-  private async showPrintedFiles(session: Session, runId: string, text: string, show: (display: Display) => void): Promise<void> {
+  private async showPrintedFiles(
+    session: Session,
+    runId: string,
+    text: string,
+    show: (display: Display) => void,
+  ): Promise<void> {
     // The workspace and this session's own scratch folder: never another session's.
     const roots = [...this.deps.workspaceRoots, ...(session.scratchDir ? [session.scratchDir] : [])];
     if (roots.length === 0) return;
@@ -223,7 +265,13 @@ export class RunExecutor {
   }
 
   /** One execution of the code, under the run's time limit and cancellation. */
-  private async attempt(session: Session, active: ActiveRun, options: RunOptions, timeoutS: number, sink: BackendSink): Promise<BackendOutcome> {
+  private async attempt(
+    session: Session,
+    active: ActiveRun,
+    options: RunOptions,
+    timeoutS: number,
+    sink: BackendSink,
+  ): Promise<BackendOutcome> {
     const { interruptGraceMs, outputCapBytes } = this.deps.config();
     const backend = session.backend.kind;
     const runId = active.runId;
@@ -234,7 +282,9 @@ export class RunExecutor {
       session.backend.interrupt();
       graceTimer = setTimeout(() => {
         if (session.active !== active) return;
-        this.deps.log.warn(`run ${runId} did not stop within ${interruptGraceMs} ms; restarting the ${backend} session "${session.name}"`);
+        this.deps.log.warn(
+          `run ${runId} did not stop within ${interruptGraceMs} ms; restarting the ${backend} session "${session.name}"`,
+        );
         active.restarted = true;
         session.backend.restart().catch((error: unknown) => this.deps.log.error(`restart failed: ${String(error)}`));
       }, interruptGraceMs);

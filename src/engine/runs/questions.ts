@@ -25,7 +25,11 @@ export async function askFor(active: ActiveRun | undefined, params: unknown): Pr
 }
 
 /** Asks a person (input(), a tool call's approval) with the run's clock paused; a stopped run dismisses the question. */
-export function askPausingClock<Q, A>(ask: (request: Q, signal: AbortSignal) => Promise<A>, stopped: () => AbortSignal, clock: RunClock) {
+export function askPausingClock<Q, A>(
+  ask: (request: Q, signal: AbortSignal) => Promise<A>,
+  stopped: () => AbortSignal,
+  clock: RunClock,
+) {
   return async (request: Q): Promise<A> => {
     clock.pause();
     try {

@@ -39,11 +39,15 @@ export class RunQueue {
     const backend = options.backend ?? config.defaultBackend;
     const sessionName = options.session ?? 'default';
     const timeoutS = options.timeoutS ?? config.timeoutS;
-    const timeoutSource = options.timeoutSource ?? (options.timeoutS === undefined ? defaultTimeoutSource(config) : 'the time limit given to this run');
+    const timeoutSource =
+      options.timeoutSource ??
+      (options.timeoutS === undefined ? defaultTimeoutSource(config) : 'the time limit given to this run');
     const emit = (event: RunEvent) => this.events.emitRun(event, options.onEvent);
     const refuse = (diagnostics: Diagnostics): RunResult => {
       const shownBackend = isBackendKind(backend) ? backend : config.defaultBackend;
-      const result = this.hints.addTo(shapeResult({ runId, backend: shownBackend, session: sessionName, durationMs: 0, diagnostics }));
+      const result = this.hints.addTo(
+        shapeResult({ runId, backend: shownBackend, session: sessionName, durationMs: 0, diagnostics }),
+      );
       // A refused run is still a run someone asked for: it starts and finishes at once, so the results view,
       // the history and the runs channel show it with the reason (a run that never started showed nowhere).
       emit({
@@ -66,7 +70,11 @@ export class RunQueue {
     if (disabledReason) return refuse({ error_type: 'INVALID_ARGUMENT', message: disabledReason });
     const violation = checkPolicy(options.code, config.policy);
     if (violation) {
-      return refuse({ error_type: 'POLICY_VIOLATION', message: `${violation.rule}: ${violation.detail}`, policy: violation });
+      return refuse({
+        error_type: 'POLICY_VIOLATION',
+        message: `${violation.rule}: ${violation.detail}`,
+        policy: violation,
+      });
     }
 
     let session: Session;
@@ -99,10 +107,27 @@ export class RunQueue {
    * A run behind other work on its session: shown at once as queued (what it waits for), and cancellable until
    * its turn (cancel, or its signal) without waiting for the work ahead of it.
    */
-  private queue(session: Session, runId: string, options: RunOptions, waitingFor: string, emit: (event: RunEvent) => void, work: () => Promise<RunResult>): Promise<RunResult> {
+  private queue(
+    session: Session,
+    runId: string,
+    options: RunOptions,
+    waitingFor: string,
+    emit: (event: RunEvent) => void,
+    work: () => Promise<RunResult>,
+  ): Promise<RunResult> {
     const backend = session.backend.kind;
     const location = options.script && { file: options.script.path, line: options.script.firstLine };
-    emit({ type: 'queued', runId, session: session.name, backend, code: options.code, origin: options.origin ?? 'test', startedAt: Date.now(), waitingFor, ...(location ? { location } : {}) });
+    emit({
+      type: 'queued',
+      runId,
+      session: session.name,
+      backend,
+      code: options.code,
+      origin: options.origin ?? 'test',
+      startedAt: Date.now(),
+      waitingFor,
+      ...(location ? { location } : {}),
+    });
     let cancelled: RunResult | undefined;
     let dropped = (_result: RunResult): void => undefined;
     const droppedResult = new Promise<RunResult>((resolve) => (dropped = resolve));
@@ -110,7 +135,11 @@ export class RunQueue {
       if (cancelled || !this.queued.has(runId)) return;
       this.queued.delete(runId);
       options.signal?.removeEventListener('abort', cancel);
-      const diagnostics: Diagnostics = { error_type: 'CANCELLED', message: `the run was cancelled while it waited for ${waitingFor}; it did not run. The session state is kept.`, session_reset: false };
+      const diagnostics: Diagnostics = {
+        error_type: 'CANCELLED',
+        message: `the run was cancelled while it waited for ${waitingFor}; it did not run. The session state is kept.`,
+        session_reset: false,
+      };
       cancelled = shapeResult({ runId, backend, session: session.name, durationMs: 0, diagnostics });
       emit({ type: 'finished', runId, result: cancelled });
       dropped(cancelled);
@@ -143,6 +172,7 @@ function defaultTimeoutSource(config: EngineConfig): string {
 /** A run in a few words, for the runs queued behind it: its file's name, else its code's first line. */
 function workLabel(options: RunOptions): string {
   if (options.script) return path.basename(options.script.path);
-  const firstLine = typeof options.code === 'string' ? (options.code.split('\n').find((line) => line.trim()) ?? '').trim() : '';
+  const firstLine =
+    typeof options.code === 'string' ? (options.code.split('\n').find((line) => line.trim()) ?? '').trim() : '';
   return firstLine.length > 40 ? `${firstLine.slice(0, 39)}…` : firstLine || 'the run before it';
 }

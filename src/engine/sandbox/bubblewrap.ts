@@ -15,7 +15,14 @@ export type NetworkAccess = 'off' | 'on';
 
 /** Read-only when present: what Node needs to start (the loader cache), and with network, to resolve names and check certificates. */
 const SYSTEM_FILES = ['/etc/ld.so.cache'];
-const NETWORK_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates', '/etc/pki'];
+const NETWORK_FILES = [
+  '/etc/resolv.conf',
+  '/etc/hosts',
+  '/etc/nsswitch.conf',
+  '/etc/ssl',
+  '/etc/ca-certificates',
+  '/etc/pki',
+];
 /** Top-level folders that hold programs and libraries; merged-/usr systems have symlinks here. */
 const SYSTEM_DIRS = ['/usr', '/lib', '/lib64', '/lib32', '/libx32', '/bin', '/sbin'];
 
@@ -24,17 +31,26 @@ let probed: { binary: string } | { unavailable: string } | undefined;
 /** The bwrap binary, if it is installed and can create namespaces here (checked once per process). */
 export function bubblewrap(): { binary: string } | { unavailable: string } {
   if (probed) return probed;
-  if (process.platform !== 'linux') return (probed = { unavailable: `bubblewrap exists only on Linux, not on ${process.platform}` });
+  if (process.platform !== 'linux')
+    return (probed = { unavailable: `bubblewrap exists only on Linux, not on ${process.platform}` });
   const binary = findSystemCommand('bwrap');
-  if (!binary) return (probed = { unavailable: 'bubblewrap is not installed (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)' });
+  if (!binary)
+    return (probed = {
+      unavailable:
+        'bubblewrap is not installed (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)',
+    });
   const filter = seccompFilter();
   // The filter arrives on stdin here; the real sandbox reads it from a pipe of its own (seccompFd).
-  const result = spawnSync(binary, [...bubblewrapArgs([], 'off', '/', filter ? 0 : undefined), '--', runtimeExecutable(), '-e', ''], {
-    env: minimalEnvironment(),
-    encoding: 'utf8',
-    input: filter,
-    timeout: 10_000,
-  });
+  const result = spawnSync(
+    binary,
+    [...bubblewrapArgs([], 'off', '/', filter ? 0 : undefined), '--', runtimeExecutable(), '-e', ''],
+    {
+      env: minimalEnvironment(),
+      encoding: 'utf8',
+      input: filter,
+      timeout: 10_000,
+    },
+  );
   if (result.status === 0) return (probed = { binary });
   const why = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
   // Typical: unprivileged user namespaces are off (sysctl kernel.unprivileged_userns_clone, or AppArmor's restriction on Ubuntu 24.04).
@@ -46,10 +62,24 @@ export function bubblewrap(): { binary: string } | { unavailable: string } {
  * in the order given (fileView.ts puts parents first). With `seccompFd`, bwrap reads the filter of
  * seccomp.ts from that descriptor.
  */
-export function bubblewrapArgs(mounts: readonly Mount[], network: NetworkAccess, cwd: string, seccompFd?: number): string[] {
+export function bubblewrapArgs(
+  mounts: readonly Mount[],
+  network: NetworkAccess,
+  cwd: string,
+  seccompFd?: number,
+): string[] {
   // A user namespace even when the server runs as root (bwrap would skip it), so no capability held inside
   // means anything outside; and none may be created inside, which closes a common kernel attack surface.
-  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--clearenv'];
+  const args = [
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--clearenv',
+  ];
   for (const [name, value] of Object.entries(minimalEnvironment())) args.push('--setenv', name, value ?? '');
   if (seccompFd !== undefined) args.push('--seccomp', String(seccompFd));
   if (network === 'on') args.push('--share-net');
@@ -58,7 +88,8 @@ export function bubblewrapArgs(mounts: readonly Mount[], network: NetworkAccess,
     if (stat?.isSymbolicLink()) args.push('--symlink', fs.readlinkSync(dir), dir);
     else if (stat?.isDirectory()) args.push('--ro-bind', dir, dir);
   }
-  for (const file of [...SYSTEM_FILES, ...(network === 'on' ? NETWORK_FILES : [])]) args.push('--ro-bind-try', file, file);
+  for (const file of [...SYSTEM_FILES, ...(network === 'on' ? NETWORK_FILES : [])])
+    args.push('--ro-bind-try', file, file);
   // The kernel checks /proc/<pid>/mem writes against ptrace rules only: read-only, so nothing inside can
   // write into bwrap's own process (pid 1 here), which holds the namespace's capabilities.
   args.push('--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc', '--tmpfs', '/tmp');
@@ -82,7 +113,10 @@ export function runtimeExecutable(): string {
  * connecting to) must stay out. Electron needs the files beside it (ICU data, V8 snapshots, its libraries), so
  * its folder is bound, less the user data a portable VS Code keeps in `data/` there.
  */
-export function runtimeBinds(executable = runtimeExecutable(), electron = process.versions.electron !== undefined): string[] {
+export function runtimeBinds(
+  executable = runtimeExecutable(),
+  electron = process.versions.electron !== undefined,
+): string[] {
   if (isInside(executable, '/usr')) return [];
   if (!electron) return ['--ro-bind', executable, executable];
   const dir = path.dirname(executable);

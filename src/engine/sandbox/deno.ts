@@ -30,8 +30,11 @@ export function deno(): { binary: string; version: string } | { unavailable: str
     const result = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 30_000, env: denoEnvironment() });
     const version = /^deno (\d+)\.(\d+)\.(\d+)/.exec(result.stdout ?? '');
     // --deny-write and --deny-import, which this sandbox relies on, came with Deno 2.
-    if (result.status === 0 && version && Number(version[1]) >= 2) return (probed = { binary, version: version[0].slice(5) });
-    refused.push(`${binary}: ${version ? `version ${version[0].slice(5)} is older than 2` : (result.stderr || result.error?.message || `exit ${result.status}`).trim()}`);
+    if (result.status === 0 && version && Number(version[1]) >= 2)
+      return (probed = { binary, version: version[0].slice(5) });
+    refused.push(
+      `${binary}: ${version ? `version ${version[0].slice(5)} is older than 2` : (result.stderr || result.error?.message || `exit ${result.status}`).trim()}`,
+    );
   }
   const why = refused.length ? `no usable Deno (${refused.join('; ')})` : 'Deno is not installed';
   return (probed = { unavailable: `${why}: ${HOW_TO_GET_DENO}` });
@@ -58,7 +61,9 @@ function dependencyBinary(): string | undefined {
   if (!target) return undefined;
   try {
     // Resolved from the package root, as the bundle itself sits in dist/.
-    const manifest = createRequire(path.join(path.dirname(assetsDir()), 'package.json')).resolve(`@deno/${target}/package.json`);
+    const manifest = createRequire(path.join(path.dirname(assetsDir()), 'package.json')).resolve(
+      `@deno/${target}/package.json`,
+    );
     const file = path.join(path.dirname(manifest), executableName());
     return fs.existsSync(file) ? file : undefined;
   } catch {
@@ -67,7 +72,10 @@ function dependencyBinary(): string | undefined {
 }
 
 /** The `@deno/*` package name of this platform, as the `deno` package's installer names them; undefined where Deno ships none. */
-export function denoTarget(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string | undefined {
+export function denoTarget(
+  platform: NodeJS.Platform = process.platform,
+  arch: string = process.arch,
+): string | undefined {
   if (arch !== 'x64' && arch !== 'arm64') return undefined;
   if (platform === 'linux') return `linux-${arch}-glibc`;
   if (platform === 'darwin' || platform === 'win32') return `${platform}-${arch}`;
@@ -104,10 +112,15 @@ export interface DenoRun {
  */
 export function denoArgs(run: DenoRun): string[] {
   const writable = run.mounts.filter((mount) => mount.writable).map((mount) => mount.path);
-  const readOnlyInsideWritable = run.mounts.filter((mount) => !mount.writable && writable.some((dir) => isInside(mount.path, dir))).map((mount) => mount.path);
+  const readOnlyInsideWritable = run.mounts
+    .filter((mount) => !mount.writable && writable.some((dir) => isInside(mount.path, dir)))
+    .map((mount) => mount.path);
   const denyRead = run.links.denyRead;
   const denyWrite = [...readOnlyInsideWritable, ...run.links.denyWrite];
-  const readable = grantable(run.mounts.map((mount) => mount.path), denyRead);
+  const readable = grantable(
+    run.mounts.map((mount) => mount.path),
+    denyRead,
+  );
   const writableGranted = grantable(writable, [...denyRead, ...denyWrite]);
   return [
     'run',
@@ -215,5 +228,7 @@ function denyLink(link: string, mounts: readonly Mount[], readable: string[], de
 
 /** The paths not inside another one: walking an inner one again would find its links twice. */
 function outermostPaths(paths: string[]): string[] {
-  return [...new Set(paths)].filter((candidate) => !paths.some((other) => other !== candidate && isInside(candidate, other)));
+  return [...new Set(paths)].filter(
+    (candidate) => !paths.some((other) => other !== candidate && isInside(candidate, other)),
+  );
 }

@@ -145,6 +145,9 @@ export function isInside(child: string, parent: string): boolean {
 
 /** Whether `target` is writable in `mounts`: the deepest mount holding it decides. */
 export function writableIn(target: string, mounts: readonly Mount[]): boolean {
-  const decides = deepestMount(target, mounts.map((mount) => mount.path));
+  const decides = deepestMount(
+    target,
+    mounts.map((mount) => mount.path),
+  );
   return mounts.find((mount) => mount.path === decides)?.writable ?? false;
 }

@@ -55,28 +55,59 @@ export interface Confinement {
  * allow, with stdin ignored, stdout and stderr piped, and `extraPipes` more pipes from fd 3 on. The script
  * runs under Node (bubblewrap, Node's permission model) or Deno (its Node compatibility).
  */
-export function spawnConfinedHost(script: string, args: string[], confinement: Confinement, extraPipes: number): { child: ChildProcess; report: SandboxReport } {
+export function spawnConfinedHost(
+  script: string,
+  args: string[],
+  confinement: Confinement,
+  extraPipes: number,
+): { child: ChildProcess; report: SandboxReport } {
   const report = sandboxReport(confinement.network, confinement.choice);
   const pipes = Array.from({ length: extraPipes }, () => 'pipe' as const);
   if (report.mechanism === 'deno') {
     const binary = (deno() as { binary: string }).binary;
     fs.mkdirSync(confinement.denoDir, { recursive: true });
     const links = symlinkDenials(confinement.mounts);
-    if (links.truncated) confinement.log.warn(`the Deno sandbox looked for symbolic links leading out of the workspace in the first ${MAX_WALKED_ENTRIES} entries only: links beyond them are followed`);
-    const denoRun = denoArgs({ script: [script, ...args], mounts: confinement.mounts, network: confinement.network, links, v8Flags: confinement.v8Flags });
-    const child = spawn(binary, denoRun, { env: denoEnvironment(confinement.denoDir), cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes] });
+    if (links.truncated)
+      confinement.log.warn(
+        `the Deno sandbox looked for symbolic links leading out of the workspace in the first ${MAX_WALKED_ENTRIES} entries only: links beyond them are followed`,
+      );
+    const denoRun = denoArgs({
+      script: [script, ...args],
+      mounts: confinement.mounts,
+      network: confinement.network,
+      links,
+      v8Flags: confinement.v8Flags,
+    });
+    const child = spawn(binary, denoRun, {
+      env: denoEnvironment(confinement.denoDir),
+      cwd: confinement.cwd,
+      stdio: ['ignore', 'pipe', 'pipe', ...pipes],
+    });
     return { child, report };
   }
   const node = [...(confinement.v8Flags ?? []), ...permissionFlags(confinement.mounts), script, ...args];
   if (report.mechanism !== 'bubblewrap') {
-    const child = spawn(process.execPath, node, { env: minimalEnvironment(), cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes] });
+    const child = spawn(process.execPath, node, {
+      env: minimalEnvironment(),
+      cwd: confinement.cwd,
+      stdio: ['ignore', 'pipe', 'pipe', ...pipes],
+    });
     return { child, report };
   }
   const filter = seccompFilter();
   const seccompFd = filter ? 3 + extraPipes : undefined;
   const bwrap = bubblewrap() as { binary: string };
-  const bwrapArgs = [...bubblewrapArgs(confinement.mounts, confinement.network, confinement.cwd, seccompFd), '--', runtimeExecutable(), ...node];
-  const child = spawn(bwrap.binary, bwrapArgs, { env: {}, cwd: confinement.cwd, stdio: ['ignore', 'pipe', 'pipe', ...pipes, ...(filter ? (['pipe'] as const) : [])] });
+  const bwrapArgs = [
+    ...bubblewrapArgs(confinement.mounts, confinement.network, confinement.cwd, seccompFd),
+    '--',
+    runtimeExecutable(),
+    ...node,
+  ];
+  const child = spawn(bwrap.binary, bwrapArgs, {
+    env: {},
+    cwd: confinement.cwd,
+    stdio: ['ignore', 'pipe', 'pipe', ...pipes, ...(filter ? (['pipe'] as const) : [])],
+  });
   if (filter && seccompFd !== undefined) {
     const stream = child.stdio[seccompFd] as Writable;
     stream.on('error', () => undefined);
@@ -99,8 +130,15 @@ export function sandboxReport(network: NetworkAccess, choice: SandboxChoice = 'a
 }
 
 function bubblewrapReport(network: NetworkAccess): SandboxReport {
-  const gaps = seccompFilter() ? [] : [`no seccomp filter for ${process.arch}: code could start processes inside the sandbox (still without network, other processes or other files)`];
-  if (permissionModelFlag() === undefined) gaps.push("Node's permission model is unavailable in this runtime (a second layer only: bubblewrap holds the boundary)");
+  const gaps = seccompFilter()
+    ? []
+    : [
+        `no seccomp filter for ${process.arch}: code could start processes inside the sandbox (still without network, other processes or other files)`,
+      ];
+  if (permissionModelFlag() === undefined)
+    gaps.push(
+      "Node's permission model is unavailable in this runtime (a second layer only: bubblewrap holds the boundary)",
+    );
   return { mechanism: 'bubblewrap', complete: gaps.length === 0, network, gaps };
 }
 
@@ -109,8 +147,15 @@ function nodePermissionReport(network: NetworkAccess, missing: string): SandboxR
   const permissionModel = permissionModelFlag() !== undefined;
   const gaps = [
     `${missing}: without an OS sandbox or Deno, code in Pyodide can signal other processes of this user`,
-    ...(network === 'off' ? ['network is refused inside Pyodide but not by the operating system: a determined program can still open sockets'] : []),
+    ...(network === 'off'
+      ? [
+          'network is refused inside Pyodide but not by the operating system: a determined program can still open sockets',
+        ]
+      : []),
   ];
-  if (!permissionModel) gaps.push("Node's permission model is unavailable in this runtime: code in Pyodide can read and write files and start processes as this user");
+  if (!permissionModel)
+    gaps.push(
+      "Node's permission model is unavailable in this runtime: code in Pyodide can read and write files and start processes as this user",
+    );
   return { mechanism: permissionModel ? 'node-permission' : 'none', complete: false, network, gaps };
 }

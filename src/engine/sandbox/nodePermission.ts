@@ -13,10 +13,17 @@ let checkedFlag: string | null | undefined;
 export function permissionModelFlag(): string | undefined {
   if (checkedFlag !== undefined) return checkedFlag ?? undefined;
   const listed = process.allowedNodeEnvironmentFlags;
-  const candidate = listed.has('--permission') ? '--permission' : listed.has('--experimental-permission') ? '--experimental-permission' : undefined;
+  const candidate = listed.has('--permission')
+    ? '--permission'
+    : listed.has('--experimental-permission')
+      ? '--experimental-permission'
+      : undefined;
   const works =
     candidate !== undefined &&
-    spawnSync(process.execPath, [candidate, '--allow-worker', '--no-warnings', '-e', ''], { env: minimalEnvironment(), timeout: 10_000 }).status === 0;
+    spawnSync(process.execPath, [candidate, '--allow-worker', '--no-warnings', '-e', ''], {
+      env: minimalEnvironment(),
+      timeout: 10_000,
+    }).status === 0;
   checkedFlag = works ? candidate : null;
   return checkedFlag ?? undefined;
 }
@@ -32,7 +39,9 @@ export function permissionFlags(mounts: readonly Mount[]): string[] {
   return [
     enable,
     ...outermost(mounts.map((mount) => mount.path)).map((dir) => `--allow-fs-read=${dir}`),
-    ...outermost(mounts.filter((mount) => mount.writable).map((mount) => mount.path)).map((dir) => `--allow-fs-write=${dir}`),
+    ...outermost(mounts.filter((mount) => mount.writable).map((mount) => mount.path)).map(
+      (dir) => `--allow-fs-write=${dir}`,
+    ),
     '--allow-worker',
     '--no-warnings',
   ];
@@ -53,5 +62,8 @@ export function minimalEnvironment(): NodeJS.ProcessEnv {
  * well (measured: `--allow-fs-read=/a --allow-fs-read=/a/b` denies reading /a), and the outer grant covers it.
  */
 function outermost(paths: string[]): string[] {
-  return paths.filter((candidate, index) => !paths.some((other, otherIndex) => otherIndex !== index && other !== candidate && isInside(candidate, other)));
+  return paths.filter(
+    (candidate, index) =>
+      !paths.some((other, otherIndex) => otherIndex !== index && other !== candidate && isInside(candidate, other)),
+  );
 }

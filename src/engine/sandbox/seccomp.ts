@@ -71,7 +71,18 @@ interface Abi {
 }
 
 /** The numbers shared by both ABIs (the calls added since Linux 5.0 are numbered alike everywhere). */
-const COMMON = { io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427, open_tree: 428, move_mount: 429, fsopen: 430, fsconfig: 431, fsmount: 432, fspick: 433, mount_setattr: 442 };
+const COMMON = {
+  io_uring_setup: 425,
+  io_uring_enter: 426,
+  io_uring_register: 427,
+  open_tree: 428,
+  move_mount: 429,
+  fsopen: 430,
+  fsconfig: 431,
+  fsmount: 432,
+  fspick: 433,
+  mount_setattr: 442,
+};
 
 export const ABIS: Partial<Record<NodeJS.Architecture, Abi>> = {
   x64: {
@@ -153,7 +164,14 @@ export function seccompFilter(arch: NodeJS.Architecture = process.arch): Buffer 
   if (abi.x32) program.push([JGE_K, 0, 1, X32_BIT], refuse);
   program.push([JEQ_K, 0, 1, abi.clone3], [RET_K, 0, 0, RET_ERRNO | ENOSYS]);
   for (const nr of [...abi.forks, ...Object.values(abi.refused)]) program.push([JEQ_K, 0, 1, nr], refuse);
-  program.push([JEQ_K, 1, 0, abi.clone], allow, [LD_W_ABS, 0, 0, ARG0_LOW], [JSET_K, 0, 1, CLONE_THREAD], allow, refuse);
+  program.push(
+    [JEQ_K, 1, 0, abi.clone],
+    allow,
+    [LD_W_ABS, 0, 0, ARG0_LOW],
+    [JSET_K, 0, 1, CLONE_THREAD],
+    allow,
+    refuse,
+  );
   const bytes = Buffer.alloc(program.length * 8);
   program.forEach(([code, jt, jf, k], index) => {
     bytes.writeUInt16LE(code, index * 8);

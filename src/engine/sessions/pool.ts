@@ -69,7 +69,10 @@ export class SessionPool {
   invalidTarget(backend: unknown, session: unknown): string | undefined {
     if (!isBackendKind(backend)) return `backend must be one of: ${[...this.factories.keys()].join(', ')}`;
     if (!this.factories.has(backend)) {
-      const how = backend === 'jupyter' ? `: it needs a Jupyter Server${settingNote(this.options.config().settingNames.jupyterUrl)}` : '';
+      const how =
+        backend === 'jupyter'
+          ? `: it needs a Jupyter Server${settingNote(this.options.config().settingNames.jupyterUrl)}`
+          : '';
       return `the ${backend} backend is not available here${how}`;
     }
     if (typeof session !== 'string' || !SESSION_NAME.test(session)) {
@@ -123,7 +126,11 @@ export class SessionPool {
       return;
     }
     this.disabled.set(kind, reason || `the ${kind} backend is disabled`);
-    await Promise.all(this.all().filter((s) => s.backend.kind === kind).map((s) => this.drop(s, this.disabled.get(kind)!, 'end')));
+    await Promise.all(
+      this.all()
+        .filter((s) => s.backend.kind === kind)
+        .map((s) => this.drop(s, this.disabled.get(kind)!, 'end')),
+    );
     await this.replaceSpare(kind);
   }
 
@@ -136,7 +143,10 @@ export class SessionPool {
   /** Ends every session of a scope, and forgets their names, which nobody will use again. */
   async endScope(scope: string): Promise<void> {
     const matching = this.all().filter((s) => s.scope === scope);
-    await Promise.all([...matching.map((s) => this.drop(s, 'its client is gone', 'end')), this.scratch?.removeScope(scope)]);
+    await Promise.all([
+      ...matching.map((s) => this.drop(s, 'its client is gone', 'end')),
+      this.scratch?.removeScope(scope),
+    ]);
     for (const s of matching) this.losses.delete(sessionKey(s.backend.kind, s.name, scope));
   }
 
@@ -159,7 +169,9 @@ export class SessionPool {
       this.losses.set(key, reason);
       if (this.losses.size > REMEMBERED_LOSSES) this.losses.delete(this.losses.keys().next().value!);
     }
-    await session.backend.dispose().catch((error: unknown) => this.options.log.warn(`dispose failed: ${String(error)}`));
+    await session.backend
+      .dispose()
+      .catch((error: unknown) => this.options.log.warn(`dispose failed: ${String(error)}`));
     if (session.scratchDir && how === 'end') await this.scratch?.remove(session.scratchDir);
   }
 
@@ -168,21 +180,39 @@ export class SessionPool {
     const all = this.all();
     this.sessions.clear();
     const spare = this.spares.release();
-    await Promise.all([...all.map((s) => s.backend.dispose().catch(() => undefined)), spare?.instance.dispose().catch(() => undefined)]);
+    await Promise.all([
+      ...all.map((s) => s.backend.dispose().catch(() => undefined)),
+      spare?.instance.dispose().catch(() => undefined),
+    ]);
     // Once no interpreter is left to write in them.
     await this.scratch?.removeAll();
     await Promise.all([...this.factories.values()].map((f) => f.dispose?.().catch(() => undefined)));
   }
 
   /** Ends `kind`'s sessions (their next runs are told `reason`), then closes the factory they came from, if it went. */
-  private async retire(kind: BackendKind, gone: BackendFactory | undefined, reason: string, how: DropKind): Promise<void> {
-    await Promise.all(this.all().filter((s) => s.backend.kind === kind).map((s) => this.drop(s, reason, how)));
+  private async retire(
+    kind: BackendKind,
+    gone: BackendFactory | undefined,
+    reason: string,
+    how: DropKind,
+  ): Promise<void> {
+    await Promise.all(
+      this.all()
+        .filter((s) => s.backend.kind === kind)
+        .map((s) => this.drop(s, reason, how)),
+    );
     await this.replaceSpare(kind);
-    await gone?.dispose?.().catch((error: unknown) => this.options.log.warn(`the replaced ${kind} backend did not close: ${String(error)}`));
+    await gone
+      ?.dispose?.()
+      .catch((error: unknown) => this.options.log.warn(`the replaced ${kind} backend did not close: ${String(error)}`));
   }
 
   /** What a backend session is made with; `owner` is the engine's session it serves, known once it is taken. */
-  private sessionOptions(name: string, scratchDir: string | undefined, owner: { session?: Session }): BackendSessionOptions {
+  private sessionOptions(
+    name: string,
+    scratchDir: string | undefined,
+    owner: { session?: Session },
+  ): BackendSessionOptions {
     return {
       session: name,
       log: this.options.log,
@@ -237,7 +267,13 @@ export class SessionPool {
     if (this.disposed || !kind || !factory || this.disabled.has(kind) || this.spares.current) return;
     const owner: { session?: Session } = {};
     const scratchDir = this.scratch?.take(SPARE_SCRATCH_KEY, `${kind}-session`);
-    const spare: Spare<Session> = { kind, factory, instance: factory.create(this.sessionOptions('(spare)', scratchDir, owner)), scratchDir, owner };
+    const spare: Spare<Session> = {
+      kind,
+      factory,
+      instance: factory.create(this.sessionOptions('(spare)', scratchDir, owner)),
+      scratchDir,
+      owner,
+    };
     this.spares.hold(spare);
     spare.instance.start().catch((error: unknown) => {
       // Taken meanwhile, its session reports the failure; discarded, it was ended on purpose.

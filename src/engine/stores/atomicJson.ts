@@ -15,7 +15,8 @@ export function readJsonFile<T>(file: string, accept: (value: unknown) => T | un
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`cannot read ${file}: ${errorText(error)}; starting empty`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      log.warn(`cannot read ${file}: ${errorText(error)}; starting empty`);
     return undefined;
   }
   let value: T | undefined;
@@ -60,7 +61,9 @@ function moveAside(file: string, log: Logger): void {
     fs.renameSync(file, aside);
     log.warn(`${file} was damaged (not the JSON expected); moved it aside to ${aside} and started empty`);
   } catch (error) {
-    log.warn(`${file} was damaged (not the JSON expected) and could not be moved aside (${errorText(error)}); starting empty`);
+    log.warn(
+      `${file} was damaged (not the JSON expected) and could not be moved aside (${errorText(error)}); starting empty`,
+    );
   }
 }
 
@@ -75,4 +78,3 @@ function syncDirectory(dir: string): void {
     if (fd !== undefined) fs.closeSync(fd);
   }
 }
-

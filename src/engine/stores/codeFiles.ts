@@ -25,7 +25,8 @@ export interface CodeFileInfo {
 
 /** Why `name` cannot name a code file, in words for the caller; undefined when it can. */
 export function codeFileNameProblem(name: unknown): string | undefined {
-  if (typeof name !== 'string' || name.length === 0) return 'filename must be a non-empty plain file name such as "analysis.py"';
+  if (typeof name !== 'string' || name.length === 0)
+    return 'filename must be a non-empty plain file name such as "analysis.py"';
   const shown = JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
   if (name.includes('\0')) return `filename ${shown} contains a NUL character`;
   if (name.includes('/') || name.includes('\\') || path.isAbsolute(name)) {
@@ -65,7 +66,11 @@ export class CodeFiles {
   }
 
   /** `create` makes or replaces the file; `append` adds to its end, making it if missing. */
-  write(filename: string, content: string, mode: CodeFileMode = 'create'): Promise<CodeFileInfo & { bytes_written: number }> {
+  write(
+    filename: string,
+    content: string,
+    mode: CodeFileMode = 'create',
+  ): Promise<CodeFileInfo & { bytes_written: number }> {
     return this.serial(async () => {
       const file = this.path(filename);
       if (typeof content !== 'string') throw new StoreError('content must be a string');
@@ -85,7 +90,10 @@ export class CodeFiles {
       const file = this.path(filename);
       if (!(await this.regularOrMissing(filename, file))) {
         const names = (await this.listNow()).map((f) => f.name);
-        const known = names.length === 0 ? 'there are no code files yet' : `the code files are: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`;
+        const known =
+          names.length === 0
+            ? 'there are no code files yet'
+            : `the code files are: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`;
         throw new StoreError(`no code file named "${filename}" (${known}); write it with code_file first`);
       }
       const handle = await this.openChecked(filename, file, fs.constants.O_RDONLY);
@@ -134,7 +142,10 @@ export class CodeFiles {
   private async ensureDir(): Promise<void> {
     await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const stat = await fs.promises.lstat(this.dir);
-    if (!stat.isDirectory()) throw new Error(`${this.dir} is not a plain folder (a symbolic link or a file); refusing to store code files there`);
+    if (!stat.isDirectory())
+      throw new Error(
+        `${this.dir} is not a plain folder (a symbolic link or a file); refusing to store code files there`,
+      );
   }
 
   /** True when a regular file is there, false when nothing is; anything else is refused. */
@@ -146,9 +157,14 @@ export class CodeFiles {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw error;
     }
-    if (stat.isSymbolicLink()) throw new StoreError(`"${filename}" is a symbolic link in the code-files folder; refusing to follow it (delete it by hand)`);
-    if (!stat.isFile()) throw new StoreError(`"${filename}" in the code-files folder is not a regular file; refusing to use it`);
-    if (stat.nlink > 1) throw new StoreError(`"${filename}" in the code-files folder is a hard link to another file; refusing to use it`);
+    if (stat.isSymbolicLink())
+      throw new StoreError(
+        `"${filename}" is a symbolic link in the code-files folder; refusing to follow it (delete it by hand)`,
+      );
+    if (!stat.isFile())
+      throw new StoreError(`"${filename}" in the code-files folder is not a regular file; refusing to use it`);
+    if (stat.nlink > 1)
+      throw new StoreError(`"${filename}" in the code-files folder is a hard link to another file; refusing to use it`);
     return true;
   }
 
@@ -163,8 +179,10 @@ export class CodeFiles {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // ELOOP on Linux and macOS, EMLINK on FreeBSD: the entry became a symlink.
-      if (code === 'ELOOP' || code === 'EMLINK') throw new StoreError(`"${filename}" is a symbolic link in the code-files folder; refusing to follow it`);
-      if (code === 'ENXIO') throw new StoreError(`"${filename}" in the code-files folder is not a regular file; refusing to use it`);
+      if (code === 'ELOOP' || code === 'EMLINK')
+        throw new StoreError(`"${filename}" is a symbolic link in the code-files folder; refusing to follow it`);
+      if (code === 'ENXIO')
+        throw new StoreError(`"${filename}" in the code-files folder is not a regular file; refusing to use it`);
       throw error;
     }
     const stat = await handle.stat();
@@ -199,7 +217,9 @@ export class CodeFiles {
     try {
       const { size } = await handle.stat();
       if (size + bytes > this.maxBytes) {
-        throw new StoreError(`appending ${bytes} bytes would make "${filename}" ${size + bytes} bytes; ${this.limitText()}`);
+        throw new StoreError(
+          `appending ${bytes} bytes would make "${filename}" ${size + bytes} bytes; ${this.limitText()}`,
+        );
       }
       await handle.writeFile(content, 'utf8');
       await handle.sync();

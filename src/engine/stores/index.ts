@@ -36,7 +36,8 @@ export function historyFile(file: string, log: Logger): HistoryPersistence {
         file,
         (value) => {
           const data = value as { version?: unknown; runs?: unknown } | null;
-          if (typeof data !== 'object' || data === null || data.version !== 1 || !Array.isArray(data.runs)) return undefined;
+          if (typeof data !== 'object' || data === null || data.version !== 1 || !Array.isArray(data.runs))
+            return undefined;
           return data.runs.filter(isSavedRun);
         },
         log,

@@ -31,7 +31,27 @@ const KEY_MAX_CHARS = 500;
 const TEXT_MAX_CHARS = 4000;
 const TAGS_MAX = 10;
 const TAG = /^[a-z0-9][a-z0-9_.+#-]{0,39}$/;
-const STOP_WORDS = new Set(['the', 'an', 'and', 'or', 'to', 'of', 'in', 'on', 'for', 'is', 'it', 'with', 'by', 'be', 'as', 'at', 'from', 'this', 'that']);
+const STOP_WORDS = new Set([
+  'the',
+  'an',
+  'and',
+  'or',
+  'to',
+  'of',
+  'in',
+  'on',
+  'for',
+  'is',
+  'it',
+  'with',
+  'by',
+  'be',
+  'as',
+  'at',
+  'from',
+  'this',
+  'that',
+]);
 
 interface StoreFile {
   version: 1;
@@ -58,7 +78,10 @@ export class Learnings {
     const learnings = [...this.load()];
     const key = normalize(fields.error_pattern ?? fields.objective ?? '');
     const index = learnings.findIndex(
-      (l) => l.kind === fields.kind && normalize(l.error_pattern ?? l.objective ?? '') === key && normalize(l.successful_approach) === normalize(fields.successful_approach),
+      (l) =>
+        l.kind === fields.kind &&
+        normalize(l.error_pattern ?? l.objective ?? '') === key &&
+        normalize(l.successful_approach) === normalize(fields.successful_approach),
     );
     let learning: Learning;
     if (index >= 0) {
@@ -91,7 +114,8 @@ export class Learnings {
       const key = words(`${learning.error_pattern ?? ''} ${learning.objective ?? ''}`);
       const rest = words(`${learning.successful_approach} ${learning.failed_approach ?? ''} ${learning.context ?? ''}`);
       let score = 0;
-      for (const word of query) score += (has(tags, word) ? 3 : 0) + (has(key, word) ? 2 : 0) + (has(rest, word) ? 1 : 0);
+      for (const word of query)
+        score += (has(tags, word) ? 3 : 0) + (has(key, word) ? 2 : 0) + (has(rest, word) ? 1 : 0);
       if (score > 0) scored.push({ learning, score, order });
     });
     scored.sort((a, b) => b.score - a.score || b.learning.use_count - a.learning.use_count || b.order - a.order);
@@ -132,7 +156,9 @@ export class Learnings {
     } catch (error) {
       this.log.warn(`could not record the use of learnings: ${errorText(error)}`);
     }
-    return chosen.map((l) => `Past fix for ${oneLine(l.error_pattern ?? '', 120)}: ${oneLine(l.successful_approach, 300)}`);
+    return chosen.map(
+      (l) => `Past fix for ${oneLine(l.error_pattern ?? '', 120)}: ${oneLine(l.successful_approach, 300)}`,
+    );
   }
 
   private load(): Learning[] {
@@ -163,7 +189,8 @@ export class Learnings {
   private accept(value: unknown): Learning[] | undefined {
     if (!isRecord(value) || value.version !== 1 || !Array.isArray(value.learnings)) return undefined;
     const good = value.learnings.filter(isLearning);
-    if (good.length < value.learnings.length) this.log.warn(`${this.file}: dropped ${value.learnings.length - good.length} malformed learnings`);
+    if (good.length < value.learnings.length)
+      this.log.warn(`${this.file}: dropped ${value.learnings.length - good.length} malformed learnings`);
     return good;
   }
 }
@@ -172,10 +199,12 @@ export class Learnings {
 function validate(input: LearningInput): Omit<Learning, 'id' | 'created_at' | 'use_count'> {
   if (!isRecord(input)) throw new StoreError('a learning must be an object');
   const { kind } = input;
-  if (kind !== 'error' && kind !== 'semantic') throw new StoreError('kind must be "error" (a fix for a failure) or "semantic" (how to reach a goal)');
+  if (kind !== 'error' && kind !== 'semantic')
+    throw new StoreError('kind must be "error" (a fix for a failure) or "semantic" (how to reach a goal)');
   const text = (name: keyof LearningInput, max: number, required: boolean): string | undefined => {
     const value = input[name];
-    if (value !== undefined && value !== null && typeof value !== 'string') throw new StoreError(`${name} must be a string`);
+    if (value !== undefined && value !== null && typeof value !== 'string')
+      throw new StoreError(`${name} must be a string`);
     const trimmed = value?.trim() ?? '';
     if (trimmed === '') {
       if (required) throw new StoreError(`a ${kind} learning needs a non-empty ${name}`);
@@ -184,18 +213,24 @@ function validate(input: LearningInput): Omit<Learning, 'id' | 'created_at' | 'u
     if (trimmed.length > max) throw new StoreError(`${name} must be at most ${max} characters`);
     return trimmed;
   };
-  if (kind === 'error' && input.objective !== undefined) throw new StoreError('objective belongs to kind "semantic"; an error learning has error_pattern');
-  if (kind === 'semantic' && input.error_pattern !== undefined) throw new StoreError('error_pattern belongs to kind "error"; a semantic learning has objective');
-  if (kind === 'semantic' && input.failed_approach !== undefined) throw new StoreError('failed_approach belongs to kind "error"');
+  if (kind === 'error' && input.objective !== undefined)
+    throw new StoreError('objective belongs to kind "semantic"; an error learning has error_pattern');
+  if (kind === 'semantic' && input.error_pattern !== undefined)
+    throw new StoreError('error_pattern belongs to kind "error"; a semantic learning has objective');
+  if (kind === 'semantic' && input.failed_approach !== undefined)
+    throw new StoreError('failed_approach belongs to kind "error"');
   const errorPattern = kind === 'error' ? text('error_pattern', KEY_MAX_CHARS, true) : undefined;
   // A one- or two-letter pattern would match nearly every failure.
-  if (errorPattern !== undefined && errorPattern.length < 3) throw new StoreError('error_pattern must be at least 3 characters, e.g. "ModuleNotFoundError: No module named"');
+  if (errorPattern !== undefined && errorPattern.length < 3)
+    throw new StoreError('error_pattern must be at least 3 characters, e.g. "ModuleNotFoundError: No module named"');
   const tags = input.tags ?? [];
-  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) throw new StoreError('tags must be a list of strings');
+  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string'))
+    throw new StoreError('tags must be a list of strings');
   const normalizedTags = [...new Set(tags.map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))];
   if (normalizedTags.length > TAGS_MAX) throw new StoreError(`at most ${TAGS_MAX} tags`);
   const badTag = normalizedTags.find((t) => !TAG.test(t));
-  if (badTag !== undefined) throw new StoreError(`tag ${JSON.stringify(badTag)} must be 1-40 letters, digits or _.+#- (no spaces)`);
+  if (badTag !== undefined)
+    throw new StoreError(`tag ${JSON.stringify(badTag)} must be 1-40 letters, digits or _.+#- (no spaces)`);
   return dropUndefined({
     kind,
     error_pattern: errorPattern,
@@ -220,7 +255,9 @@ function isLearning(value: unknown): value is Learning {
   const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
   return (
     typeof value.id === 'string' &&
-    (value.kind === 'error' ? typeof value.error_pattern === 'string' : value.kind === 'semantic' && typeof value.objective === 'string') &&
+    (value.kind === 'error'
+      ? typeof value.error_pattern === 'string'
+      : value.kind === 'semantic' && typeof value.objective === 'string') &&
     typeof value.successful_approach === 'string' &&
     optionalString(value.failed_approach) &&
     optionalString(value.context) &&

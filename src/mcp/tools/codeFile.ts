@@ -12,21 +12,47 @@ export function registerCodeFileTool(server: McpServer, stores: Stores): Registe
       description:
         'Build a long program over several calls: create (replaces), append, read a file (plain name: .py .txt .json .csv .md; ' +
         'max 1 MB). Run it: run_python(file=...).',
-      inputSchema: { action: z.enum(['create', 'append', 'read']), filename: z.string(), content: z.string().optional() },
-      outputSchema: outputSchema({ filename: z.string(), size: z.number().int(), mtime: z.string(), bytes_written: z.number().int().optional(), content: z.string().optional() }),
+      inputSchema: {
+        action: z.enum(['create', 'append', 'read']),
+        filename: z.string(),
+        content: z.string().optional(),
+      },
+      outputSchema: outputSchema({
+        filename: z.string(),
+        size: z.number().int(),
+        mtime: z.string(),
+        bytes_written: z.number().int().optional(),
+        content: z.string().optional(),
+      }),
       // create replaces a file; append is not idempotent.
-      annotations: { title: 'Code file', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      annotations: {
+        title: 'Code file',
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
     },
     (args) =>
       guarded(async () => {
         if (args.action === 'read') {
           const file = await stores.codeFiles.read(args.filename);
-          return structuredResult(file.content, { filename: file.name, size: file.size, mtime: file.mtime, content: file.content });
+          return structuredResult(file.content, {
+            filename: file.name,
+            size: file.size,
+            mtime: file.mtime,
+            content: file.content,
+          });
         }
         if (args.content === undefined) return refused(`${args.action} needs content`);
         const file = await stores.codeFiles.write(args.filename, args.content, args.action);
         const line = `${args.action === 'create' ? 'wrote' : 'appended'} ${file.bytes_written} bytes to ${file.name} (now ${file.size} bytes)`;
-        return structuredResult(line, { filename: file.name, size: file.size, mtime: file.mtime, bytes_written: file.bytes_written });
+        return structuredResult(line, {
+          filename: file.name,
+          size: file.size,
+          mtime: file.mtime,
+          bytes_written: file.bytes_written,
+        });
       }),
   );
 }

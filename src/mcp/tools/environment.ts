@@ -4,7 +4,19 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { type ToolBridge, type Engine, assetsDir, inspectInterpreter, resolvePythonInterpreter, type PolicyConfig, SETTING_DESCRIPTIONS, validateSetting, type SettingKey, type SettingsPort, errorText } from '../../engine/index';
+import {
+  type ToolBridge,
+  type Engine,
+  assetsDir,
+  inspectInterpreter,
+  resolvePythonInterpreter,
+  type PolicyConfig,
+  SETTING_DESCRIPTIONS,
+  validateSetting,
+  type SettingKey,
+  type SettingsPort,
+  errorText,
+} from '../../engine/index';
 import { outputSchema, refused, structuredResult } from '../shared';
 
 export interface EnvironmentContext {
@@ -20,7 +32,9 @@ export interface EnvironmentContext {
 function pyodideDistribution(): { pyodide_version?: string; python_version?: string } {
   try {
     const dir = path.join(assetsDir(), 'pyodide');
-    const lock = JSON.parse(fs.readFileSync(path.join(dir, 'pyodide-lock.json'), 'utf8')) as { info?: { python?: string } };
+    const lock = JSON.parse(fs.readFileSync(path.join(dir, 'pyodide-lock.json'), 'utf8')) as {
+      info?: { python?: string };
+    };
     const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string };
     return { pyodide_version: pkg.version, python_version: lock.info?.python };
   } catch {
@@ -47,15 +61,29 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
     const info = engine.backendInfo('python');
     if (disabled) return { state: info.state, disabled };
     try {
-      const report = await inspectInterpreter(info.executable ?? resolvePythonInterpreter(values.python_path || undefined));
-      return { state: info.state, disabled, executable: report.executable, python_version: report.version, packages: report.packages, packages_truncated: report.packagesTruncated };
+      const report = await inspectInterpreter(
+        info.executable ?? resolvePythonInterpreter(values.python_path || undefined),
+      );
+      return {
+        state: info.state,
+        disabled,
+        executable: report.executable,
+        python_version: report.version,
+        packages: report.packages,
+        packages_truncated: report.packagesTruncated,
+      };
     } catch (error) {
       return { state: info.state, disabled, error: `cannot inspect the interpreter: ${errorText(error)}` };
     }
   };
   const pyodideInfo = engine.backendInfo('pyodide');
   const backends: Record<string, unknown> = {
-    pyodide: { state: pyodideInfo.state, disabled: engine.disabledReason('pyodide') ?? null, ...pyodideDistribution(), sandbox: engine.sandbox('pyodide') ?? null },
+    pyodide: {
+      state: pyodideInfo.state,
+      disabled: engine.disabledReason('pyodide') ?? null,
+      ...pyodideDistribution(),
+      sandbox: engine.sandbox('pyodide') ?? null,
+    },
     python: {
       ...(await python()),
       sandbox: null,
@@ -78,7 +106,13 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
   const sessions = engine
     .describeSessions()
     .filter((s) => s.scope === ctx.sessionScope)
-    .map((s) => ({ name: s.name, backend: s.backend, state: s.info.state, running: Boolean(s.runningRunId), scratch_dir: s.scratchDir ?? null }));
+    .map((s) => ({
+      name: s.name,
+      backend: s.backend,
+      state: s.info.state,
+      running: Boolean(s.runningRunId),
+      scratch_dir: s.scratchDir ?? null,
+    }));
   const servers = ctx.bridge?.providers().map((p) => {
     const status = p.status();
     return { name: status.name, state: status.state, tools: status.toolCount ?? null, error: status.error ?? null };
@@ -99,7 +133,12 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
     external_servers: servers ?? [],
     // What happens to a tool call from code that may change something (engine/codemode/approval.ts).
     tool_approval: ctx.bridge
-      ? { mode: ctx.bridge.approval.mode, auto_approve: ctx.bridge.approval.autoApprove, approve_person_runs: ctx.bridge.approval.approvePersonRuns, set_by: { mode: ctx.bridge.approval.names.mode, auto_approve: ctx.bridge.approval.names.autoApprove } }
+      ? {
+          mode: ctx.bridge.approval.mode,
+          auto_approve: ctx.bridge.approval.autoApprove,
+          approve_person_runs: ctx.bridge.approval.approvePersonRuns,
+          set_by: { mode: ctx.bridge.approval.names.mode, auto_approve: ctx.bridge.approval.names.autoApprove },
+        }
       : null,
   };
 }
@@ -134,14 +173,24 @@ export function registerEnvironmentTool(server: McpServer, ctx: EnvironmentConte
       },
       outputSchema: environmentOutput,
       // A changed default can be set back: nothing is lost.
-      annotations: { title: 'Environment', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: {
+        title: 'Environment',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
     },
     async (args): Promise<CallToolResult> => {
-      if (args.key === undefined && args.value === undefined) return structuredResult(undefined, await describeEnvironment(ctx));
+      if (args.key === undefined && args.value === undefined)
+        return structuredResult(undefined, await describeEnvironment(ctx));
       const checked = validateSetting(args.key, args.value);
       if ('error' in checked) return refused(checked.error);
       await ctx.settings.set(checked);
-      return structuredResult(`${checked.key} is now ${JSON.stringify(ctx.settings.values()[checked.key])}`, await describeEnvironment(ctx));
+      return structuredResult(
+        `${checked.key} is now ${JSON.stringify(ctx.settings.values()[checked.key])}`,
+        await describeEnvironment(ctx),
+      );
     },
   );
 }

@@ -30,10 +30,25 @@ export function registerTools(server: McpServer, ctx: ToolsContext): OfferedTool
   const { engine, log, taskStore, options } = ctx;
   const { bridge, stores, sessionScope } = options;
   const tools: OfferedTools = {
-    run_python: registerRunTool(server, { engine, log, taskStore, origin: options.origin, bridge, stores, sessionScope, toolApprovals: options.toolApprovals }),
+    run_python: registerRunTool(server, {
+      engine,
+      log,
+      taskStore,
+      origin: options.origin,
+      bridge,
+      stores,
+      sessionScope,
+      toolApprovals: options.toolApprovals,
+    }),
   };
   if (options.settings) {
-    tools.environment = registerEnvironmentTool(server, { engine, settings: options.settings, bridge, learningsCount: options.learningsCount, sessionScope });
+    tools.environment = registerEnvironmentTool(server, {
+      engine,
+      settings: options.settings,
+      bridge,
+      learningsCount: options.learningsCount,
+      sessionScope,
+    });
   }
   if (stores) {
     tools.code_file = registerCodeFileTool(server, stores);
@@ -55,7 +70,11 @@ export function registerTools(server: McpServer, ctx: ToolsContext): OfferedTool
  * network changes, the hints that depend on it are updated (the client gets tools/list_changed). The engine's
  * state changes at every run's start and end, so the check is a field-by-field compare, not a serialization.
  */
-function followSettings(server: McpServer, changes: ChangeSource[], hints: [RegisteredTool | undefined, () => ToolAnnotations][]): void {
+function followSettings(
+  server: McpServer,
+  changes: ChangeSource[],
+  hints: [RegisteredTool | undefined, () => ToolAnnotations][],
+): void {
   const shown = hints.map(([, annotations]) => annotations());
   const listeners = changes.map((onChange) =>
     onChange(() => {

@@ -27,21 +27,46 @@ export function registerLearningsTool(server: McpServer, stores: Stores): Regist
         query: z.string().max(1000).optional(),
         limit: z.number().int().min(1).max(50).optional(),
       },
-      outputSchema: outputSchema({ learnings: z.array(learningOutput), total: z.number().int(), updated: z.boolean().optional() }),
+      outputSchema: outputSchema({
+        learnings: z.array(learningOutput),
+        total: z.number().int(),
+        updated: z.boolean().optional(),
+      }),
       // The store is bounded (the oldest go first) and adding the same fix again refreshes the entry in place.
-      annotations: { title: 'Learnings', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      annotations: {
+        title: 'Learnings',
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
     },
     (args) =>
       guarded(async () => {
         if (args.action === 'search') {
           const found = stores.learnings.search(args.query ?? '', args.limit ?? 10);
           const total = stores.learnings.count();
-          return structuredResult(found.length === 0 ? `no learnings found (${total} stored)` : found.map(renderLearning).join('\n'), { learnings: found, total });
+          return structuredResult(
+            found.length === 0 ? `no learnings found (${total} stored)` : found.map(renderLearning).join('\n'),
+            { learnings: found, total },
+          );
         }
         const { kind, error_pattern, objective, failed_approach, successful_approach, context, tags } = args;
         // The store checks which fields each kind needs and says what is missing.
-        const { learning, updated } = stores.learnings.add({ kind, error_pattern, objective, failed_approach, successful_approach, context, tags } as LearningInput);
-        return structuredResult(`${updated ? 'updated' : 'saved'} learning ${learning.id}`, { learnings: [learning], total: stores.learnings.count(), updated });
+        const { learning, updated } = stores.learnings.add({
+          kind,
+          error_pattern,
+          objective,
+          failed_approach,
+          successful_approach,
+          context,
+          tags,
+        } as LearningInput);
+        return structuredResult(`${updated ? 'updated' : 'saved'} learning ${learning.id}`, {
+          learnings: [learning],
+          total: stores.learnings.count(),
+          updated,
+        });
       }),
   );
 }

@@ -28,7 +28,13 @@ const packagesOutput = outputSchema({
  * pip, or through micropip when the sandbox's network is on.
  */
 export function packagesAnnotations(engine: Engine): ToolAnnotations {
-  return { title: 'Packages', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: codeReachesOutside(engine, {}) };
+  return {
+    title: 'Packages',
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: codeReachesOutside(engine, {}),
+  };
 }
 
 /** One line per package, then the summary. */
@@ -41,7 +47,9 @@ function renderPackages(result: PackagesResult): string {
     return `${p.version ? 'UNMET' : 'MISSING'} ${p.requested}${version}: ${p.error ?? 'not installed'}`;
   });
   // Each failure is on its own line already; the summary line repeats only a refusal's reason.
-  lines.push(`[${result.packages.length === 0 ? result.message : countLine(result)}; ${result.backend}, session "${result.session}", ${result.duration_ms} ms]`);
+  lines.push(
+    `[${result.packages.length === 0 ? result.message : countLine(result)}; ${result.backend}, session "${result.session}", ${result.duration_ms} ms]`,
+  );
   return lines.join('\n');
 }
 
@@ -80,8 +88,15 @@ export function registerPackagesTool(server: McpServer, ctx: PackageToolsContext
       annotations: packagesAnnotations(engine),
     },
     async (args, extra): Promise<CallToolResult> => {
-      const request = { packages: args.packages, backend: args.backend, session: args.session, scope: sessionScope, origin: 'mcp' as const };
-      const result = args.action === 'install' ? await engine.installPackages(request) : await engine.checkPackages(request);
+      const request = {
+        packages: args.packages,
+        backend: args.backend,
+        session: args.session,
+        scope: sessionScope,
+        origin: 'mcp' as const,
+      };
+      const result =
+        args.action === 'install' ? await engine.installPackages(request) : await engine.checkPackages(request);
       await tellPackagesFinished(log, result, extra);
       return packagesResult(result);
     },
@@ -91,7 +106,15 @@ export function registerPackagesTool(server: McpServer, ctx: PackageToolsContext
 /** What an install put in, and what failed, goes to the client's log (a check changes nothing, so says nothing). */
 async function tellPackagesFinished(log: ClientLog, result: PackagesResult, extra: RunChannel): Promise<void> {
   if (result.action !== 'install') return;
-  const installed = result.packages.filter((p) => p.installed).map((p) => (p.version ? `${p.name}==${p.version}` : p.name));
-  const failed = result.packages.filter((p) => !p.installed).map((p) => ({ package: p.requested, error: p.error ?? null }));
-  await log.send(result.success ? 'info' : 'warning', { event: 'install', backend: result.backend, session: result.session, installed, failed, message: result.message }, extra);
+  const installed = result.packages
+    .filter((p) => p.installed)
+    .map((p) => (p.version ? `${p.name}==${p.version}` : p.name));
+  const failed = result.packages
+    .filter((p) => !p.installed)
+    .map((p) => ({ package: p.requested, error: p.error ?? null }));
+  await log.send(
+    result.success ? 'info' : 'warning',
+    { event: 'install', backend: result.backend, session: result.session, installed, failed, message: result.message },
+    extra,
+  );
 }

@@ -5,13 +5,34 @@ import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server
 import type { ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { type ToolBridge, MAX_TIMEOUT_S, type Engine, type RunOptions, renderResultPieces, StoreError, type Stores, type RunOrigin, type RunResult, type ToolApprovals } from '../../engine/index';
+import {
+  type ToolBridge,
+  MAX_TIMEOUT_S,
+  type Engine,
+  type RunOptions,
+  renderResultPieces,
+  StoreError,
+  type Stores,
+  type RunOrigin,
+  type RunResult,
+  type ToolApprovals,
+} from '../../engine/index';
 import type { ClientLog } from '../clientLog';
 import { approvalViaElicitation } from '../elicitApproval';
 import { inputViaElicitation } from '../elicitInput';
 import { RunProgress } from '../progress';
 import type { RunTaskStore } from '../runTaskStore';
-import { backendArg, codeReachesOutside, guarded, jsonText, outputSchema, refused, sessionArg, structured, type RunChannel } from '../shared';
+import {
+  backendArg,
+  codeReachesOutside,
+  guarded,
+  jsonText,
+  outputSchema,
+  refused,
+  sessionArg,
+  structured,
+  type RunChannel,
+} from '../shared';
 import { runsAsTask } from '../toolTasks';
 
 export interface RunToolContext {
@@ -46,7 +67,18 @@ export const runResultOutput = outputSchema({
   stderr: z.string(),
   duration_ms: z.number().int(),
   diagnostics: z
-    .object({ error_type: z.enum(['SyntaxError', 'RuntimeError', 'TIMEOUT', 'CANCELLED', 'POLICY_VIOLATION', 'BACKEND_CRASHED', 'INVALID_ARGUMENT']), message: z.string() })
+    .object({
+      error_type: z.enum([
+        'SyntaxError',
+        'RuntimeError',
+        'TIMEOUT',
+        'CANCELLED',
+        'POLICY_VIOLATION',
+        'BACKEND_CRASHED',
+        'INVALID_ARGUMENT',
+      ]),
+      message: z.string(),
+    })
     .passthrough()
     .nullable(),
   backend: z.string(),
@@ -63,7 +95,13 @@ export const runResultOutput = outputSchema({
 /** Whether a run may reach outside decides the hints, so they follow the settings (tools/index.ts). */
 export function runAnnotations(engine: Engine, bridge: ToolBridge | undefined): ToolAnnotations {
   const reach = codeReachesOutside(engine, { bridge });
-  return { title: 'Run Python', readOnlyHint: false, destructiveHint: reach, idempotentHint: false, openWorldHint: reach };
+  return {
+    title: 'Run Python',
+    readOnlyHint: false,
+    destructiveHint: reach,
+    idempotentHint: false,
+    openWorldHint: reach,
+  };
 }
 
 /** `run_python`, callable plainly or as a task. */
@@ -71,7 +109,8 @@ export function registerRunTool(server: McpServer, ctx: RunToolContext): Registe
   const { engine, log, bridge, stores } = ctx;
   const sessionAllowed = new Set<string>();
   // Asked per call: the client's capabilities are known only once it has initialized.
-  const toolApprovals = (channel: RunChannel): ToolApprovals => ctx.toolApprovals ?? { ask: approvalViaElicitation(server.server, channel), sessionAllowed };
+  const toolApprovals = (channel: RunChannel): ToolApprovals =>
+    ctx.toolApprovals ?? { ask: approvalViaElicitation(server.server, channel), sessionAllowed };
 
   const runPython = (args: ShapeOutput<typeof runPythonInput>, channel: RunChannel): Promise<CallToolResult> =>
     guarded(async () => {
@@ -118,12 +157,19 @@ export function registerRunTool(server: McpServer, ctx: RunToolContext): Registe
       annotations: runAnnotations(engine, bridge),
       execution: { taskSupport: 'optional' },
     },
-    runsAsTask(runPython, { server: server.server, store: ctx.taskStore, runLimitS: (args) => args.timeout_s ?? engine.config.timeoutS }),
+    runsAsTask(runPython, {
+      server: server.server,
+      store: ctx.taskStore,
+      runLimitS: (args) => args.timeout_s ?? engine.config.timeoutS,
+    }),
   );
 }
 
 /** The code of a run_python call (given, or a code file's), or why there is none. */
-async function codeToRun(args: { code?: string; file?: string }, stores: Stores | undefined): Promise<string | CallToolResult> {
+async function codeToRun(
+  args: { code?: string; file?: string },
+  stores: Stores | undefined,
+): Promise<string | CallToolResult> {
   const { code, file } = args;
   if (file === undefined) return code ?? refused('give code, or the file to run');
   if (code !== undefined) return refused('give either code or file, not both');
@@ -135,7 +181,8 @@ async function codeToRun(args: { code?: string; file?: string }, stores: Stores 
 async function codeFileToRun(stores: Stores, filename: string): Promise<string> {
   // The name's own problems (traversal, separators) are the clearer message, so they are checked first.
   stores.codeFiles.path(filename);
-  if (!filename.toLowerCase().endsWith('.py')) throw new StoreError(`only .py files run; "${filename}" is data (read it with code_file)`);
+  if (!filename.toLowerCase().endsWith('.py'))
+    throw new StoreError(`only .py files run; "${filename}" is data (read it with code_file)`);
   return (await stores.codeFiles.read(filename)).content;
 }
 
@@ -144,18 +191,27 @@ async function codeFileToRun(stores: Stores, filename: string): Promise<string> 
  * run is silent) when the client sent a progress token, the client's cancel notification interrupts the run,
  * and what the client should hear of (a reset session, a policy refusal, an install) goes to its log.
  */
-async function runForTool(engine: Engine, run: Omit<RunOptions, 'signal' | 'onEvent'>, extra: RunChannel, log: ClientLog): Promise<CallToolResult> {
+async function runForTool(
+  engine: Engine,
+  run: Omit<RunOptions, 'signal' | 'onEvent'>,
+  extra: RunChannel,
+  log: ClientLog,
+): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
   const progress =
     progressToken === undefined
       ? undefined
-      : new RunProgress((progress, message) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }));
+      : new RunProgress((progress, message) =>
+          extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }),
+        );
   let result: RunResult;
   try {
     result = await engine.run({
       ...run,
       signal: extra.signal,
-      onEvent: progress && ((event) => (event.type === 'stdout' || event.type === 'stderr') && progress.output(event.type, event.text)),
+      onEvent:
+        progress &&
+        ((event) => (event.type === 'stdout' || event.type === 'stderr') && progress.output(event.type, event.text)),
     });
   } finally {
     // The client drops progress that arrives after the response: every notification is handed over before it.
@@ -166,12 +222,24 @@ async function runForTool(engine: Engine, run: Omit<RunOptions, 'signal' | 'onEv
 }
 
 /** A replaced interpreter, a policy refusal and an install go to the client's log. `askedForReset`: the caller wanted a fresh interpreter, so its reset is news, not a warning. */
-async function tellRunFinished(log: ClientLog, result: RunResult, askedForReset: boolean, extra: RunChannel): Promise<void> {
+async function tellRunFinished(
+  log: ClientLog,
+  result: RunResult,
+  askedForReset: boolean,
+  extra: RunChannel,
+): Promise<void> {
   const where = { backend: result.backend, session: result.session, run_id: result.run_id };
-  if (result.session_reset) await log.send(askedForReset ? 'info' : 'warning', { event: 'session_reset', ...where, reason: result.reset_reason }, extra);
+  if (result.session_reset)
+    await log.send(
+      askedForReset ? 'info' : 'warning',
+      { event: 'session_reset', ...where, reason: result.reset_reason },
+      extra,
+    );
   const policy = result.diagnostics?.policy;
-  if (policy) await log.send('warning', { event: 'policy_refusal', ...where, rule: policy.rule, detail: policy.detail }, extra);
-  if (result.auto_installed) await log.send('info', { event: 'install', ...where, installed: result.auto_installed, automatic: true }, extra);
+  if (policy)
+    await log.send('warning', { event: 'policy_refusal', ...where, rule: policy.rule, detail: policy.detail }, extra);
+  if (result.auto_installed)
+    await log.send('info', { event: 'install', ...where, installed: result.auto_installed, automatic: true }, extra);
 }
 
 /**

@@ -12,7 +12,9 @@ export interface InstallCommandDeps {
 }
 
 export function registerInstallCommand(deps: InstallCommandDeps): vscode.Disposable {
-  return vscode.commands.registerCommand('codeMode.installPackages', (packages?: string[], backend?: BackendKind) => installPackagesCommand(deps, packages, backend));
+  return vscode.commands.registerCommand('codeMode.installPackages', (packages?: string[], backend?: BackendKind) =>
+    installPackagesCommand(deps, packages, backend),
+  );
 }
 
 /**
@@ -20,7 +22,11 @@ export function registerInstallCommand(deps: InstallCommandDeps): vscode.Disposa
  * session: Pyodide installs live in a session), with a progress notification. The engine validates every
  * spec before anything is installed.
  */
-async function installPackagesCommand(deps: InstallCommandDeps, packagesArg?: string[], backendArg?: BackendKind): Promise<PackagesResult | undefined> {
+async function installPackagesCommand(
+  deps: InstallCommandDeps,
+  packagesArg?: string[],
+  backendArg?: BackendKind,
+): Promise<PackagesResult | undefined> {
   const settings = deps.settings();
   const backend = backendArg ?? personBackend(settings, vscode.workspace.isTrusted);
   const session = personSession(settings.personRun, vscode.window.activeTextEditor?.document);
@@ -38,10 +44,15 @@ async function installPackagesCommand(deps: InstallCommandDeps, packagesArg?: st
   if (!packages?.length) return undefined;
   const engine = await deps.engine();
   const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Code Mode: installing ${packages.join(', ')} on ${backend}…` },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Code Mode: installing ${packages.join(', ')} on ${backend}…`,
+    },
     () => engine.installPackages({ packages, backend, session, origin: 'command' }),
   );
-  const summary = result.packages.map((p) => (p.installed ? `${p.name} ${p.version ?? ''}`.trim() : `${p.requested}: ${p.error ?? 'not installed'}`)).join('; ');
+  const summary = result.packages
+    .map((p) => (p.installed ? `${p.name} ${p.version ?? ''}`.trim() : `${p.requested}: ${p.error ?? 'not installed'}`))
+    .join('; ');
   if (result.success) {
     void vscode.window.showInformationMessage(`Code Mode: installed ${summary}`);
     return result;
@@ -52,10 +63,13 @@ async function installPackagesCommand(deps: InstallCommandDeps, packagesArg?: st
   // pip will not install into an interpreter the operating system manages (PEP 668): a virtual environment helps.
   const managed = result.packages.some((p) => /externally-managed-environment/.test(p.error ?? ''));
   const environment = managed ? await virtualEnvironmentAction() : undefined;
-  void vscode.window.showWarningMessage(installFailureText(result), ...(environment ? [environment.title] : []), details).then((choice) => {
-    if (choice === details) void deps.results.reveal();
-    else if (environment && choice === environment.title) void vscode.commands.executeCommand(environment.command, ...environment.args);
-  });
+  void vscode.window
+    .showWarningMessage(installFailureText(result), ...(environment ? [environment.title] : []), details)
+    .then((choice) => {
+      if (choice === details) void deps.results.reveal();
+      else if (environment && choice === environment.title)
+        void vscode.commands.executeCommand(environment.command, ...environment.args);
+    });
   return result;
 }
 
@@ -64,6 +78,11 @@ export function installFailureText(result: PackagesResult): string {
   const failed = result.packages.filter((p) => !p.installed);
   const headline = (failed[0]?.error ?? result.message).split('\n')[0]!.trim();
   const shown = headline.length > 300 ? `${headline.slice(0, 300)}…` : headline;
-  const which = failed.length === 0 ? '' : failed.length === 1 ? ` — ${failed[0]!.requested} was not installed` : ` — ${failed.length} packages were not installed`;
+  const which =
+    failed.length === 0
+      ? ''
+      : failed.length === 1
+        ? ` — ${failed[0]!.requested} was not installed`
+        : ` — ${failed.length} packages were not installed`;
   return `Code Mode: ${shown}${which}`;
 }

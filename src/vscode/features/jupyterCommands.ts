@@ -35,7 +35,9 @@ export function registerJupyterCommands({ settings, tokens, engine }: JupyterCom
       if (token === undefined) return false;
       await tokens.set(url, token.trim() || undefined);
       await engine.jupyterTokenChanged();
-      void vscode.window.showInformationMessage(token.trim() ? `Code Mode: token saved for ${url}.` : `Code Mode: token removed for ${url}.`);
+      void vscode.window.showInformationMessage(
+        token.trim() ? `Code Mode: token saved for ${url}.` : `Code Mode: token removed for ${url}.`,
+      );
       return true;
     }),
   ];

@@ -27,13 +27,28 @@ export interface RunCommandDeps {
 const otherBackend = (kind: BackendKind): BackendKind => (kind === 'pyodide' ? 'python' : 'pyodide');
 
 /** The command palette / editor menu front door. Each command returns what it did, for tests and chaining. */
-export function registerRunCommands({ settings: currentSettings, engine: engines, interpreterPath, runsChannel, results, personRuns }: RunCommandDeps): vscode.Disposable[] {
-  const run = (code: string, document: vscode.TextDocument, backend?: BackendKind, script?: ScriptRun): Promise<RunResult | undefined> =>
-    personRuns.run({ code, document, backend, script, origin: 'command' });
+export function registerRunCommands({
+  settings: currentSettings,
+  engine: engines,
+  interpreterPath,
+  runsChannel,
+  results,
+  personRuns,
+}: RunCommandDeps): vscode.Disposable[] {
+  const run = (
+    code: string,
+    document: vscode.TextDocument,
+    backend?: BackendKind,
+    script?: ScriptRun,
+  ): Promise<RunResult | undefined> => personRuns.run({ code, document, backend, script, origin: 'command' });
 
   /** The selection (or line) of the editor of `uri` (else the active one), as code and the script it is part of. */
-  const selection = (uri?: vscode.Uri): { code: string; document: vscode.TextDocument; script?: ScriptRun } | undefined => {
-    const editor = uri ? vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString()) : vscode.window.activeTextEditor;
+  const selection = (
+    uri?: vscode.Uri,
+  ): { code: string; document: vscode.TextDocument; script?: ScriptRun } | undefined => {
+    const editor = uri
+      ? vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString())
+      : vscode.window.activeTextEditor;
     if (!editor) {
       void vscode.window.showInformationMessage('Code Mode: open a Python file to run code from it.');
       return undefined;
@@ -41,7 +56,12 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
     const document = editor.document;
     const lines = Array.from({ length: document.lineCount }, (_, i) => document.lineAt(i).text);
     const { start, end } = editor.selection;
-    const code = codeToRun(lines, { startLine: start.line, startCharacter: start.character, endLine: end.line, endCharacter: end.character });
+    const code = codeToRun(lines, {
+      startLine: start.line,
+      startCharacter: start.character,
+      endLine: end.line,
+      endCharacter: end.character,
+    });
     return { code, document, script: scriptOf(document, start.line + 1, currentSettings().personRun) };
   };
 
@@ -68,11 +88,25 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
       const python = interpreterPath() ?? 'python3 on PATH';
       // Its version is known once one of its sessions has started.
       const engine = await engines.ifCreated();
-      const version = engine?.describeSessions().find((s) => s.backend === 'python' && s.info.pythonVersion)?.info.pythonVersion;
+      const version = engine?.describeSessions().find((s) => s.backend === 'python' && s.info.pythonVersion)
+        ?.info.pythonVersion;
       const jupyterUrl = currentSettings().backends.jupyter.url;
-      const items = backendChoices(currentSettings(), vscode.workspace.isTrusted, version ? `Workspace Python ${version}` : 'Workspace Python', python);
-      const picked = choice ?? (await vscode.window.showQuickPick(items, { title: 'Code Mode: backend for your runs', placeHolder: 'Agents keep codeMode.defaultBackend' }))?.value;
-      if (picked !== 'pyodide' && picked !== 'python' && picked !== 'jupyter' && picked !== 'same-as-agents') return undefined;
+      const items = backendChoices(
+        currentSettings(),
+        vscode.workspace.isTrusted,
+        version ? `Workspace Python ${version}` : 'Workspace Python',
+        python,
+      );
+      const picked =
+        choice ??
+        (
+          await vscode.window.showQuickPick(items, {
+            title: 'Code Mode: backend for your runs',
+            placeHolder: 'Agents keep codeMode.defaultBackend',
+          })
+        )?.value;
+      if (picked !== 'pyodide' && picked !== 'python' && picked !== 'jupyter' && picked !== 'same-as-agents')
+        return undefined;
       if (picked === 'jupyter' && !jupyterUrl && choice === undefined) {
         await vscode.commands.executeCommand('workbench.action.openSettings', 'codeMode.jupyter.url');
         return undefined;
@@ -80,28 +114,41 @@ export function registerRunCommands({ settings: currentSettings, engine: engines
       await updateSetting('run.backend', picked);
       return picked;
     }),
-    vscode.commands.registerCommand('codeMode.restartSession', async (target?: { session: string; backend: BackendKind }) => {
-      const engine = await engines.ifCreated();
-      const live = engine?.describeSessions() ?? [];
-      if (!engine || live.length === 0) {
-        void vscode.window.showInformationMessage('Code Mode: no session is running yet, so there is nothing to restart; the next run starts a fresh one.');
-        return false;
-      }
-      const reason = 'the session was restarted from VS Code';
-      // One live session is the one meant: asking "which?" with a single answer is a click for nothing.
-      const only = live.length === 1 ? [{ session: live[0]!.name, backend: live[0]!.backend }] : undefined;
-      const chosen = target ? [target] : (only ?? (await pickSessions(live, personSession(currentSettings().personRun, vscode.window.activeTextEditor?.document))));
-      if (!chosen || chosen.length === 0) return false;
-      await Promise.all(chosen.map((s) => engine.resetSession(s.session, s.backend, reason)));
-      const names = chosen.map((s) => `"${s.session}" (${s.backend})`).join(', ');
-      void vscode.window.showInformationMessage(`Code Mode: restarted ${names}; its variables are gone.`);
-      return true;
-    }),
+    vscode.commands.registerCommand(
+      'codeMode.restartSession',
+      async (target?: { session: string; backend: BackendKind }) => {
+        const engine = await engines.ifCreated();
+        const live = engine?.describeSessions() ?? [];
+        if (!engine || live.length === 0) {
+          void vscode.window.showInformationMessage(
+            'Code Mode: no session is running yet, so there is nothing to restart; the next run starts a fresh one.',
+          );
+          return false;
+        }
+        const reason = 'the session was restarted from VS Code';
+        // One live session is the one meant: asking "which?" with a single answer is a click for nothing.
+        const only = live.length === 1 ? [{ session: live[0]!.name, backend: live[0]!.backend }] : undefined;
+        const chosen = target
+          ? [target]
+          : (only ??
+            (await pickSessions(
+              live,
+              personSession(currentSettings().personRun, vscode.window.activeTextEditor?.document),
+            )));
+        if (!chosen || chosen.length === 0) return false;
+        await Promise.all(chosen.map((s) => engine.resetSession(s.session, s.backend, reason)));
+        const names = chosen.map((s) => `"${s.session}" (${s.backend})`).join(', ');
+        void vscode.window.showInformationMessage(`Code Mode: restarted ${names}; its variables are gone.`);
+        return true;
+      },
+    ),
     vscode.commands.registerCommand('codeMode.interrupt', async () => {
       const engine = await engines.ifCreated();
       if (!engine) return false;
       // Every run the person sees as running: those running or starting their interpreter, and those queued.
-      const runIds = engine.describeSessions().flatMap((s) => [...(s.runningRunId ? [s.runningRunId] : []), ...s.queuedRunIds]);
+      const runIds = engine
+        .describeSessions()
+        .flatMap((s) => [...(s.runningRunId ? [s.runningRunId] : []), ...s.queuedRunIds]);
       const stopped = runIds.filter((runId) => engine.cancelRun(runId));
       if (stopped.length === 0) void vscode.window.showInformationMessage('Code Mode: nothing is running.');
       return stopped.length > 0;
@@ -120,13 +167,36 @@ export function backendChoices(settings: ExtensionSettings, trusted: boolean, py
     ...(trusted ? [{ label: pythonLabel, description: python, value: 'python' as const }] : []),
     { label: 'Pyodide (WebAssembly)', description: 'sandboxed, no set-up', value: 'pyodide' as const },
     // Offered without a server too, saying what it needs: picking it then opens the setting.
-    ...(trusted ? [{ label: 'Jupyter kernel', description: !jupyterUrl ? 'set a server first (codeMode.jupyter.url)' : jupyterUrl === 'local' ? 'a local Jupyter Server' : jupyterUrl, value: 'jupyter' as const }] : []),
-    { label: "Same as agents'", description: `now ${settings.engine.defaultBackend} (codeMode.defaultBackend)`, value: 'same-as-agents' as const },
-  ].map((item) => ({ ...item, label: item.value === current ? `$(check) ${item.label}` : item.label, picked: item.value === current }));
+    ...(trusted
+      ? [
+          {
+            label: 'Jupyter kernel',
+            description: !jupyterUrl
+              ? 'set a server first (codeMode.jupyter.url)'
+              : jupyterUrl === 'local'
+                ? 'a local Jupyter Server'
+                : jupyterUrl,
+            value: 'jupyter' as const,
+          },
+        ]
+      : []),
+    {
+      label: "Same as agents'",
+      description: `now ${settings.engine.defaultBackend} (codeMode.defaultBackend)`,
+      value: 'same-as-agents' as const,
+    },
+  ].map((item) => ({
+    ...item,
+    label: item.value === current ? `$(check) ${item.label}` : item.label,
+    picked: item.value === current,
+  }));
 }
 
 /** Which live sessions to restart: the active editor's first, or all of them. */
-async function pickSessions(live: SessionDescription[], editorSession: string): Promise<{ session: string; backend: BackendKind }[] | undefined> {
+async function pickSessions(
+  live: SessionDescription[],
+  editorSession: string,
+): Promise<{ session: string; backend: BackendKind }[] | undefined> {
   const sessions = [...live].sort((a, b) => Number(b.name === editorSession) - Number(a.name === editorSession));
   const items = [
     ...sessions.map((s) => ({
@@ -134,7 +204,20 @@ async function pickSessions(live: SessionDescription[], editorSession: string): 
       description: `${s.backend}${s.name === editorSession ? ' · this editor' : ''}${s.name === 'default' ? ' · agents' : ''}`,
       targets: [{ session: s.name, backend: s.backend }],
     })),
-    ...(sessions.length > 1 ? [{ label: 'All sessions', description: `${sessions.length} live`, targets: sessions.map((s) => ({ session: s.name, backend: s.backend })) }] : []),
+    ...(sessions.length > 1
+      ? [
+          {
+            label: 'All sessions',
+            description: `${sessions.length} live`,
+            targets: sessions.map((s) => ({ session: s.name, backend: s.backend })),
+          },
+        ]
+      : []),
   ];
-  return (await vscode.window.showQuickPick(items, { title: 'Code Mode: restart which session?', placeHolder: 'Its variables, imports and installs will be gone' }))?.targets;
+  return (
+    await vscode.window.showQuickPick(items, {
+      title: 'Code Mode: restart which session?',
+      placeHolder: 'Its variables, imports and installs will be gone',
+    })
+  )?.targets;
 }

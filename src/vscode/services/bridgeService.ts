@@ -1,6 +1,14 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { attachCodeMode, type CodeMode, type ServerSources, parseServers, type ToolProvider, type Engine, type Logger } from '../../engine/index';
+import {
+  attachCodeMode,
+  type CodeMode,
+  type ServerSources,
+  parseServers,
+  type ToolProvider,
+  type Engine,
+  type Logger,
+} from '../../engine/index';
 import { TOOL_NAMES } from '../../mcp/toolNames';
 import { VscodeToolsProvider } from '../vscodeTools';
 import type { EngineService } from './engineService';
@@ -45,7 +53,8 @@ export class BridgeService implements vscode.Disposable {
     codeMode.bridge.policy = this.settings.current.bridgePolicy;
     codeMode.bridge.approval = this.settings.current.approvalPolicy;
     if (event.affectsConfiguration('codeMode.mcpServers')) await codeMode.external.setSources(this.serverSources());
-    if (event.affectsConfiguration('codeMode.tools.vscodeTools')) await codeMode.bridge.setProviders('vscode', this.vscodeProviders());
+    if (event.affectsConfiguration('codeMode.tools.vscodeTools'))
+      await codeMode.bridge.setProviders('vscode', this.vscodeProviders());
   }
 
   private async create(engine: Engine): Promise<CodeMode> {
@@ -63,7 +72,10 @@ export class BridgeService implements vscode.Disposable {
     return {
       files: folder ? [path.join(folder, 'mcp_servers.json'), path.join(folder, '.vscode', 'mcp.json')] : [],
       workspaceFolder: folder,
-      fromSettings: parseServers({ servers: this.settings.current.mcpServers }, { source: 'setting codeMode.mcpServers', workspaceFolder: folder }),
+      fromSettings: parseServers(
+        { servers: this.settings.current.mcpServers },
+        { source: 'setting codeMode.mcpServers', workspaceFolder: folder },
+      ),
     };
   }
 

@@ -1,6 +1,13 @@
 import * as vscode from 'vscode';
 import { type Engine, createEngine, type Stores, type Logger, type RunEvent } from '../../engine/index';
-import { backendRemovals, engineSetup, factorySwaps, jupyterFactory, jupyterTokenKey, type BackendEnvironment } from '../backends';
+import {
+  backendRemovals,
+  engineSetup,
+  factorySwaps,
+  jupyterFactory,
+  jupyterTokenKey,
+  type BackendEnvironment,
+} from '../backends';
 import type { ExtensionSettings } from '../settings';
 import type { SettingsCache } from './settingsCache';
 
@@ -68,8 +75,13 @@ export class EngineService implements vscode.Disposable {
     if (!engine) return;
     const after = this.deps.settings.current;
     engine.configure(after.engine);
-    for (const { kind, reason } of backendRemovals(before.backends, after.backends)) await engine.removeBackend(kind, reason);
-    for (const { factory, reason } of factorySwaps(before.backends, after.backends, await this.environment(this.deps.pythonPath()))) {
+    for (const { kind, reason } of backendRemovals(before.backends, after.backends))
+      await engine.removeBackend(kind, reason);
+    for (const { factory, reason } of factorySwaps(
+      before.backends,
+      after.backends,
+      await this.environment(this.deps.pythonPath()),
+    )) {
       await engine.setBackendFactory(factory, reason);
     }
   }
@@ -77,7 +89,8 @@ export class EngineService implements vscode.Disposable {
   /** A token was stored or removed: the jupyter backend reconnects with it (its kernels restart). */
   async jupyterTokenChanged(): Promise<void> {
     const engine = await this.ifCreated();
-    const factory = engine && jupyterFactory(this.deps.settings.current.backends, await this.environment(this.deps.pythonPath()));
+    const factory =
+      engine && jupyterFactory(this.deps.settings.current.backends, await this.environment(this.deps.pythonPath()));
     if (engine && factory) await engine.setBackendFactory(factory, 'the Jupyter Server token changed');
   }
 

@@ -47,9 +47,12 @@ export class InterpreterService {
     const reason = `the workspace interpreter changed to ${name}`;
     await engine.setBackendFactory(pythonFactory(this.settings.current.backends, env), reason);
     // A local Jupyter Server runs the workspace interpreter too.
-    const jupyter = jupyterFollowsInterpreter(this.settings.current.backends) && jupyterFactory(this.settings.current.backends, env);
+    const jupyter =
+      jupyterFollowsInterpreter(this.settings.current.backends) && jupyterFactory(this.settings.current.backends, env);
     if (jupyter) await engine.setBackendFactory(jupyter, reason);
     this.logger.info(`workspace Python is now ${name}; its sessions were restarted`);
-    void vscode.window.showInformationMessage(`Code Mode: workspace Python changed to ${name}. Its sessions were restarted: their variables are gone.`);
+    void vscode.window.showInformationMessage(
+      `Code Mode: workspace Python changed to ${name}. Its sessions were restarted: their variables are gone.`,
+    );
   }
 }

@@ -34,29 +34,39 @@ export class McpEndpoints implements vscode.Disposable {
    * What every MCP server the extension builds gets: the bridge, the settings behind `configure`, and the window's
    * tool-approval question (a modal here in VS Code, rather than an elicitation back through Copilot's chat).
    */
-  private serverOptions(codeMode: CodeMode): Pick<McpServerOptions, 'bridge' | 'settings' | 'stores' | 'learningsCount' | 'toolApprovals'> {
-    return { bridge: codeMode.bridge, settings: this.settingsPort, stores: this.stores, learningsCount: () => this.stores.learnings.count(), toolApprovals: this.toolApprovals.approvals };
+  private serverOptions(
+    codeMode: CodeMode,
+  ): Pick<McpServerOptions, 'bridge' | 'settings' | 'stores' | 'learningsCount' | 'toolApprovals'> {
+    return {
+      bridge: codeMode.bridge,
+      settings: this.settingsPort,
+      stores: this.stores,
+      learningsCount: () => this.stores.learnings.count(),
+      toolApprovals: this.toolApprovals.approvals,
+    };
   }
 
   loopback(): Promise<HttpMcpServer> {
     // The extension host shares its descriptors with every extension, and Electron may not have raised its soft
     // limit as Node does at start: raised before the endpoint listens (fdLimit.ts), as the CLI's --http does.
-    this.loopbackServer ??= Promise.all([this.engine.get(), this.bridge.get(), raiseFdSoftLimit(this.logger)]).then(([engine, codeMode]) => {
-      const socket = loopbackSocket();
-      this.releaseSocket = socket?.release;
-      return startHttpMcpServer(engine, {
-        origin: 'mcp',
-        ...(socket ? { socketPath: socket.path } : {}),
-        log: this.logger,
-        // Its one client is Copilot in this window, working in the sessions the person sees, restarts and shares
-        // (codeMode.run.session "shared-with-agents"): its runs use the engine's shared sessions on purpose.
-        shareSessions: true,
-        // VS Code logs a warning for the SDK's priming events otherwise (primingEvents.ts).
-        idOnlyPrimingEvents: true,
-        sessionIdleMs: this.settings.current.mcpHttpSessionIdleMinutes * 60_000,
-        ...this.serverOptions(codeMode),
-      });
-    });
+    this.loopbackServer ??= Promise.all([this.engine.get(), this.bridge.get(), raiseFdSoftLimit(this.logger)]).then(
+      ([engine, codeMode]) => {
+        const socket = loopbackSocket();
+        this.releaseSocket = socket?.release;
+        return startHttpMcpServer(engine, {
+          origin: 'mcp',
+          ...(socket ? { socketPath: socket.path } : {}),
+          log: this.logger,
+          // Its one client is Copilot in this window, working in the sessions the person sees, restarts and shares
+          // (codeMode.run.session "shared-with-agents"): its runs use the engine's shared sessions on purpose.
+          shareSessions: true,
+          // VS Code logs a warning for the SDK's priming events otherwise (primingEvents.ts).
+          idOnlyPrimingEvents: true,
+          sessionIdleMs: this.settings.current.mcpHttpSessionIdleMinutes * 60_000,
+          ...this.serverOptions(codeMode),
+        });
+      },
+    );
     return this.loopbackServer;
   }
 

@@ -62,7 +62,14 @@ export class PersonRunService implements vscode.Disposable {
     const backend = request.backend ?? this.backend();
     const { code, origin, script } = request;
     const session = request.session ?? personSession(settings, request.document);
-    const pending = engine.run({ code, backend, script, session, origin, ...personRunOptions(settings, this.deps.toolApprovals) });
+    const pending = engine.run({
+      code,
+      backend,
+      script,
+      session,
+      origin,
+      ...personRunOptions(settings, this.deps.toolApprovals),
+    });
     const views = this.deps.views();
     await views.present();
     // The runs channel is always written; the result is in the Results view, so it opens only when asked to.

@@ -17,7 +17,10 @@ export class PyodideProgress {
     this.shown = true;
     this.warnIfSandboxIncomplete(engine);
     void vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Code Mode: loading Pyodide (first start prepares a snapshot)…' },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: 'Code Mode: loading Pyodide (first start prepares a snapshot)…',
+      },
       () =>
         new Promise<void>((resolve) => {
           const listener = engine.onStateChange(() => {
@@ -36,7 +39,10 @@ export class PyodideProgress {
     if (!sandbox || sandbox.complete) return;
     // The backend has logged every gap already.
     void vscode.window
-      .showWarningMessage(`Code Mode: the Pyodide sandbox is incomplete on this machine (${sandbox.mechanism}): ${sandbox.gaps[0]}.`, 'Show Details')
+      .showWarningMessage(
+        `Code Mode: the Pyodide sandbox is incomplete on this machine (${sandbox.mechanism}): ${sandbox.gaps[0]}.`,
+        'Show Details',
+      )
       .then((choice) => choice && this.log.show());
   }
 }

@@ -4,7 +4,8 @@ import type { EngineService } from './engineService';
 
 /** Why each backend that is not sandboxed is off in Restricted Mode (Pyodide stays on). */
 export const UNTRUSTED_REASONS: Readonly<Partial<Record<BackendKind, string>>> = {
-  python: 'Workspace Python is off because this workspace is not trusted (Restricted Mode). Trust the workspace to use it; Pyodide stays available.',
+  python:
+    'Workspace Python is off because this workspace is not trusted (Restricted Mode). Trust the workspace to use it; Pyodide stays available.',
   jupyter:
     'The Jupyter backend is off because this workspace is not trusted (Restricted Mode): its kernels are not sandboxed. Trust the workspace to use it; Pyodide stays available.',
 };

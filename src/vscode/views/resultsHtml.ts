@@ -24,7 +24,14 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function renderResultsHtml({ cspSource, nonce, scriptUri, styleUri, codiconsUri, title }: ResultsHtmlOptions): string {
+export function renderResultsHtml({
+  cspSource,
+  nonce,
+  scriptUri,
+  styleUri,
+  codiconsUri,
+  title,
+}: ResultsHtmlOptions): string {
   // HTML displays (pandas tables) render in `<iframe sandbox="" srcdoc>`. A srcdoc document inherits this
   // policy, so the page styles it with one `<style nonce>` carrying the theme's colours; hence the style nonce.
   // Only the page's own script can write that element: the framed HTML cannot run script (empty sandbox), and

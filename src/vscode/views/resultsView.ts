@@ -22,7 +22,11 @@ const REVEALED_ONCE_KEY = 'codeMode.results.revealedForARun';
 export interface ResultsActions {
   rerun(runId: string): Promise<unknown>;
   interrupt(runId: string): Promise<unknown>;
-  invokeTool(server: string | undefined, name: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: unknown }>;
+  invokeTool(
+    server: string | undefined,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ ok: boolean; content: unknown }>;
 }
 
 export interface ResultsViewDeps {
@@ -139,7 +143,12 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
       }
     }
     if (!this.panel) {
-      this.panel = vscode.window.createWebviewPanel(PANEL_TYPE, 'Code Mode Results', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.webviewOptions());
+      this.panel = vscode.window.createWebviewPanel(
+        PANEL_TYPE,
+        'Code Mode Results',
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+        this.webviewOptions(),
+      );
       this.panel.iconPath = vscode.Uri.joinPath(this.deps.extensionUri, 'media', 'icon.svg');
       this.panelWebview = this.panel.webview;
       this.attach(this.panelWebview);
@@ -189,14 +198,23 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
       this.setUnseen(0);
       return;
     }
-    const badge = this.unseen > 0 ? { value: this.unseen, tooltip: this.unseen === 1 ? '1 new result' : `${this.unseen} new results` } : undefined;
+    const badge =
+      this.unseen > 0
+        ? { value: this.unseen, tooltip: this.unseen === 1 ? '1 new result' : `${this.unseen} new results` }
+        : undefined;
     if (this.view) this.view.badge = badge;
     if (this.companion) this.companion.badge = this.view ? undefined : badge;
   }
 
   /** What a submitted tool form does: call the tool, turning a failure into a result the form can show. */
-  invokeFromForm(server: string | undefined, name: string, args: Record<string, unknown>): Promise<{ ok: boolean; content: unknown }> {
-    return this.deps.actions.invokeTool(server, name, args).catch((error: unknown) => ({ ok: false, content: errorText(error) }));
+  invokeFromForm(
+    server: string | undefined,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ ok: boolean; content: unknown }> {
+    return this.deps.actions
+      .invokeTool(server, name, args)
+      .catch((error: unknown) => ({ ok: false, content: errorText(error) }));
   }
 
   /** The cards one loaded page renders now, read from its DOM; empty when no page is loaded. */
@@ -214,7 +232,10 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
     return {
       enableScripts: true,
       retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, 'dist'), vscode.Uri.joinPath(this.deps.extensionUri, 'media')],
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.deps.extensionUri, 'dist'),
+        vscode.Uri.joinPath(this.deps.extensionUri, 'media'),
+      ],
     };
   }
 
@@ -224,7 +245,9 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
       nonce: makeNonce(),
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'webview.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.deps.extensionUri, 'media', 'results.css')).toString(),
-      codiconsUri: webview.asWebviewUri(vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'codicons', 'codicon.css')).toString(),
+      codiconsUri: webview
+        .asWebviewUri(vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'codicons', 'codicon.css'))
+        .toString(),
       title: 'Code Mode Results',
     });
     this.disposables.push(
@@ -234,7 +257,9 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
           this.deps.log.warn('results page sent a malformed message; ignored');
           return;
         }
-        this.onPageMessage(webview, message).catch((error: unknown) => this.deps.log.error(`results page action failed: ${String(error)}`));
+        this.onPageMessage(webview, message).catch((error: unknown) =>
+          this.deps.log.error(`results page action failed: ${String(error)}`),
+        );
       }),
     );
   }
@@ -263,7 +288,10 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
         return;
       case 'saveImage': {
         const saved = await saveImage(message);
-        if (saved) void vscode.window.showInformationMessage(`Code Mode: saved the figure to ${vscode.workspace.asRelativePath(saved)}.`);
+        if (saved)
+          void vscode.window.showInformationMessage(
+            `Code Mode: saved the figure to ${vscode.workspace.asRelativePath(saved)}.`,
+          );
         return;
       }
       case 'probeResult':
@@ -271,7 +299,11 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
         return;
       case 'invokeTool': {
         const reply = await this.invokeFromForm(message.server, message.name, message.args);
-        await webview.postMessage({ type: 'toolResult', requestId: message.requestId, ...reply } satisfies HostToPageMessage);
+        await webview.postMessage({
+          type: 'toolResult',
+          requestId: message.requestId,
+          ...reply,
+        } satisfies HostToPageMessage);
         return;
       }
     }
@@ -301,9 +333,14 @@ async function openLocation(file: string, line: number): Promise<void> {
   try {
     if ((await vscode.workspace.fs.stat(uri)).type !== vscode.FileType.File) return;
   } catch {
-    void vscode.window.showInformationMessage(`Code Mode: ${file} is not a file on this machine (it may exist only inside Pyodide).`);
+    void vscode.window.showInformationMessage(
+      `Code Mode: ${file} is not a file on this machine (it may exist only inside Pyodide).`,
+    );
     return;
   }
   const position = new vscode.Position(line - 1, 0);
-  await vscode.window.showTextDocument(uri, { selection: new vscode.Range(position, position), viewColumn: vscode.ViewColumn.One });
+  await vscode.window.showTextDocument(uri, {
+    selection: new vscode.Range(position, position),
+    viewColumn: vscode.ViewColumn.One,
+  });
 }

@@ -59,7 +59,9 @@ export class RunOutputWriter implements vscode.Disposable {
     switch (event.type) {
       case 'started': {
         const time = new Date(event.startedAt).toLocaleTimeString();
-        this.channel.appendLine(`── run ${event.runId} · ${backendLabel(event.backend)} · session "${event.session}" · ${originLabel(event)} · ${time} ──`);
+        this.channel.appendLine(
+          `── run ${event.runId} · ${backendLabel(event.backend)} · session "${event.session}" · ${originLabel(event)} · ${time} ──`,
+        );
         break;
       }
       case 'stdout':
@@ -67,7 +69,10 @@ export class RunOutputWriter implements vscode.Disposable {
         this.write(event.runId, event.text);
         break;
       case 'display':
-        this.write(event.runId, `[display ${event.display.mime}${event.display.title ? `: ${event.display.title}` : ''}]\n`);
+        this.write(
+          event.runId,
+          `[display ${event.display.mime}${event.display.title ? `: ${event.display.title}` : ''}]\n`,
+        );
         break;
       case 'finished': {
         const rest = this.pending.get(event.runId);
@@ -79,8 +84,13 @@ export class RunOutputWriter implements vscode.Disposable {
         const d = result.diagnostics;
         if (d) {
           // A traceback ends with the message ("ZeroDivisionError: division by zero"): it is printed once, there.
-          const traceback = d.traceback?.trim() ? (d.traceback.endsWith('\n') ? d.traceback : `${d.traceback}\n`) : undefined;
-          if (!traceback?.trimEnd().endsWith(d.message.trim())) this.channel.appendLine(`[${d.error_type}] ${d.message}`);
+          const traceback = d.traceback?.trim()
+            ? d.traceback.endsWith('\n')
+              ? d.traceback
+              : `${d.traceback}\n`
+            : undefined;
+          if (!traceback?.trimEnd().endsWith(d.message.trim()))
+            this.channel.appendLine(`[${d.error_type}] ${d.message}`);
           if (traceback) this.channel.append(traceback);
           // The output view turns path:line into a link that opens the file there; Python's own format it does not.
           const failing = d.traceback ? tracebackFrames(d.traceback).pop() : undefined;
@@ -88,8 +98,14 @@ export class RunOutputWriter implements vscode.Disposable {
         }
         // The audit: every tool the code called, without its arguments.
         for (const call of result.tool_calls ?? []) this.channel.appendLine(`[tool] ${describeToolCall(call)}`);
-        const status = result.success ? 'ok' : d?.error_type === 'INVALID_ARGUMENT' ? 'Not run' : `failed (${failureLabel(d)})`;
-        this.channel.appendLine(`── ${status} in ${result.duration_ms} ms${result.truncated ? ' · output truncated' : ''} ──\n`);
+        const status = result.success
+          ? 'ok'
+          : d?.error_type === 'INVALID_ARGUMENT'
+            ? 'Not run'
+            : `failed (${failureLabel(d)})`;
+        this.channel.appendLine(
+          `── ${status} in ${result.duration_ms} ms${result.truncated ? ' · output truncated' : ''} ──\n`,
+        );
         break;
       }
     }
@@ -104,7 +120,9 @@ export class RunOutputWriter implements vscode.Disposable {
     if (!cut) return;
     const tail = text.slice(cut.index + cut[0].length);
     const leftOut = Math.max(1, Math.round(Number(cut[1]) / 1024));
-    this.channel.appendLine(`… ${leftOut} KB of ${stream} left out; the first and the last part are kept (setting codeMode.outputCapKB) …`);
+    this.channel.appendLine(
+      `… ${leftOut} KB of ${stream} left out; the first and the last part are kept (setting codeMode.outputCapKB) …`,
+    );
     if (tail) this.channel.append(tail.endsWith('\n') ? tail : `${tail}\n`);
   }
 

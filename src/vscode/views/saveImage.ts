@@ -3,7 +3,11 @@ import * as vscode from 'vscode';
 import { SAVABLE_IMAGES, type SavableImageMime } from '../../webview/protocol';
 
 /** Writes the image the person chose to save; returns where, or undefined when they cancelled. */
-export async function saveImage(image: { mime: SavableImageMime; data: string; title?: string }): Promise<vscode.Uri | undefined> {
+export async function saveImage(image: {
+  mime: SavableImageMime;
+  data: string;
+  title?: string;
+}): Promise<vscode.Uri | undefined> {
   const extension = SAVABLE_IMAGES[image.mime];
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   const name = `${fileStem(image.title)}.${extension}`;
@@ -28,6 +32,10 @@ export function imageBytes(mime: SavableImageMime, data: string): Uint8Array {
 /** A file name from the display's title ("Figure 1", "out/chart.png"): its last part, plain characters only. */
 function fileStem(title: string | undefined): string {
   const last = (title ?? '').split(/[\\/]/).pop() ?? '';
-  const stem = last.replace(/\.(png|jpe?g|gif|webp|svg)$/i, '').replace(/[^\w.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 64);
+  const stem = last
+    .replace(/\.(png|jpe?g|gif|webp|svg)$/i, '')
+    .replace(/[^\w.-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 64);
   return stem || 'figure';
 }

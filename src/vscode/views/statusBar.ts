@@ -6,7 +6,6 @@ import { BACKEND_LABELS as BACKEND_NAMES } from '../../webview/labels';
 
 export const STATUS_MENU_COMMAND = 'codeMode.statusMenu';
 
-
 /** What the item shows now (the integration tests read it; VS Code offers no API to read the status bar back). */
 export interface RunStatusSnapshot {
   text: string;
@@ -67,18 +66,39 @@ export class RunStatusItem implements vscode.Disposable {
   }
 
   snapshot(): RunStatusSnapshot {
-    return { text: this.item.text, tooltip: String(this.item.tooltip), visible: this.visible, busy: this.running.size > 0 };
+    return {
+      text: this.item.text,
+      tooltip: String(this.item.tooltip),
+      visible: this.visible,
+      busy: this.running.size > 0,
+    };
   }
 
   /** The item's click: a quick pick of the actions a run needs. */
   async showMenu(): Promise<unknown> {
-    const showResults = { label: '$(preview) Show Results', ...(this.unseen > 0 ? { description: `${this.unseen} new` } : {}), command: 'codeMode.openResults' };
+    const showResults = {
+      label: '$(preview) Show Results',
+      ...(this.unseen > 0 ? { description: `${this.unseen} new` } : {}),
+      command: 'codeMode.openResults',
+    };
     const items = [
       // A result waiting out of sight is what the click is most likely for.
       ...(this.unseen > 0 ? [showResults] : []),
-      { label: '$(debug-stop) Stop', description: this.running.size > 0 ? 'interrupt the running code' : 'nothing is running', command: 'codeMode.interrupt' },
-      { label: '$(debug-restart) Restart Session', description: 'a fresh interpreter; variables are gone', command: 'codeMode.restartSession' },
-      { label: '$(server-environment) Choose Backend…', description: `now ${BACKEND_NAMES[this.backend()]}`, command: 'codeMode.chooseBackend' },
+      {
+        label: '$(debug-stop) Stop',
+        description: this.running.size > 0 ? 'interrupt the running code' : 'nothing is running',
+        command: 'codeMode.interrupt',
+      },
+      {
+        label: '$(debug-restart) Restart Session',
+        description: 'a fresh interpreter; variables are gone',
+        command: 'codeMode.restartSession',
+      },
+      {
+        label: '$(server-environment) Choose Backend…',
+        description: `now ${BACKEND_NAMES[this.backend()]}`,
+        command: 'codeMode.chooseBackend',
+      },
       ...(this.unseen > 0 ? [] : [showResults]),
     ];
     const picked = await vscode.window.showQuickPick(items, { title: 'Code Mode', placeHolder: 'Your runs' });

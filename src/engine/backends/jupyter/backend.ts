@@ -69,15 +69,29 @@ export function createJupyterBackend(config: JupyterBackendConfig = {}): Jupyter
   return {
     kind: 'jupyter',
     create: (options) => {
-      const session = new JupyterSession(options, config.log ?? options.log, () => endpoint(options.log), kernelName, !config.url, () => sessions.delete(session));
+      const session = new JupyterSession(
+        options,
+        config.log ?? options.log,
+        () => endpoint(options.log),
+        kernelName,
+        !config.url,
+        () => sessions.delete(session),
+      );
       sessions.add(session);
       return session;
     },
     async describe(): Promise<JupyterServerReport> {
       const localServer = config.url ? undefined : await local?.catch(() => undefined);
-      const where = localServer?.endpoint.socketPath ? `unix:${localServer.endpoint.socketPath}` : localServer?.endpoint.url;
+      const where = localServer?.endpoint.socketPath
+        ? `unix:${localServer.endpoint.socketPath}`
+        : localServer?.endpoint.url;
       const url = config.url ?? where ?? '(a local server, started on first use)';
-      const report: JupyterServerReport = { url, local: !config.url, kernel_name: kernelName ?? '(the server default)', ...(localServer ? { python: localServer.python } : {}) };
+      const report: JupyterServerReport = {
+        url,
+        local: !config.url,
+        kernel_name: kernelName ?? '(the server default)',
+        ...(localServer ? { python: localServer.python } : {}),
+      };
       const target = config.url ? { url: config.url, token: config.token } : localServer?.endpoint;
       if (!target) return report;
       try {

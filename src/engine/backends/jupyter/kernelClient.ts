@@ -6,7 +6,15 @@ import { KernelSpecAPI } from '@jupyterlab/services/lib/kernelspec';
 import { ServerConnection } from '@jupyterlab/services/lib/serverconnection';
 import WebSocket from 'ws';
 import { socketFetch } from './socketFetch';
-import type { ExecuteReply, JupyterEndpoint, KernelCheck, KernelHandle, KernelMessages, KernelStatus, ServerSummary } from './kernelTypes';
+import type {
+  ExecuteReply,
+  JupyterEndpoint,
+  KernelCheck,
+  KernelHandle,
+  KernelMessages,
+  KernelStatus,
+  ServerSummary,
+} from './kernelTypes';
 
 function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
   const base = endpoint.url.endsWith('/') ? endpoint.url : `${endpoint.url}/`;
@@ -20,7 +28,11 @@ function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
   const socketPath = endpoint.socketPath;
   class AuthorizedWebSocket extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
-      super(socketPath ? socketUrl(url, socketPath) : url, protocols, token ? { headers: { Authorization: `token ${token}` } } : {});
+      super(
+        socketPath ? socketUrl(url, socketPath) : url,
+        protocols,
+        token ? { headers: { Authorization: `token ${token}` } } : {},
+      );
       this.on('message', () => this.readyState === WebSocket.OPEN && this.pong());
     }
   }
@@ -51,8 +63,15 @@ export async function describeServer(endpoint: JupyterEndpoint): Promise<ServerS
   const [specs, kernels] = await Promise.all([KernelSpecAPI.getSpecs(settings), KernelAPI.listRunning(settings)]);
   return {
     defaultKernel: specs.default,
-    kernelSpecs: Object.values(specs.kernelspecs).flatMap((spec) => (spec ? [{ name: spec.name, displayName: spec.display_name, language: spec.language }] : [])),
-    kernels: kernels.map((k) => ({ id: k.id, name: k.name, state: k.execution_state ?? 'unknown', lastActivity: k.last_activity })),
+    kernelSpecs: Object.values(specs.kernelspecs).flatMap((spec) =>
+      spec ? [{ name: spec.name, displayName: spec.display_name, language: spec.language }] : [],
+    ),
+    kernels: kernels.map((k) => ({
+      id: k.id,
+      name: k.name,
+      state: k.execution_state ?? 'unknown',
+      lastActivity: k.last_activity,
+    })),
   };
 }
 
@@ -84,7 +103,9 @@ async function serverStarted(settings: ServerConnection.ISettings): Promise<stri
 /** Why the server at `endpoint` cannot serve kernels when a JupyterHub says its user server is not running. */
 export async function notRunningReason(endpoint: JupyterEndpoint): Promise<string | undefined> {
   const settings = serverSettings(endpoint);
-  const response = await ServerConnection.makeRequest(`${settings.baseUrl}api/status`, {}, settings).catch(() => undefined);
+  const response = await ServerConnection.makeRequest(`${settings.baseUrl}api/status`, {}, settings).catch(
+    () => undefined,
+  );
   return response && (await stoppedServerMessage(response));
 }
 
@@ -109,7 +130,11 @@ class KernelConnectionHandle implements KernelHandle {
     const settings = this.connection.serverSettings;
     let response: Response;
     try {
-      response = await ServerConnection.makeRequest(`${settings.baseUrl}api/kernels/${encodeURIComponent(this.id)}`, {}, settings);
+      response = await ServerConnection.makeRequest(
+        `${settings.baseUrl}api/kernels/${encodeURIComponent(this.id)}`,
+        {},
+        settings,
+      );
     } catch (error) {
       return { state: 'unreachable', why: error instanceof Error ? error.message : String(error) };
     }
@@ -140,7 +165,13 @@ class KernelConnectionHandle implements KernelHandle {
   }
 
   async execute(code: string, handlers: KernelMessages): Promise<ExecuteReply> {
-    const future = this.connection.requestExecute({ code, silent: false, store_history: false, allow_stdin: true, stop_on_error: true });
+    const future = this.connection.requestExecute({
+      code,
+      silent: false,
+      store_history: false,
+      allow_stdin: true,
+      stop_on_error: true,
+    });
     future.onIOPub = (message) => handlers.iopub(message.header.msg_type, message.content as Record<string, unknown>);
     future.onStdin = (message) => {
       if (!KernelMessage.isInputRequestMsg(message)) return;

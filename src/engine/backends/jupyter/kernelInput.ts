@@ -5,7 +5,13 @@ import { errorText } from '../../errorText';
 
 type HostCall = (method: string, params: unknown) => Promise<unknown>;
 
-export function answerKernelInput(marker: string, prompt: string, password: boolean, call: HostCall, answer: (value: string) => void): void {
+export function answerKernelInput(
+  marker: string,
+  prompt: string,
+  password: boolean,
+  call: HostCall,
+  answer: (value: string) => void,
+): void {
   if (!prompt.startsWith(marker)) {
     // The kernel asks by itself (code that bypasses input(), a tool that prompts): the person answers, and
     // a question nobody answers gets an empty line.

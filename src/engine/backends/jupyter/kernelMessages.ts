@@ -30,9 +30,18 @@ export function outcomeOf(value: unknown): BackendOutcome {
   if (outcome.status === 'ok' || outcome.status === 'interrupted') return { status: outcome.status };
   const text = (key: string) => (typeof outcome[key] === 'string' ? (outcome[key] as string) : '');
   if (outcome.status === 'error' && (outcome.errorType === 'SyntaxError' || outcome.errorType === 'RuntimeError')) {
-    return { status: 'error', errorType: outcome.errorType, excName: text('excName') || 'Exception', message: text('message'), traceback: text('traceback') };
+    return {
+      status: 'error',
+      errorType: outcome.errorType,
+      excName: text('excName') || 'Exception',
+      message: text('message'),
+      traceback: text('traceback'),
+    };
   }
-  return { status: 'crashed', message: `the kernel sent an outcome this backend does not understand: ${JSON.stringify(value).slice(0, 200)}` };
+  return {
+    status: 'crashed',
+    message: `the kernel sent an outcome this backend does not understand: ${JSON.stringify(value).slice(0, 200)}`,
+  };
 }
 
 /** The outcome when the code stopped before kernel_support.py could publish one (an interrupt between statements). */
@@ -41,19 +50,32 @@ export function replyOutcome(reply: ExecuteReply): BackendOutcome {
     const name = reply.ename ?? 'Exception';
     if (name === 'KeyboardInterrupt') return { status: 'interrupted' };
     const traceback = stripAnsi((reply.traceback ?? []).join('\n'));
-    return { status: 'error', errorType: 'RuntimeError', excName: name, message: reply.evalue ? `${name}: ${reply.evalue}` : name, traceback };
+    return {
+      status: 'error',
+      errorType: 'RuntimeError',
+      excName: name,
+      message: reply.evalue ? `${name}: ${reply.evalue}` : name,
+      traceback,
+    };
   }
   if (reply.status === 'aborted') return { status: 'interrupted' };
   return { status: 'crashed', message: 'the kernel finished the run without reporting its outcome' };
 }
 
 /** A bundle's best display, its plain text when it has nothing else, or undefined when it is empty. */
-export function displayOf(data: Record<string, unknown>): { kind: 'display'; display: Display } | { kind: 'text'; text: string } | undefined {
+export function displayOf(
+  data: Record<string, unknown>,
+): { kind: 'display'; display: Display } | { kind: 'text'; text: string } | undefined {
   for (const mime of SHOWN_MIMES) {
     const value = data[mime];
     if (typeof value !== 'string') continue;
     // Jupyter sends PNG and JPEG as base64 (sometimes wrapped in lines) and SVG as text; displays carry images base64.
-    const encoded = mime === 'image/svg+xml' ? Buffer.from(value).toString('base64') : mime.startsWith('image/') ? value.replace(/\s+/g, '') : value;
+    const encoded =
+      mime === 'image/svg+xml'
+        ? Buffer.from(value).toString('base64')
+        : mime.startsWith('image/')
+          ? value.replace(/\s+/g, '')
+          : value;
     return { kind: 'display', display: { mime, data: encoded } };
   }
   const text = data['text/plain'];

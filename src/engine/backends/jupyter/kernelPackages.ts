@@ -21,12 +21,18 @@ export class KernelPackages {
   ) {}
 
   async install(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
-    const report = await pipInstall(this.pipProcess, specs, options.wheelhouse, { wheelhouseSetting: options.wheelhouseSetting, managedEnvironment: managedKernelAdvice(this.kernelSetting()) });
+    const report = await pipInstall(this.pipProcess, specs, options.wheelhouse, {
+      wheelhouseSetting: options.wheelhouseSetting,
+      managedEnvironment: managedKernelAdvice(this.kernelSetting()),
+    });
     const installed = report.packages.filter((status) => status.installed).map((status) => status.name);
     if (installed.length === 0) return report;
     const unseen = await this.refreshImports(installed);
     if (unseen.length === 0) return report;
-    return { ...report, message: `${report.message} The running kernel cannot import ${unseen.join(', ')} yet: start a new kernel (run_python with reset: true) to use ${unseen.length === 1 ? 'it' : 'them'}.` };
+    return {
+      ...report,
+      message: `${report.message} The running kernel cannot import ${unseen.join(', ')} yet: start a new kernel (run_python with reset: true) to use ${unseen.length === 1 ? 'it' : 'them'}.`,
+    };
   }
 
   check(specs: RequirementSpec[]): Promise<PackageReport> {
@@ -41,7 +47,9 @@ export class KernelPackages {
       iopub: (type, content) => (published = (publishedOutcome(type, content) as typeof published) ?? published),
       input: (_prompt, _password, reply) => reply(''),
     });
-    return Array.isArray(published?.unseen) ? published.unseen.filter((name): name is string => typeof name === 'string') : names;
+    return Array.isArray(published?.unseen)
+      ? published.unseen.filter((name): name is string => typeof name === 'string')
+      : names;
   }
 
   private readonly pipProcess: PipProcess = async (args, env, timeoutMs) => {
@@ -51,6 +59,14 @@ export class KernelPackages {
       iopub: (type, content) => (result = (publishedOutcome(type, content) as ProcessResult | undefined) ?? result),
       input: (_prompt, _password, reply) => reply(''),
     });
-    return result ?? { code: null, stdout: '', stderr: '', timedOut: false, spawnError: `the kernel could not run it (${reply.ename ?? reply.status}: ${reply.evalue ?? ''})` };
+    return (
+      result ?? {
+        code: null,
+        stdout: '',
+        stderr: '',
+        timedOut: false,
+        spawnError: `the kernel could not run it (${reply.ename ?? reply.status}: ${reply.evalue ?? ''})`,
+      }
+    );
   };
 }

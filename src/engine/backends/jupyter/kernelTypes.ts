@@ -13,13 +13,26 @@ export interface JupyterEndpoint {
  * A kernel's execution state as the server reports it; 'connecting' when its WebSocket dropped and the client
  * tries again, 'disconnected' when it gave up.
  */
-export type KernelStatus = 'unknown' | 'starting' | 'idle' | 'busy' | 'terminating' | 'restarting' | 'autorestarting' | 'dead' | 'connecting' | 'disconnected';
+export type KernelStatus =
+  | 'unknown'
+  | 'starting'
+  | 'idle'
+  | 'busy'
+  | 'terminating'
+  | 'restarting'
+  | 'autorestarting'
+  | 'dead'
+  | 'connecting'
+  | 'disconnected';
 
 /**
  * What the server says of a kernel asked after: there, gone (with whether its server stopped, and a JupyterHub's
  * message for a user server that is not running), or no answer (the server cannot be reached: it may come back).
  */
-export type KernelCheck = { state: 'alive' } | { state: 'gone'; serverStopped: boolean; detail?: string } | { state: 'unreachable'; why: string };
+export type KernelCheck =
+  | { state: 'alive' }
+  | { state: 'gone'; serverStopped: boolean; detail?: string }
+  | { state: 'unreachable'; why: string };
 
 /** The content of an execute_reply. */
 export interface ExecuteReply {

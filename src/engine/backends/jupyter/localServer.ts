@@ -38,18 +38,21 @@ const READY_POLL_MS = 150;
 const STOP_GRACE_MS = 5000;
 const STDERR_TAIL_CHARS = 3000;
 
-
-
 /**
  * Why `python` cannot serve Jupyter, or undefined when it has what it needs. Asynchronous: in VS Code this runs
  * on the extension host's only thread, which a synchronous probe would hold for as long as Python takes to import.
  */
 export async function missingJupyterModules(python: string): Promise<string | undefined> {
   const probe = await new Promise<{ error?: Error; status: number | null; stderr: string }>((resolve) => {
-    execFile(python, ['-c', 'import jupyter_server, ipykernel'], { encoding: 'utf8', timeout: 30_000, shell: false, windowsHide: true }, (error, _stdout, stderr) => {
-      const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ ...(error && status === null ? { error } : {}), status, stderr });
-    });
+    execFile(
+      python,
+      ['-c', 'import jupyter_server, ipykernel'],
+      { encoding: 'utf8', timeout: 30_000, shell: false, windowsHide: true },
+      (error, _stdout, stderr) => {
+        const status = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ ...(error && status === null ? { error } : {}), status, stderr });
+      },
+    );
   });
   if (probe.error) return `${python} could not be started: ${probe.error.message}`;
   if (probe.status === 0) return undefined;
@@ -109,7 +112,8 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
   const jupyterPath = serverHome(options.python);
   const args = ['-m', 'jupyter_server', `--config=${path.join(jupyterPath, 'server_config.py')}`, '--no-browser'];
   // A socket in a folder only this user can enter: no port for other users to try, none for an editor to forward.
-  const socketPath = options.tcp || process.platform === 'win32' ? undefined : socketPathIn(jupyterPath, 'jupyter.sock');
+  const socketPath =
+    options.tcp || process.platform === 'win32' ? undefined : socketPathIn(jupyterPath, 'jupyter.sock');
   let endpoint: JupyterEndpoint;
   if (socketPath) {
     args.push(`--ServerApp.sock=${socketPath}`, '--ServerApp.sock_mode=0600');
@@ -127,9 +131,18 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
     JUPYTER_TOKEN: token,
     JUPYTER_PATH: [jupyterPath, process.env.JUPYTER_PATH].filter(Boolean).join(path.delimiter),
   };
-  const child = spawn(options.python, args, { stdio: ['ignore', 'ignore', 'pipe'], env, cwd: options.rootDir, shell: false, detached: process.platform !== 'win32', windowsHide: true });
+  const child = spawn(options.python, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env,
+    cwd: options.rootDir,
+    shell: false,
+    detached: process.platform !== 'win32',
+    windowsHide: true,
+  });
   let stderrTail = '';
-  child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderrTail = (stderrTail + text).slice(-STDERR_TAIL_CHARS)));
+  child.stderr
+    ?.setEncoding('utf8')
+    .on('data', (text: string) => (stderrTail = (stderrTail + text).slice(-STDERR_TAIL_CHARS)));
   const exited = new Promise<string>((resolve) => {
     child.once('error', (error) => resolve(`could not start: ${error.message}`));
     child.once('exit', (code, signal) => {
@@ -162,21 +175,30 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
   for (;;) {
     if (gone) {
       await stop();
-      throw new Error(`the Jupyter Server (${options.python} -m jupyter_server) ${gone}: ${stderrTail.trim().split('\n').slice(-5).join('\n')}`);
+      throw new Error(
+        `the Jupyter Server (${options.python} -m jupyter_server) ${gone}: ${stderrTail.trim().split('\n').slice(-5).join('\n')}`,
+      );
     }
     try {
-      const response = await (endpoint.socketPath ? socketFetch(endpoint.socketPath) : fetch)(`${endpoint.url}api/status`, { headers: { Authorization: `token ${token}` } });
+      const response = await (endpoint.socketPath ? socketFetch(endpoint.socketPath) : fetch)(
+        `${endpoint.url}api/status`,
+        { headers: { Authorization: `token ${token}` } },
+      );
       if (response.ok) break;
     } catch {
       // Not listening yet.
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`the Jupyter Server (${options.python} -m jupyter_server) did not answer within ${Math.round((options.readyTimeoutMs ?? 60_000) / 1000)} s`);
+      throw new Error(
+        `the Jupyter Server (${options.python} -m jupyter_server) did not answer within ${Math.round((options.readyTimeoutMs ?? 60_000) / 1000)} s`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
   }
-  options.log.info(`started a Jupyter Server on ${endpoint.socketPath ? `the socket ${endpoint.socketPath}` : endpoint.url} (pid ${child.pid}, ${options.python})`);
+  options.log.info(
+    `started a Jupyter Server on ${endpoint.socketPath ? `the socket ${endpoint.socketPath}` : endpoint.url} (pid ${child.pid}, ${options.python})`,
+  );
   const lost = exited.then((why) => {
     if (stopped) return new Promise<string>(() => undefined);
     // Its socket and kernel spec go with it.

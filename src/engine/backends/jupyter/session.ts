@@ -5,7 +5,13 @@ import { errorText } from '../../errorText';
 import { settingNote } from '../../config';
 import type { PackageSpec, RequirementSpec } from '../../packages/spec';
 import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport } from '../../types';
-import type { BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
+import type {
+  BackendOutcome,
+  BackendRunRequest,
+  BackendSession,
+  BackendSessionOptions,
+  BackendSink,
+} from '../contract';
 import { displayOf, outcomeOf, publishedOutcome, replyOutcome } from './kernelMessages';
 import { answerKernelInput } from './kernelInput';
 import { KernelPackages } from './kernelPackages';
@@ -49,7 +55,10 @@ export class JupyterSession implements BackendSession {
   private disposed = false;
   private broken = false;
   /** Prompts on the stdin channel that start with it are host calls of this session's kernel_support.py. */
-  private readonly packages = new KernelPackages(() => this.ensureKernel(), () => this.options.settingNames?.jupyterKernel);
+  private readonly packages = new KernelPackages(
+    () => this.ensureKernel(),
+    () => this.options.settingNames?.jupyterKernel,
+  );
   private readonly marker = `\u0000code-mode-host-call:${randomBytes(12).toString('hex')}:`;
 
   constructor(
@@ -88,12 +97,19 @@ export class JupyterSession implements BackendSession {
     }
     if (this.needsSetup) {
       let loaded: { pid?: number; executable?: string; note?: string } | undefined;
-      const reply = await kernel.execute(setupCell(this.marker, this.options.workspaceRoots?.[0], this.options.scratchDir), {
-        iopub: (type, content) => (loaded = (publishedOutcome(type, content) as typeof loaded) ?? loaded),
-        input: (_prompt, _password, reply) => reply(''),
-      });
-      if (reply.status !== 'ok') throw new Error(`the kernel could not load the code-mode support: ${reply.ename}: ${reply.evalue}`);
-      this.kernelProcess = { pid: typeof loaded?.pid === 'number' ? loaded.pid : undefined, executable: typeof loaded?.executable === 'string' ? loaded.executable : undefined };
+      const reply = await kernel.execute(
+        setupCell(this.marker, this.options.workspaceRoots?.[0], this.options.scratchDir),
+        {
+          iopub: (type, content) => (loaded = (publishedOutcome(type, content) as typeof loaded) ?? loaded),
+          input: (_prompt, _password, reply) => reply(''),
+        },
+      );
+      if (reply.status !== 'ok')
+        throw new Error(`the kernel could not load the code-mode support: ${reply.ename}: ${reply.evalue}`);
+      this.kernelProcess = {
+        pid: typeof loaded?.pid === 'number' ? loaded.pid : undefined,
+        executable: typeof loaded?.executable === 'string' ? loaded.executable : undefined,
+      };
       if (typeof loaded?.note === 'string' && !this.noted) {
         this.noted = true;
         this.pendingNote = loaded.note;
@@ -112,7 +128,9 @@ export class JupyterSession implements BackendSession {
     } catch (error) {
       this.broken = true;
       // A hub answers a POST for a user server that is not running with 405; a GET says what is the matter.
-      const notRunning = await kernelClient().notRunningReason(endpoint).catch(() => undefined);
+      const notRunning = await kernelClient()
+        .notRunningReason(endpoint)
+        .catch(() => undefined);
       // A POST without a valid token fails the server's XSRF check before its auth says so.
       const why =
         notRunning !== undefined
@@ -120,7 +138,9 @@ export class JupyterSession implements BackendSession {
           : /_xsrf|\b40[13]\b|Forbidden|Unauthorized/.test(errorText(error))
             ? `the server refused the token (403 Forbidden: ${errorText(error)}); check the token`
             : errorText(error);
-      throw new Error(`could not start a ${this.kernelName ?? 'default'} kernel on the Jupyter Server at ${endpoint.url}: ${why}`);
+      throw new Error(
+        `could not start a ${this.kernelName ?? 'default'} kernel on the Jupyter Server at ${endpoint.url}: ${why}`,
+      );
     }
     this.broken = false;
     this.server = endpoint.url;
@@ -131,7 +151,9 @@ export class JupyterSession implements BackendSession {
       await kernel.shutdown().catch(() => undefined);
       this.broken = true;
       const spec = this.kernelName ?? 'the default kernel spec';
-      throw new Error(`${spec} on ${endpoint.url} runs ${language.name}, and this backend runs Python: choose a Python kernel spec${settingNote(this.options.settingNames?.jupyterKernel)}`);
+      throw new Error(
+        `${spec} on ${endpoint.url} runs ${language.name}, and this backend runs Python: choose a Python kernel spec${settingNote(this.options.settingNames?.jupyterKernel)}`,
+      );
     }
     this.pythonVersion = language?.version;
     this.kernel = kernel;
@@ -146,7 +168,10 @@ export class JupyterSession implements BackendSession {
       return;
     }
     if (status === 'disconnected') {
-      void this.checkKernel(kernel).then(() => this.kernel === kernel && this.kernelLost(`the connection to the Jupyter Server at ${this.server} was lost`));
+      void this.checkKernel(kernel).then(
+        () =>
+          this.kernel === kernel && this.kernelLost(`the connection to the Jupyter Server at ${this.server} was lost`),
+      );
       return;
     }
     if (status !== 'autorestarting' && status !== 'dead') return;
@@ -170,7 +195,10 @@ export class JupyterSession implements BackendSession {
     this.checking ??= kernel
       .check()
       .then((result) => {
-        if (result.state === 'unreachable') this.log.warn(`Jupyter session "${this.options.session}": the Jupyter server at ${this.server} did not answer about the kernel (${result.why})`);
+        if (result.state === 'unreachable')
+          this.log.warn(
+            `Jupyter session "${this.options.session}": the Jupyter server at ${this.server} did not answer about the kernel (${result.why})`,
+          );
         if (result.state === 'gone' && this.kernel === kernel) this.kernelLost(this.goneReason(result));
       })
       .finally(() => (this.checking = undefined));
@@ -178,7 +206,8 @@ export class JupyterSession implements BackendSession {
   }
 
   private goneReason(result: Extract<KernelCheck, { state: 'gone' }>): string {
-    if (!result.serverStopped) return `the Jupyter server at ${this.server} no longer has the kernel (it was shut down or culled); the kernel and its variables are gone`;
+    if (!result.serverStopped)
+      return `the Jupyter server at ${this.server} no longer has the kernel (it was shut down or culled); the kernel and its variables are gone`;
     return `the Jupyter server at ${this.server} stopped; the kernel and its variables are gone${result.detail ? ` (${result.detail})` : ''}`;
   }
 
@@ -200,7 +229,8 @@ export class JupyterSession implements BackendSession {
   }
 
   async run(request: BackendRunRequest, sink: BackendSink): Promise<BackendOutcome> {
-    if (this.active || this.kernelStart.busy) throw new Error(`the Jupyter session "${this.options.session}" is already running code`);
+    if (this.active || this.kernelStart.busy)
+      throw new Error(`the Jupyter session "${this.options.session}" is already running code`);
     for (let attempt = 1; ; attempt++) {
       const kernel = await this.kernelStart.pass(() => this.ensureKernel());
       if (!kernel) return { status: 'interrupted' };
@@ -217,7 +247,11 @@ export class JupyterSession implements BackendSession {
     }
   }
 
-  private execute(kernel: KernelHandle, request: BackendRunRequest, sink: BackendSink): Promise<{ outcome: BackendOutcome; lostBeforeStart?: string }> {
+  private execute(
+    kernel: KernelHandle,
+    request: BackendRunRequest,
+    sink: BackendSink,
+  ): Promise<{ outcome: BackendOutcome; lostBeforeStart?: string }> {
     return new Promise((resolve) => {
       const run: ActiveRun = {
         sink,
@@ -238,17 +272,26 @@ export class JupyterSession implements BackendSession {
         })
         .then(
           (reply) => {
-            if (!run.outcome && reply.status === 'error' && reply.ename === 'ModuleNotFoundError' && /_code_mode_kernel/.test(reply.evalue ?? '')) {
+            if (
+              !run.outcome &&
+              reply.status === 'error' &&
+              reply.ename === 'ModuleNotFoundError' &&
+              /_code_mode_kernel/.test(reply.evalue ?? '')
+            ) {
               // A kernel without kernel_support.py was restarted under this session (by the server as the run
               // was sent, or from another client): the code never ran.
               this.needsSetup = true;
               run.started = false;
-              run.finish({ status: 'crashed', message: 'the kernel was restarted' }, 'the kernel was restarted and lost its state');
+              run.finish(
+                { status: 'crashed', message: 'the kernel was restarted' },
+                'the kernel was restarted and lost its state',
+              );
               return;
             }
             run.finish(run.outcome ?? replyOutcome(reply));
           },
-          (error: unknown) => run.finish({ status: 'crashed', message: `the connection to the kernel failed: ${errorText(error)}` }),
+          (error: unknown) =>
+            run.finish({ status: 'crashed', message: `the connection to the kernel failed: ${errorText(error)}` }),
         );
     });
   }
@@ -275,9 +318,15 @@ export class JupyterSession implements BackendSession {
 
   private onInput(run: ActiveRun, prompt: string, password: boolean, reply: (value: string) => void): void {
     if (run.settled) return;
-    answerKernelInput(this.marker, prompt, password, (method, params) => this.call(method, params), (value) => {
-      if (!run.settled) reply(value);
-    });
+    answerKernelInput(
+      this.marker,
+      prompt,
+      password,
+      (method, params) => this.call(method, params),
+      (value) => {
+        if (!run.settled) reply(value);
+      },
+    );
   }
 
   private call(method: string, params: unknown): Promise<unknown> {
@@ -316,10 +365,20 @@ export class JupyterSession implements BackendSession {
       () => run?.finish({ status: 'crashed', message: 'the kernel was restarted' }, undefined, true),
       async (error: unknown) => {
         // The server lost the kernel (or cannot restart it): the next run starts a new one.
-        this.log.warn(`Jupyter session "${this.options.session}": restart failed (${errorText(error)}); a new kernel starts on next use`);
+        this.log.warn(
+          `Jupyter session "${this.options.session}": restart failed (${errorText(error)}); a new kernel starts on next use`,
+        );
         if (this.kernel === kernel) this.kernel = undefined;
         await kernel.shutdown().catch(() => undefined);
-        run?.finish({ status: 'crashed', message: `the kernel could not be restarted: ${errorText(error)}`, restartFailed: errorText(error) }, undefined, true);
+        run?.finish(
+          {
+            status: 'crashed',
+            message: `the kernel could not be restarted: ${errorText(error)}`,
+            restartFailed: errorText(error),
+          },
+          undefined,
+          true,
+        );
       },
     );
     try {
@@ -338,7 +397,12 @@ export class JupyterSession implements BackendSession {
       kind: 'jupyter',
       state: this.state,
       ...(this.pythonVersion ? { pythonVersion: this.pythonVersion } : {}),
-      ...(this.kernel && this.server ? { executable: this.kernelProcess?.executable ?? `${this.kernel.name} kernel`, kernel: { id: this.kernel.id, name: this.kernel.name, server: this.server } } : {}),
+      ...(this.kernel && this.server
+        ? {
+            executable: this.kernelProcess?.executable ?? `${this.kernel.name} kernel`,
+            kernel: { id: this.kernel.id, name: this.kernel.name, server: this.server },
+          }
+        : {}),
       // A pid means something only where this process can see it.
       ...(this.kernel && this.local && this.kernelProcess?.pid ? { pid: this.kernelProcess.pid } : {}),
     };
@@ -350,7 +414,11 @@ export class JupyterSession implements BackendSession {
     this.onDispose();
     this.active?.finish({ status: 'crashed', message: 'the session was closed' });
     const shutdown = (kernel: KernelHandle) =>
-      kernel.shutdown().catch((error: unknown) => this.log.warn(`Jupyter session "${this.options.session}": kernel shutdown failed: ${errorText(error)}`));
+      kernel
+        .shutdown()
+        .catch((error: unknown) =>
+          this.log.warn(`Jupyter session "${this.options.session}": kernel shutdown failed: ${errorText(error)}`),
+        );
     const kernel = this.kernel;
     this.kernel = undefined;
     if (kernel) await shutdown(kernel);

@@ -27,7 +27,9 @@ export function socketFetch(socketPath: string): (input: RequestInfo | URL, init
           const status = incoming.statusCode ?? 500;
           // A Response with a null-body status may not be given a body.
           const content = status === 204 || status === 304 ? null : Buffer.concat(chunks);
-          resolve(new Response(content, { status, statusText: incoming.statusMessage, headers: headersOf(incoming.headers) }));
+          resolve(
+            new Response(content, { status, statusText: incoming.statusMessage, headers: headersOf(incoming.headers) }),
+          );
         });
       });
       outgoing.on('error', reject);

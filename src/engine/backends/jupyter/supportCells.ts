@@ -16,12 +16,19 @@ export function supportCell(name: 'run' | 'process' | 'refresh', request: unknow
 /** The cell that loads kernel_support.py and the shared modules into a fresh kernel. */
 export function setupCell(marker: string, cwd: string | undefined, scratch: string | undefined): string {
   const encode = (text: string) => Buffer.from(text).toString('base64');
-  const args = encode(JSON.stringify({
-    marker,
-    cwd: cwd ?? null,
-    scratch: scratch ?? null,
-    sources: { cell: readAsset('cell.py'), user_input: readAsset('user_input.py'), code_mode: readAsset('code_mode.py'), displays: readAsset('displays.py') },
-  }));
+  const args = encode(
+    JSON.stringify({
+      marker,
+      cwd: cwd ?? null,
+      scratch: scratch ?? null,
+      sources: {
+        cell: readAsset('cell.py'),
+        user_input: readAsset('user_input.py'),
+        code_mode: readAsset('code_mode.py'),
+        displays: readAsset('displays.py'),
+      },
+    }),
+  );
   return [
     'def _code_mode_setup():',
     '    import base64, json, sys, types',

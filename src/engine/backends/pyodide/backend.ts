@@ -48,7 +48,8 @@ const MAX_HEAP_LIMIT_MB = 4096;
 
 export function createPyodideBackend(config: PyodideBackendConfig): BackendFactory {
   const requested = config.heapLimitMb ?? DEFAULT_HEAP_LIMIT_MB;
-  if (!(requested >= MIN_HEAP_LIMIT_MB)) throw new RangeError(`heapLimitMb must be at least ${MIN_HEAP_LIMIT_MB}, got ${requested}`);
+  if (!(requested >= MIN_HEAP_LIMIT_MB))
+    throw new RangeError(`heapLimitMb must be at least ${MIN_HEAP_LIMIT_MB}, got ${requested}`);
   const heapLimitMb = Math.min(Math.floor(requested), MAX_HEAP_LIMIT_MB);
   const backendLog = config.log ?? silentLogger;
   const network = config.network ?? 'off';
@@ -70,7 +71,14 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
       sandboxChoice,
       workspaceWritable: config.workspaceWritable ?? false,
       protectedPaths: (config.protectedPaths ?? []).map(realPathOfPossiblyMissing),
-      snapshots: new SnapshotCache(cacheDir, pyodideDir(), path.join(assetsDir(), 'pyodide-worker.cjs'), backendLog, sandbox.mechanism === 'deno' ? 'deno' : undefined, shippedDir || undefined),
+      snapshots: new SnapshotCache(
+        cacheDir,
+        pyodideDir(),
+        path.join(assetsDir(), 'pyodide-worker.cjs'),
+        backendLog,
+        sandbox.mechanism === 'deno' ? 'deno' : undefined,
+        shippedDir || undefined,
+      ),
     });
   };
   return {

@@ -21,7 +21,22 @@ export function shimConstantsBinding(): void {
 }
 
 /** Process powers Python has no business with: killing other processes (the parent), loading native code, reaching Node's internals. */
-const WITHHELD = ['kill', '_kill', 'dlopen', 'binding', '_linkedBinding', 'getBuiltinModule', 'setuid', 'setgid', 'setgroups', 'initgroups', 'chdir', 'umask', '_debugProcess', '_startProfilerIdleNotifier'];
+const WITHHELD = [
+  'kill',
+  '_kill',
+  'dlopen',
+  'binding',
+  '_linkedBinding',
+  'getBuiltinModule',
+  'setuid',
+  'setgid',
+  'setgroups',
+  'initgroups',
+  'chdir',
+  'umask',
+  '_debugProcess',
+  '_startProfilerIdleNotifier',
+];
 
 /** Run once Pyodide is set up, before any user code: the withheld functions throw from then on. */
 export function withholdProcessPowers(): string[] {
@@ -55,16 +70,26 @@ function installWorkerGuard(source: string): void {
   const { pathToFileURL } = require('node:url') as typeof import('node:url');
   const Original = threads.Worker;
   const prelude = `(${source})(${JSON.stringify(source)});\n`;
-  function Worker(this: unknown, script: string | URL, options: import('node:worker_threads').WorkerOptions = {}): import('node:worker_threads').Worker {
+  function Worker(
+    this: unknown,
+    script: string | URL,
+    options: import('node:worker_threads').WorkerOptions = {},
+  ): import('node:worker_threads').Worker {
     if (!new.target) throw new TypeError("Class constructor Worker cannot be invoked without 'new'");
     if (options?.execArgv !== undefined) {
-      const refused = new Error("a worker cannot be given execArgv in the Pyodide sandbox: it would run without Node's permission model");
+      const refused = new Error(
+        "a worker cannot be given execArgv in the Pyodide sandbox: it would run without Node's permission model",
+      );
       (refused as NodeJS.ErrnoException).code = 'ERR_ACCESS_DENIED';
       throw refused;
     }
     const target = typeof script === 'string' ? pathToFileURL(script).href : script.href;
     const code = options?.eval ? String(script) : `import(${JSON.stringify(target)});`;
-    return Reflect.construct(Original, [prelude + code, { ...options, eval: true }], new.target) as import('node:worker_threads').Worker;
+    return Reflect.construct(
+      Original,
+      [prelude + code, { ...options, eval: true }],
+      new.target,
+    ) as import('node:worker_threads').Worker;
   }
   Worker.prototype = Original.prototype;
   // A started worker's constructor would otherwise hand the unguarded class back.
@@ -82,5 +107,6 @@ function installWorkerGuard(source: string): void {
 export function refusalsAsErrno(): void {
   const errors = (globalThis as { Deno?: { errors?: { NotCapable?: { prototype: object } } } }).Deno?.errors;
   const refusal = errors?.NotCapable?.prototype;
-  if (refusal && !Object.hasOwn(refusal, 'code')) Object.defineProperty(refusal, 'code', { value: 'EACCES', writable: false, configurable: false });
+  if (refusal && !Object.hasOwn(refusal, 'code'))
+    Object.defineProperty(refusal, 'code', { value: 'EACCES', writable: false, configurable: false });
 }

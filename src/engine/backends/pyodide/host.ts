@@ -122,7 +122,10 @@ function sendSnapshot(worker: Worker, snapshot: SnapshotRef): void {
   try {
     const buffer = readWhole(snapshot.file);
     const actual = createHash('sha256').update(new Uint8Array(buffer)).digest('hex');
-    message = actual === snapshot.sha256 ? { type: 'snapshot', buffer } : { type: 'snapshot', rejected: 'it does not match the hash recorded when it was cached' };
+    message =
+      actual === snapshot.sha256
+        ? { type: 'snapshot', buffer }
+        : { type: 'snapshot', rejected: 'it does not match the hash recorded when it was cached' };
   } catch (error) {
     message = { type: 'snapshot', rejected: `it cannot be read (${String(error)})` };
   }
@@ -135,7 +138,7 @@ function readWhole(file: string): ArrayBuffer {
   try {
     const buffer = new ArrayBuffer(fs.fstatSync(fd).size);
     const bytes = new Uint8Array(buffer);
-    for (let offset = 0; offset < bytes.length; ) {
+    for (let offset = 0; offset < bytes.length;) {
       const read = fs.readSync(fd, bytes, offset, bytes.length - offset, offset);
       if (read === 0) throw new Error('the file ended early');
       offset += read;
@@ -152,7 +155,14 @@ function readWhole(file: string): ArrayBuffer {
  */
 function recycle(stateLost?: string): void {
   // Their worker is gone, and a fresh instance has none of what they installed: they failed.
-  for (const id of packagesInFlight) send({ type: 'packagesDone', id, errors: [], versions: {}, failed: 'the Pyodide instance was replaced while installing' });
+  for (const id of packagesInFlight)
+    send({
+      type: 'packagesDone',
+      id,
+      errors: [],
+      versions: {},
+      failed: 'the Pyodide instance was replaced while installing',
+    });
   packagesInFlight.clear();
   const old = instance;
   old.lost = true;
@@ -200,7 +210,12 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
       const workerCallId = message.id;
       const problem = hostCallProblem(message.method, message.params);
       if (problem !== undefined) {
-        from.replyPort.postMessage({ type: 'hostCallReply', id: workerCallId, ok: false, error: problem } satisfies HostCallReply);
+        from.replyPort.postMessage({
+          type: 'hostCallReply',
+          id: workerCallId,
+          ok: false,
+          error: problem,
+        } satisfies HostCallReply);
         wakeCaller(from);
         return;
       }

@@ -23,18 +23,44 @@ const MAX_STATE_LOST_CHARS = 10_000;
 export function framesFor(message: FromHost, maxBytes = MAX_FRAME_FROM_INTERPRETER_BYTES): Buffer[] {
   switch (message.type) {
     case 'result': {
-      const output = splitOutput(message.output).map((chunk) => encodeFrame({ type: 'output', runId: message.runId, ...chunk }, maxBytes));
-      return [...output, encodeFrame({ type: 'result', runId: message.runId, outcome: boundOutcome(message.outcome), output: [] }, maxBytes)];
+      const output = splitOutput(message.output).map((chunk) =>
+        encodeFrame({ type: 'output', runId: message.runId, ...chunk }, maxBytes),
+      );
+      return [
+        ...output,
+        encodeFrame(
+          { type: 'result', runId: message.runId, outcome: boundOutcome(message.outcome), output: [] },
+          maxBytes,
+        ),
+      ];
     }
     case 'output': {
       const { type: _type, runId, ...chunk } = message;
-      return splitOutput([chunk as OutputChunk]).map((part) => encodeFrame({ type: 'output', runId, ...part }, maxBytes));
+      return splitOutput([chunk as OutputChunk]).map((part) =>
+        encodeFrame({ type: 'output', runId, ...part }, maxBytes),
+      );
     }
     case 'loading':
       // The backend's schema takes at most this much of a reason.
-      return [encodeFrame(message.stateLost === undefined ? message : { ...message, stateLost: message.stateLost.slice(0, MAX_STATE_LOST_CHARS) }, maxBytes)];
+      return [
+        encodeFrame(
+          message.stateLost === undefined
+            ? message
+            : { ...message, stateLost: message.stateLost.slice(0, MAX_STATE_LOST_CHARS) },
+          maxBytes,
+        ),
+      ];
     case 'display':
-      return [encodeFrame({ type: 'display', runId: message.runId, display: fitDisplay(message.display, maxBytes - DISPLAY_ENVELOPE_BYTES) }, maxBytes)];
+      return [
+        encodeFrame(
+          {
+            type: 'display',
+            runId: message.runId,
+            display: fitDisplay(message.display, maxBytes - DISPLAY_ENVELOPE_BYTES),
+          },
+          maxBytes,
+        ),
+      ];
     default:
       try {
         return [encodeFrame(message, maxBytes)];
@@ -46,13 +72,19 @@ export function framesFor(message: FromHost, maxBytes = MAX_FRAME_FROM_INTERPRET
 }
 
 /** Why a host call cannot go to the backend as it is (Python gets this as the call's error), or undefined when it can. */
-export function hostCallProblem(method: string, params: unknown, maxBytes = MAX_FRAME_FROM_INTERPRETER_BYTES): string | undefined {
+export function hostCallProblem(
+  method: string,
+  params: unknown,
+  maxBytes = MAX_FRAME_FROM_INTERPRETER_BYTES,
+): string | undefined {
   if (method.length > MAX_METHOD_CHARS) return `a host call's method name is at most ${MAX_METHOD_CHARS} characters`;
   try {
     encodeFrame({ type: 'hostCall', id: 0, method, params }, maxBytes - 32);
     return undefined;
   } catch (error) {
-    return error instanceof FrameError ? `the parameters of this host call are too large to send (at most ${Math.floor(maxBytes / MIB)} MB as JSON)` : String(error);
+    return error instanceof FrameError
+      ? `the parameters of this host call are too large to send (at most ${Math.floor(maxBytes / MIB)} MB as JSON)`
+      : String(error);
   }
 }
 
@@ -63,7 +95,7 @@ function splitOutput(chunks: OutputChunk[]): OutputChunk[] {
       out.push(chunk);
       continue;
     }
-    for (let at = 0; at < chunk.text.length; ) {
+    for (let at = 0; at < chunk.text.length;) {
       let end = Math.min(chunk.text.length, at + MAX_OUTPUT_CHUNK_CHARS);
       // A surrogate pair stays in one chunk.
       if (end < chunk.text.length && isHighSurrogate(chunk.text.charCodeAt(end - 1))) end--;
@@ -95,20 +127,36 @@ export function fitDisplay(display: Display, budget: number): Display {
       data = data.slice(0, keep);
       bytes = jsonBytes(data) + 128;
     }
-    if (bytes <= budget) return withTitle({ mime, data: `${data}\n... [${original - data.length} characters not shown: a display's frame carries at most ${Math.floor(budget / MIB)} MB]` });
+    if (bytes <= budget)
+      return withTitle({
+        mime,
+        data: `${data}\n... [${original - data.length} characters not shown: a display's frame carries at most ${Math.floor(budget / MIB)} MB]`,
+      });
   }
-  return withTitle({ mime: 'text/plain', data: `${mime} of ${(originalBytes / 1e6).toFixed(1)} MB not shown: a display carries at most ${MAX_DISPLAY_BYTES / MIB} MB` });
+  return withTitle({
+    mime: 'text/plain',
+    data: `${mime} of ${(originalBytes / 1e6).toFixed(1)} MB not shown: a display carries at most ${MAX_DISPLAY_BYTES / MIB} MB`,
+  });
 }
 
 /** A smaller message of the same meaning, for one that would not fit in a frame. */
 function shrink(message: FromHost): FromHost {
-  const note = (text: string) => (text.length > MAX_NOTE_CHARS ? `${text.slice(0, MAX_NOTE_CHARS)}\n... [${text.length - MAX_NOTE_CHARS} characters not shown]` : text);
+  const note = (text: string) =>
+    text.length > MAX_NOTE_CHARS
+      ? `${text.slice(0, MAX_NOTE_CHARS)}\n... [${text.length - MAX_NOTE_CHARS} characters not shown]`
+      : text;
   switch (message.type) {
     case 'log':
     case 'fatal':
       return { ...message, message: note(message.message) };
     case 'packagesDone':
-      return { type: 'packagesDone', id: message.id, errors: [], versions: {}, failed: 'the report of this install was too large to send' };
+      return {
+        type: 'packagesDone',
+        id: message.id,
+        errors: [],
+        versions: {},
+        failed: 'the report of this install was too large to send',
+      };
     default:
       throw new FrameError(`a ${message.type} message too large for a frame`);
   }

@@ -57,7 +57,11 @@ export interface HostListeners {
   gone(reason: string): void;
 }
 
-export function launchHost(shared: SharedSetup, options: BackendSessionOptions, listeners: HostListeners): LaunchedHost {
+export function launchHost(
+  shared: SharedSetup,
+  options: BackendSessionOptions,
+  listeners: HostListeners,
+): LaunchedHost {
   const log = options.log;
   const start = shared.snapshots.forStart();
   const snapshot = start?.snapshot;
@@ -69,11 +73,18 @@ export function launchHost(shared: SharedSetup, options: BackendSessionOptions, 
   const view = fileView({
     // The package cache and the snapshot: read-only, so no session can change what another one loads.
     readOnly: [assets, shared.cacheDir, ...(shared.workspaceWritable ? [] : workspace)],
-    readWrite: [...(shared.workspaceWritable ? workspace : []), ...(scratchDir ? [scratchDir] : []), ...(outbox ? [outbox] : [])],
+    readWrite: [
+      ...(shared.workspaceWritable ? workspace : []),
+      ...(scratchDir ? [scratchDir] : []),
+      ...(outbox ? [outbox] : []),
+    ],
     workspaceRoots: shared.workspaceWritable ? workspace : [],
     protectedPaths: shared.protectedPaths,
   });
-  if (view.skipped > 0) log.warn(`${view.skipped} entries at the top of the workspace stay read-only in Pyodide: too many to mount one by one`);
+  if (view.skipped > 0)
+    log.warn(
+      `${view.skipped} entries at the top of the workspace stay read-only in Pyodide: too many to mount one by one`,
+    );
   const hostConfig: HostConfig = {
     cacheDir: shared.cacheDir,
     heapLimitMb: shared.heapLimitMb,
@@ -89,7 +100,15 @@ export function launchHost(shared: SharedSetup, options: BackendSessionOptions, 
     path.join(assets, 'pyodide-host.cjs'),
     [JSON.stringify(hostConfig)],
     // Deno's cache sits in the package cache: read-only to the code it runs, so no session can change what another one loads.
-    { mounts: view.mounts, network: shared.network, cwd: assets, choice: shared.sandboxChoice, denoDir: path.join(shared.cacheDir, 'deno'), v8Flags: V8_FLAGS, log },
+    {
+      mounts: view.mounts,
+      network: shared.network,
+      cwd: assets,
+      choice: shared.sandboxChoice,
+      denoDir: path.join(shared.cacheDir, 'deno'),
+      v8Flags: V8_FLAGS,
+      log,
+    },
     2,
   );
   let stderrTail = '';
@@ -127,11 +146,21 @@ export function launchHost(shared: SharedSetup, options: BackendSessionOptions, 
   });
   child.once('exit', (code, signal) => {
     if (outbox) shared.snapshots.discardOutbox(outbox);
-    const how = signal ? `was killed (${signal})` : `exited with code ${code}${code !== null && code > 128 ? ` (signal ${code - 128})` : ''}`;
+    const how = signal
+      ? `was killed (${signal})`
+      : `exited with code ${code}${code !== null && code > 128 ? ` (signal ${code - 128})` : ''}`;
     const detail = stderrTail.trim() ? `: ${stderrTail.trim()}` : '';
     listeners.gone(`the Pyodide process ${how}${detail}`);
   });
-  return { child, toHost: child.stdio[HOST_INPUT_FD] as Writable, mechanism: report.mechanism, outbox, snapshot, snapshotOrigin: start?.origin, exited };
+  return {
+    child,
+    toHost: child.stdio[HOST_INPUT_FD] as Writable,
+    mechanism: report.mechanism,
+    outbox,
+    snapshot,
+    snapshotOrigin: start?.origin,
+    exited,
+  };
 }
 
 /** `folder`, made again if someone removed it (the sandbox cannot bind a missing folder); undefined if it cannot be. */

@@ -5,8 +5,13 @@ import { z } from 'zod';
 import type { FromHost } from './protocol';
 
 const stream = z.enum(['stdout', 'stderr']);
-const outputChunk = z.union([z.object({ stream, text: z.string() }).strict(), z.object({ stream, dropped: z.number().nonnegative() }).strict()]);
-const display = z.object({ mime: z.string().max(200), data: z.string(), title: z.string().max(1000).optional() }).strict();
+const outputChunk = z.union([
+  z.object({ stream, text: z.string() }).strict(),
+  z.object({ stream, dropped: z.number().nonnegative() }).strict(),
+]);
+const display = z
+  .object({ mime: z.string().max(200), data: z.string(), title: z.string().max(1000).optional() })
+  .strict();
 const outcome = z.discriminatedUnion('status', [
   z.object({ status: z.literal('ok'), sessionReset: z.boolean().optional() }).strict(),
   z
@@ -26,9 +31,26 @@ const id = z.number().int().nonnegative();
 const runId = z.string().max(100);
 
 const fromHost = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready'), pyodideVersion: z.string().max(50), pythonVersion: z.string().max(50), fromSnapshot: z.boolean(), snapshotRejected: z.string().max(2000).optional(), loadMs: z.number() }).strict(),
+  z
+    .object({
+      type: z.literal('ready'),
+      pyodideVersion: z.string().max(50),
+      pythonVersion: z.string().max(50),
+      fromSnapshot: z.boolean(),
+      snapshotRejected: z.string().max(2000).optional(),
+      loadMs: z.number(),
+    })
+    .strict(),
   z.object({ type: z.literal('loading'), stateLost: z.string().max(10_000).optional() }).strict(),
-  z.object({ type: z.literal('output'), runId, stream, text: z.string().optional(), dropped: z.number().nonnegative().optional() }).strict(),
+  z
+    .object({
+      type: z.literal('output'),
+      runId,
+      stream,
+      text: z.string().optional(),
+      dropped: z.number().nonnegative().optional(),
+    })
+    .strict(),
   z.object({ type: z.literal('display'), runId, display }).strict(),
   z.object({ type: z.literal('result'), runId, outcome, output: z.array(outputChunk) }).strict(),
   z.object({ type: z.literal('hostCall'), id, method: z.string().max(200), params: z.unknown() }).strict(),

@@ -9,7 +9,14 @@ import { assetsDir } from '../../paths';
 import { settingNote } from '../../config';
 import { summarize } from '../../packages/report';
 import { distributionOf, meetsSpecifier, normalizeName, type PackageSpec, type WheelName } from '../../packages/spec';
-import { checkSha256, download, findInWheelhouse, NetworkUnavailable, readWheel, sha256Hex } from '../../packages/wheels';
+import {
+  checkSha256,
+  download,
+  findInWheelhouse,
+  NetworkUnavailable,
+  readWheel,
+  sha256Hex,
+} from '../../packages/wheels';
 import type { InstallOptions, PackageReport, PackageStatus } from '../../types';
 import type { InstallStep, PackagesReply } from './protocol';
 import { errorText } from '../../errorText';
@@ -53,7 +60,6 @@ export function packageCacheDir(cacheDir: string, pyodideVersion: string): strin
 export function distributionUrl(pyodideVersion: string): string {
   return `https://cdn.jsdelivr.net/pyodide/v${pyodideVersion}/full/`;
 }
-
 
 /** `wheelhouseSetting` says how a person names a wheelhouse where they are (a CLI flag, a VS Code setting). */
 function offlineAdvice(wheelhouseSetting: string | undefined): string {
@@ -149,7 +155,9 @@ export function checkCacheSince(cacheDir: string, since: number): string[] {
     if (!entry || fs.statSync(file).mtimeMs < since) continue;
     if (sha256Hex(fs.readFileSync(file)) !== entry.sha256) {
       fs.rmSync(file, { force: true });
-      problems.push(`${name} downloaded by Pyodide did not match the lock file's sha256 and was deleted; reset the session to unload it`);
+      problems.push(
+        `${name} downloaded by Pyodide did not match the lock file's sha256 and was deleted; reset the session to unload it`,
+      );
     }
   }
   return problems;
@@ -176,7 +184,11 @@ function installErrorText(error: unknown, wheelhouseSetting: string | undefined)
 }
 
 /** Reads, checks and caches what each spec needs; a spec that cannot be prepared carries its error instead of a step. */
-export async function planInstall(specs: PackageSpec[], cacheDir: string, options: InstallOptions): Promise<InstallPlan> {
+export async function planInstall(
+  specs: PackageSpec[],
+  cacheDir: string,
+  options: InstallOptions,
+): Promise<InstallPlan> {
   const { wheelhouse, wheelhouseSetting } = options;
   const dist = pyodideDistribution();
   const steps: InstallStep[] = [];
@@ -189,13 +201,25 @@ export async function planInstall(specs: PackageSpec[], cacheDir: string, option
       if (spec.kind !== 'requirement') {
         const unfit = pyodideIncompatibility(spec.wheel, dist.lock);
         if (unfit) throw new Error(unfit);
-        step = { kind: 'wheel', name, filename: spec.wheel.filename, base64: Buffer.from(await readWheel(spec)).toString('base64') };
+        step = {
+          kind: 'wheel',
+          name,
+          filename: spec.wheel.filename,
+          base64: Buffer.from(await readWheel(spec)).toString('base64'),
+        };
       } else {
-        const local = wheelhouse ? findInWheelhouse(wheelhouse, spec.name, spec.specifier, (w) => !pyodideIncompatibility(w, dist.lock)) : undefined;
+        const local = wheelhouse
+          ? findInWheelhouse(wheelhouse, spec.name, spec.specifier, (w) => !pyodideIncompatibility(w, dist.lock))
+          : undefined;
         const shipped = dist.lock.packages[normalizeName(spec.name)];
         if (local) {
           source = 'wheelhouse';
-          step = { kind: 'wheel', name, filename: local.wheel.filename, base64: fs.readFileSync(local.path).toString('base64') };
+          step = {
+            kind: 'wheel',
+            name,
+            filename: local.wheel.filename,
+            base64: fs.readFileSync(local.path).toString('base64'),
+          };
         } else if (shipped && spec.extras.length === 0 && meetsSpecifier(shipped.version, spec.specifier)) {
           await ensureCached([shipped.name], cacheDir, dist);
           step = { kind: 'pyodide', name: shipped.name };
@@ -220,8 +244,18 @@ export function installReport(plan: InstallPlan, reply: PackagesReply, cacheProb
   const packages = plan.planned.map((p): PackageStatus => {
     const version = reply.versions[p.name] ?? undefined;
     const error =
-      p.error ?? reply.failed ?? (p.step !== undefined ? reply.errors[p.step] : undefined) ?? (version ? undefined : 'installed, but no version of it is visible to importlib.metadata');
-    return { name: p.name, requested: p.spec.requested, installed: !error, ...(version ? { version } : {}), source: p.source, ...(error ? { error } : {}) };
+      p.error ??
+      reply.failed ??
+      (p.step !== undefined ? reply.errors[p.step] : undefined) ??
+      (version ? undefined : 'installed, but no version of it is visible to importlib.metadata');
+    return {
+      name: p.name,
+      requested: p.spec.requested,
+      installed: !error,
+      ...(version ? { version } : {}),
+      source: p.source,
+      ...(error ? { error } : {}),
+    };
   });
   const message = [summarize(packages, 'install'), ...cacheProblems].join('; ');
   return { packages, message };

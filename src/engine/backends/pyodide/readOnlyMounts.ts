@@ -15,7 +15,11 @@ const WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000; // O_WRONLY | O_RDWR | 
  */
 export function refuseWritesWhereReadOnly(py: PyodideInterface, mounts: Mount[]): void {
   if (!mounts.some((mount) => !mount.writable)) return;
-  const fsApi = py.FS as unknown as Record<string, (...args: unknown[]) => unknown> & { cwd(): string; ErrnoError: new (errno: number) => Error; modeStringToFlags(mode: string): number };
+  const fsApi = py.FS as unknown as Record<string, (...args: unknown[]) => unknown> & {
+    cwd(): string;
+    ErrnoError: new (errno: number) => Error;
+    modeStringToFlags(mode: string): number;
+  };
   const readOnly = (target: unknown): boolean => {
     if (typeof target !== 'string') return false;
     const absolute = path.posix.resolve(fsApi.cwd(), target);
@@ -32,6 +36,7 @@ export function refuseWritesWhereReadOnly(py: PyodideInterface, mounts: Mount[])
     const bits = typeof flags === 'string' ? fsApi.modeStringToFlags(flags) : Number(flags ?? 0);
     return (bits & WRITE_FLAGS) !== 0 && readOnly(target);
   });
-  for (const name of ['mkdir', 'unlink', 'rmdir', 'symlink', 'truncate', 'chmod', 'utime']) guard(name, ([target]) => readOnly(target));
+  for (const name of ['mkdir', 'unlink', 'rmdir', 'symlink', 'truncate', 'chmod', 'utime'])
+    guard(name, ([target]) => readOnly(target));
   guard('rename', ([from, to]) => readOnly(from) || readOnly(to));
 }

@@ -54,7 +54,8 @@ class RingView {
   /** Bytes between the two counters, which must lie within the ring. */
   protected span(from: number, to: number, what: string): number {
     const bytes = (to - from) | 0;
-    if (bytes < 0 || bytes > this.data.length) throw new RingCorruption(`${what} ${bytes} bytes in a ring of ${this.data.length}`);
+    if (bytes < 0 || bytes > this.data.length)
+      throw new RingCorruption(`${what} ${bytes} bytes in a ring of ${this.data.length}`);
     return bytes;
   }
 }
@@ -138,16 +139,21 @@ export class RingReader extends RingView {
     const write = Atomics.load(this.control, WRITE);
     const pending = this.span(this.read, write, 'the counters claim');
     const records: [RecordTag, Uint8Array][] = [];
-    for (let offset = 0; offset < pending; ) {
-      if (pending - offset < HEADER_BYTES) throw new RingCorruption(`a record header is cut off at byte ${offset} of ${pending} waiting`);
+    for (let offset = 0; offset < pending;) {
+      if (pending - offset < HEADER_BYTES)
+        throw new RingCorruption(`a record header is cut off at byte ${offset} of ${pending} waiting`);
       const header = this.copyOut(this.read + offset, HEADER_BYTES);
       const tag = header[0]!;
       const length = new DataView(header.buffer).getUint32(1, true);
       if (tag > MAX_TAG) throw new RingCorruption(`a record has the unknown tag ${tag}`);
-      if (length > pending - offset - HEADER_BYTES) throw new RingCorruption(`a record claims ${length} bytes, more than the ${pending - offset - HEADER_BYTES} waiting after it`);
+      if (length > pending - offset - HEADER_BYTES)
+        throw new RingCorruption(
+          `a record claims ${length} bytes, more than the ${pending - offset - HEADER_BYTES} waiting after it`,
+        );
       const payload = this.copyOut(this.read + offset + HEADER_BYTES, length);
       if (tag === DISPLAY_MARK && length !== 0) throw new RingCorruption('a display mark carries a payload');
-      if (tag & DROPPED && !validDroppedCount(payload)) throw new RingCorruption('a record of dropped bytes holds no count');
+      if (tag & DROPPED && !validDroppedCount(payload))
+        throw new RingCorruption('a record of dropped bytes holds no count');
       records.push([tag, payload]);
       offset += HEADER_BYTES + length;
     }

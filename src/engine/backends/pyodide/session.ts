@@ -4,7 +4,13 @@ import { encodeFrame } from '../../framing';
 import { checkedStatus, summarize } from '../../packages/report';
 import type { PackageSpec, RequirementSpec } from '../../packages/spec';
 import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport } from '../../types';
-import type { BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
+import type {
+  BackendOutcome,
+  BackendRunRequest,
+  BackendSession,
+  BackendSessionOptions,
+  BackendSink,
+} from '../contract';
 import { checkCacheSince, installReport, planInstall } from './packagePlan';
 import { launchHost, type LaunchedHost, type SharedSetup } from './hostLaunch';
 import type { FromHost, InstallStep, OutputChunk, PackagesReply, ReadyInfo, ToHost } from './protocol';
@@ -86,7 +92,13 @@ export class PyodideSession implements BackendSession {
         return outcome;
       }
     }
-    this.send(host, { type: 'run', runId: request.runId, code: request.code, script: request.script, outputCapBytes: request.outputCapBytes });
+    this.send(host, {
+      type: 'run',
+      runId: request.runId,
+      code: request.code,
+      script: request.script,
+      outputCapBytes: request.outputCapBytes,
+    });
     return outcome;
   }
 
@@ -102,7 +114,8 @@ export class PyodideSession implements BackendSession {
     if (!host) return;
     await this.kill(host, 'Python was restarted; its state is gone');
     // The next run should not wait for a cold start: bring the fresh instance up now.
-    if (!this.disposed) this.start().catch((error: unknown) => this.options.log.warn(`Pyodide restart failed: ${errorText(error)}`));
+    if (!this.disposed)
+      this.start().catch((error: unknown) => this.options.log.warn(`Pyodide restart failed: ${errorText(error)}`));
   }
 
   info(): BackendInfo {
@@ -128,13 +141,19 @@ export class PyodideSession implements BackendSession {
     const { cacheDir } = this.shared();
     const plan = await planInstall(specs, cacheDir, options);
     await this.start();
-    const reply = await this.packagesRequest(plan.steps, plan.planned.map((p) => p.name));
+    const reply = await this.packagesRequest(
+      plan.steps,
+      plan.planned.map((p) => p.name),
+    );
     return installReport(plan, reply, plan.usesMicropip ? checkCacheSince(cacheDir, started) : []);
   }
 
   async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
     await this.start();
-    const reply = await this.packagesRequest([], specs.map((s) => s.name));
+    const reply = await this.packagesRequest(
+      [],
+      specs.map((s) => s.name),
+    );
     if (reply.failed) throw new Error(reply.failed);
     const packages = specs.map((spec) => checkedStatus(spec, reply.versions[spec.name] ?? undefined));
     return { packages, message: summarize(packages, 'check') };
@@ -144,7 +163,15 @@ export class PyodideSession implements BackendSession {
     const host = this.host();
     const id = ++this.lastPackagesId;
     // A host that goes away answers every request it had as failed, with the reason.
-    const reply = this.packageRequests.wait(id).catch((error: unknown): PackagesReply => ({ type: 'packagesDone', id, errors: [], versions: {}, failed: errorText(error) }));
+    const reply = this.packageRequests
+      .wait(id)
+      .catch((error: unknown): PackagesReply => ({
+        type: 'packagesDone',
+        id,
+        errors: [],
+        versions: {},
+        failed: errorText(error),
+      }));
     this.send(host, { type: 'packages', id, steps, versionsOf });
     return reply;
   }
@@ -192,22 +219,36 @@ export class PyodideSession implements BackendSession {
       gone: (reason) => this.detach(host, reason),
     });
     const host: Host = Object.assign(launched, { killedByUs: false, ready, failStart });
-    this.backendLog.info(`Pyodide host process ${host.child.pid} started for session ${this.options.session} (sandbox: ${launched.mechanism})`);
+    this.backendLog.info(
+      `Pyodide host process ${host.child.pid} started for session ${this.options.session} (sandbox: ${launched.mechanism})`,
+    );
     return host;
   }
 
-  private onHostFrame(host: Host, message: FromHost, resolveReady: () => void, failStart: (error: Error) => void): void {
+  private onHostFrame(
+    host: Host,
+    message: FromHost,
+    resolveReady: () => void,
+    failStart: (error: Error) => void,
+  ): void {
     const log = this.options.log;
     if (message.type === 'ready') {
       const { type: _type, ...info } = message;
       // The snapshot was written before any user code ran; taken now, before the first run is sent.
       const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox);
-      if (info.snapshotRejected && host.snapshot && host.snapshotOrigin) this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, info.snapshotRejected);
+      if (info.snapshotRejected && host.snapshot && host.snapshotOrigin)
+        this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, info.snapshotRejected);
       host.outbox = undefined;
       host.info = this.lastInfo = info;
       this.loading = false;
-      const source = info.fromSnapshot ? `from the ${host.snapshotOrigin === 'shipped' ? 'shipped' : 'cached'} snapshot` : made ? 'cold (snapshot created)' : 'cold';
-      log.info(`Pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) ready in ${info.loadMs} ms, ${source}; pid ${host.child.pid}`);
+      const source = info.fromSnapshot
+        ? `from the ${host.snapshotOrigin === 'shipped' ? 'shipped' : 'cached'} snapshot`
+        : made
+          ? 'cold (snapshot created)'
+          : 'cold';
+      log.info(
+        `Pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) ready in ${info.loadMs} ms, ${source}; pid ${host.child.pid}`,
+      );
       resolveReady();
       return;
     }
@@ -257,7 +298,8 @@ export class PyodideSession implements BackendSession {
         return;
       case 'loading':
         this.loading = true;
-        if (message.stateLost) this.stateLoss.remember(`the Pyodide instance was replaced between runs: ${message.stateLost}`);
+        if (message.stateLost)
+          this.stateLoss.remember(`the Pyodide instance was replaced between runs: ${message.stateLost}`);
         return;
       case 'hostCall':
         void this.answerHostCall(host, message.id, message.method, message.params);
@@ -291,7 +333,12 @@ export class PyodideSession implements BackendSession {
       host.toHost.write(encodeFrame(reply));
     } catch (error) {
       // Not JSON (a BigInt, a cycle) or too large: Python gets an error instead.
-      this.send(host, { type: 'hostCallReply', id, ok: false, error: `host call result cannot be sent to Python: ${errorText(error)}` });
+      this.send(host, {
+        type: 'hostCallReply',
+        id,
+        ok: false,
+        error: `host call result cannot be sent to Python: ${errorText(error)}`,
+      });
     }
   }
 

@@ -78,7 +78,9 @@ export class SnapshotCache {
   reject(snapshot: SnapshotRef, origin: SnapshotOrigin, reason: string): void {
     if (origin === 'shipped') this.shippedRefused = true;
     if (this.cached()?.sha256 !== snapshot.sha256) return;
-    this.log.warn(`the Pyodide snapshot ${this.file} was not used: ${reason}; it was discarded and a new one will be made`);
+    this.log.warn(
+      `the Pyodide snapshot ${this.file} was not used: ${reason}; it was discarded and a new one will be made`,
+    );
     this.remove();
   }
 
@@ -126,7 +128,9 @@ export class SnapshotCache {
     }
     if (sha256(bytes) !== recorded) {
       this.shippedRefused = true;
-      this.log.warn(`the Pyodide snapshot shipped with the build, ${this.shippedFile}, was not used: it does not match the hash recorded when it was built; a new one will be made in the cache`);
+      this.log.warn(
+        `the Pyodide snapshot shipped with the build, ${this.shippedFile}, was not used: it does not match the hash recorded when it was built; a new one will be made in the cache`,
+      );
       return undefined;
     }
     try {
@@ -210,6 +214,8 @@ function buildPrefix(pyodideDir: string, worker: string): string {
 function buildId(pyodideDir: string): string {
   const loader = fs.readFileSync(path.join(pyodideDir, 'pyodide.js'), 'utf8');
   const build = /BUILD_ID:"([0-9a-f]+)"/.exec(loader)?.[1]?.slice(0, 16) ?? 'unknown-build';
-  const { version } = JSON.parse(fs.readFileSync(path.join(pyodideDir, 'package.json'), 'utf8')) as { version?: string };
+  const { version } = JSON.parse(fs.readFileSync(path.join(pyodideDir, 'package.json'), 'utf8')) as {
+    version?: string;
+  };
   return `${version ?? 'unknown'}-${build}`;
 }

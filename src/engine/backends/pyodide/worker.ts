@@ -14,7 +14,15 @@ import codeModeSource from '../runtime/code_mode.py';
 import displaysSource from '../runtime/displays.py';
 import userInputSource from '../runtime/user_input.py';
 import bootstrapSource from './bootstrap.py';
-import { OUTBOX_SNAPSHOT, type FromWorker, type HostCallReply, type LogLevel, type SnapshotMessage, type ToWorker, type WorkerInit } from './protocol';
+import {
+  OUTBOX_SNAPSHOT,
+  type FromWorker,
+  type HostCallReply,
+  type LogLevel,
+  type SnapshotMessage,
+  type ToWorker,
+  type WorkerInit,
+} from './protocol';
 import { DISPLAY_MARK, RingCorruption, RingWriter, STDERR, STDOUT, type RecordTag, type StreamId } from './ring';
 import { guardWorkerCreation, refusalsAsErrno, shimConstantsBinding, withholdProcessPowers } from './harden';
 import { distributionUrl, packageCacheDir } from './packagePlan';
@@ -64,13 +72,21 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
   };
   if (init.snapshot) {
     const snapshot = await new Promise<SnapshotMessage>((resolve) => port.once('message', resolve));
-    if ('rejected' in snapshot) return { py: await loadPyodide(options), fromSnapshot: false, snapshotRejected: snapshot.rejected };
+    if ('rejected' in snapshot)
+      return { py: await loadPyodide(options), fromSnapshot: false, snapshotRejected: snapshot.rejected };
     try {
-      return { py: await loadPyodide({ ...options, _loadSnapshot: new Uint8Array(snapshot.buffer) }), fromSnapshot: true };
+      return {
+        py: await loadPyodide({ ...options, _loadSnapshot: new Uint8Array(snapshot.buffer) }),
+        fromSnapshot: true,
+      };
     } catch (error) {
       // Refused like a changed one (the backend discards it and the next start makes one), or every start would try it again.
       // Cut to what the backend takes in a ready message (hostMessages.ts).
-      return { py: await loadPyodide(options), fromSnapshot: false, snapshotRejected: `it could not be restored (${String(error).slice(0, 1000)})` };
+      return {
+        py: await loadPyodide(options),
+        fromSnapshot: false,
+        snapshotRejected: `it could not be restored (${String(error).slice(0, 1000)})`,
+      };
     }
   }
   if (!init.snapshotOutbox) return { py: await loadPyodide(options), fromSnapshot: false };
@@ -143,7 +159,10 @@ function toRing(tag: RecordTag, bytes: Uint8Array): void {
   }
 }
 
-const streams: Record<StreamId, CappedStream> = { [STDOUT]: new CappedStream(STDOUT, toRing), [STDERR]: new CappedStream(STDERR, toRing) };
+const streams: Record<StreamId, CappedStream> = {
+  [STDOUT]: new CappedStream(STDOUT, toRing),
+  [STDERR]: new CappedStream(STDERR, toRing),
+};
 
 // ---- calls Python makes into this thread --------------------------------------------------------------------
 
@@ -159,7 +178,11 @@ function hostCall(py: PyodideInterface, method: string, paramsJson: string): str
   post({ type: 'hostCall', id, method, params: JSON.parse(paramsJson) as unknown });
   for (;;) {
     const seen = Atomics.load(callSignal, 0);
-    for (let received = receiveMessageOnPort(init.replyPort); received; received = receiveMessageOnPort(init.replyPort)) {
+    for (
+      let received = receiveMessageOnPort(init.replyPort);
+      received;
+      received = receiveMessageOnPort(init.replyPort)
+    ) {
       // Replies to calls abandoned by an earlier interrupt can still arrive; they are dropped here.
       const reply = received.message as HostCallReply;
       if (reply.id === id) return encodeReply(reply);
@@ -283,7 +306,13 @@ function outcomeOfThrow(PythonError: PythonErrorClass, error: unknown): { outcom
   if (error instanceof PythonError) {
     if (error.type === 'KeyboardInterrupt') return { outcome: { status: 'interrupted' }, recycle: false };
     const message = error.message.trimEnd().split('\n').pop() ?? error.type;
-    const outcome: BackendOutcome = { status: 'error', errorType: 'RuntimeError', excName: error.type, message, traceback: error.message };
+    const outcome: BackendOutcome = {
+      status: 'error',
+      errorType: 'RuntimeError',
+      excName: error.type,
+      message,
+      traceback: error.message,
+    };
     return { outcome, recycle: false };
   }
   return { outcome: { status: 'crashed', message: `Pyodide failed: ${String(error)}` }, recycle: true };
@@ -325,7 +354,9 @@ async function main(): Promise<void> {
     let recycle = false;
     cellRunning = true;
     try {
-      outcome = JSON.parse(runCell(message.code, `<cell ${++cells}>`, message.script && JSON.stringify(message.script))) as BackendOutcome;
+      outcome = JSON.parse(
+        runCell(message.code, `<cell ${++cells}>`, message.script && JSON.stringify(message.script)),
+      ) as BackendOutcome;
     } catch (error) {
       ({ outcome, recycle } = outcomeOfThrow(PythonError, error));
     } finally {
@@ -342,7 +373,14 @@ async function main(): Promise<void> {
   // Pyodide's load leaves this thread's event loop held for a while after it returns (measured: 40-130 ms before
   // a zero timer fires). Waited out before ready, it delays the start, which a spare absorbs, not the first run.
   await new Promise((resolve) => setTimeout(resolve, 0));
-  post({ type: 'ready', pyodideVersion: py.version, pythonVersion, fromSnapshot, ...(snapshotRejected ? { snapshotRejected } : {}), loadMs: Math.round(performance.now() - started) });
+  post({
+    type: 'ready',
+    pyodideVersion: py.version,
+    pythonVersion,
+    fromSnapshot,
+    ...(snapshotRejected ? { snapshotRejected } : {}),
+    loadMs: Math.round(performance.now() - started),
+  });
 }
 
 main().catch((error: unknown) => {

@@ -21,7 +21,10 @@ function normalize(name: string): string {
 function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s (it may still complete in the background)`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not finish within ${ms / 1000} s (it may still complete in the background)`)),
+      ms,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -58,7 +61,13 @@ export class WorkerPackages {
       const versions = this.versions(request.versionsOf);
       return { type: 'packagesDone', id: request.id, errors, versions };
     } catch (error) {
-      return { type: 'packagesDone', id: request.id, errors, versions: {}, failed: `the package request failed in Pyodide: ${lastLine(error)}` };
+      return {
+        type: 'packagesDone',
+        id: request.id,
+        errors,
+        versions: {},
+        failed: `the package request failed in Pyodide: ${lastLine(error)}`,
+      };
     }
   }
 
@@ -67,7 +76,9 @@ export class WorkerPackages {
       case 'wheel':
         this.call('remove_distribution', step.name);
         try {
-          this.py.unpackArchive(new Uint8Array(Buffer.from(step.base64, 'base64')), 'wheel', { extractDir: this.call('site_packages') as string });
+          this.py.unpackArchive(new Uint8Array(Buffer.from(step.base64, 'base64')), 'wheel', {
+            extractDir: this.call('site_packages') as string,
+          });
         } catch (error) {
           throw new Error(`could not unpack ${step.filename}: ${lastLine(error)}`);
         }
@@ -81,13 +92,19 @@ export class WorkerPackages {
         scope.set('_requirement', step.requirement);
         try {
           await bounded(
-            this.py.runPythonAsync(`await micropip_install(_requirement, ${MICROPIP_TIME_LIMIT_S})`, { globals: scope }) as Promise<unknown>,
+            this.py.runPythonAsync(`await micropip_install(_requirement, ${MICROPIP_TIME_LIMIT_S})`, {
+              globals: scope,
+            }) as Promise<unknown>,
             (MICROPIP_TIME_LIMIT_S + 5) * 1000,
             'micropip',
           );
         } catch (error) {
           const reason = lastLine(error);
-          throw new Error(/TimeoutError/.test(reason) ? `micropip did not finish within ${MICROPIP_TIME_LIMIT_S} s` : `micropip could not install ${step.requirement}: ${reason}`);
+          throw new Error(
+            /TimeoutError/.test(reason)
+              ? `micropip did not finish within ${MICROPIP_TIME_LIMIT_S} s`
+              : `micropip could not install ${step.requirement}: ${reason}`,
+          );
         }
         return;
       }
@@ -105,7 +122,9 @@ export class WorkerPackages {
       `loading ${name}`,
     );
     const wanted = normalize(name);
-    const present = loaded.some((p) => normalize(p.name) === wanted) || Object.keys(this.py.loadedPackages).some((p) => normalize(p) === wanted);
+    const present =
+      loaded.some((p) => normalize(p.name) === wanted) ||
+      Object.keys(this.py.loadedPackages).some((p) => normalize(p) === wanted);
     if (!present) throw new Error(`Pyodide could not load ${name}: ${problems.join('; ') || 'it was not loaded'}`);
   }
 

@@ -84,11 +84,28 @@ function probe(choice: ContainmentChoice): ProcessContainment {
 
 function bubblewrapPrefix(): { prefix: string[] } | { unavailable: string } {
   const bwrap = findSystemCommand('bwrap');
-  if (!bwrap) return { unavailable: 'bubblewrap is not installed (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)' };
+  if (!bwrap)
+    return {
+      unavailable:
+        'bubblewrap is not installed (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)',
+    };
   // The whole file system as it is (devices included), and a /proc that shows the namespace's processes, so the
   // reaper and the driver find theirs. Not a sandbox: no other namespace, and no capability is dropped that
   // the user had (when the server runs as root it stays root; otherwise bwrap maps the user to itself).
-  return { prefix: [bwrap, '--unshare-pid', '--as-pid-1', '--die-with-parent', '--dev-bind', '/', '/', '--proc', '/proc', '--'] };
+  return {
+    prefix: [
+      bwrap,
+      '--unshare-pid',
+      '--as-pid-1',
+      '--die-with-parent',
+      '--dev-bind',
+      '/',
+      '/',
+      '--proc',
+      '/proc',
+      '--',
+    ],
+  };
 }
 
 function unsharePrefix(): { prefix: string[] } | { unavailable: string } {
@@ -103,13 +120,31 @@ function unsharePrefix(): { prefix: string[] } | { unavailable: string } {
   // the namespace's init with unshare, and setpriv's parent-death signal ends unshare with the engine.
   const user = uid === 0 ? [] : ['--user', `--map-user=${uid}`, `--map-group=${gid}`];
   return {
-    prefix: [setpriv, '--pdeathsig', 'KILL', '--', unshare, ...user, '--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'slave', '--'],
+    prefix: [
+      setpriv,
+      '--pdeathsig',
+      'KILL',
+      '--',
+      unshare,
+      ...user,
+      '--pid',
+      '--fork',
+      '--kill-child',
+      '--mount-proc',
+      '--propagation',
+      'slave',
+      '--',
+    ],
   };
 }
 
 /** undefined when a command run with `prefix` is pid 1 of its own namespace; else why not. */
 function runsAsInit(prefix: string[]): string | undefined {
-  const result = spawnSync(prefix[0], [...prefix.slice(1), '/bin/sh', '-c', 'test "$$" = 1'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
+  const result = spawnSync(prefix[0], [...prefix.slice(1), '/bin/sh', '-c', 'test "$$" = 1'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   if (result.status === 0) return undefined;
   return (result.stderr || result.error?.message || `exit ${result.status ?? result.signal}`).trim().split('\n')[0];
 }
@@ -119,8 +154,13 @@ function runsAsInit(prefix: string[]): string | undefined {
  * end itself by a signal, so it exits with 128 + the signal (as a shell would) and bubblewrap and unshare pass
  * that on.
  */
-export function exitOfContained(code: number | null, signal: NodeJS.Signals | null): { code: number | null; signal: NodeJS.Signals | null } {
+export function exitOfContained(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+): { code: number | null; signal: NodeJS.Signals | null } {
   if (signal || code === null || code <= 128) return { code, signal };
-  const name = (Object.entries(os.constants.signals) as [NodeJS.Signals, number][]).find(([, number]) => number === code - 128)?.[0];
+  const name = (Object.entries(os.constants.signals) as [NodeJS.Signals, number][]).find(
+    ([, number]) => number === code - 128,
+  )?.[0];
   return name ? { code: null, signal: name } : { code, signal };
 }

@@ -87,7 +87,9 @@ const REAPER_GRACE_MS = 2000;
 const OUT_OF_MEMORY = /MemoryError|bad_alloc|Cannot allocate memory|out of memory|over its memory limit/i;
 
 function memoryHint(signal: NodeJS.Signals | null, stderrTail: string, memoryLimitMb: number): string {
-  const limit = memoryLimitMb ? `this session's memory limit is ${memoryLimitMb} MB` : 'this session has no memory limit';
+  const limit = memoryLimitMb
+    ? `this session's memory limit is ${memoryLimitMb} MB`
+    : 'this session has no memory limit';
   if (OUT_OF_MEMORY.test(stderrTail)) return ` after running out of memory (${limit})`;
   if (signal === 'SIGKILL') return ` (the system's out-of-memory killer ends processes with SIGKILL; ${limit})`;
   return '';
@@ -193,7 +195,9 @@ export class DriverProcess {
         forgetProcess(pid);
         // Whatever user code started dies with the driver.
         killGroup(pid);
-        const { code, signal } = this.namespaced ? exitOfContained(exitCode, exitSignal) : { code: exitCode, signal: exitSignal };
+        const { code, signal } = this.namespaced
+          ? exitOfContained(exitCode, exitSignal)
+          : { code: exitCode, signal: exitSignal };
         // Described once the pipes are drained, so the stderr tail holds the driver's last words.
         const describe = (when = '') => this.describeExit(code, signal, when);
         const timer = setTimeout(() => finish(describe), PIPE_DRAIN_MS);
@@ -237,7 +241,8 @@ export class DriverProcess {
     const pid = this.child.pid;
     if (pid === undefined || this.gone) return;
     // A driver that already exited on its own keeps that as its reason.
-    if (this.child.exitCode === null && this.child.signalCode === null) this.killedWith ??= { describe: () => reason, requested };
+    if (this.child.exitCode === null && this.child.signalCode === null)
+      this.killedWith ??= { describe: () => reason, requested };
     // Whoever awaits `exited` needs this process to stay up until the exit is seen.
     this.setRef(true);
     if (this.namespaced) {
@@ -281,7 +286,8 @@ export class DriverProcess {
       if (message.type === 'hello') {
         this.hello = message;
         // Inside a namespace the driver knows only its own pid there; signals from here need this side's.
-        this.driverPid = message.namespace && this.child.pid !== undefined ? outerPidOf(this.child.pid, message.pid) : message.pid;
+        this.driverPid =
+          message.namespace && this.child.pid !== undefined ? outerPidOf(this.child.pid, message.pid) : message.pid;
         const marker = Buffer.from(message.marker, 'latin1');
         this.stdout.setMarker(marker);
         this.stderr.setMarker(marker);

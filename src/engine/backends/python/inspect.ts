@@ -26,7 +26,10 @@ print(json.dumps({"executable": sys.executable, "version": sys.version.split()[0
 
 /** Version and installed packages of an interpreter, asked in a short-lived process (never through a shell). */
 export async function inspectInterpreter(executable: string): Promise<InterpreterReport> {
-  const { stdout } = await execFileAsync(executable, ['-I', '-c', PROBE], { timeout: 15_000, maxBuffer: 8 * 1024 * 1024 });
+  const { stdout } = await execFileAsync(executable, ['-I', '-c', PROBE], {
+    timeout: 15_000,
+    maxBuffer: 8 * 1024 * 1024,
+  });
   const parsed = JSON.parse(stdout) as { executable: string; version: string; packages: [string, string][] };
   return {
     executable: parsed.executable,

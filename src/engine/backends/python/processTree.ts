@@ -82,7 +82,8 @@ function childrenOf(pid: number): number[] {
   const found: number[] = [];
   for (const task of tasks) {
     try {
-      for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ')) if (child) found.push(Number(child));
+      for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' '))
+        if (child) found.push(Number(child));
     } catch {
       // The thread ended since the listing.
     }

@@ -5,7 +5,13 @@ import * as path from 'node:path';
 import { encodeFrame } from '../../framing';
 import { assetsDir } from '../../paths';
 import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport, StreamName } from '../../types';
-import type { BackendOutcome, BackendRunRequest, BackendSession, BackendSessionOptions, BackendSink } from '../contract';
+import type {
+  BackendOutcome,
+  BackendRunRequest,
+  BackendSession,
+  BackendSessionOptions,
+  BackendSink,
+} from '../contract';
 import type { PackageSpec, RequirementSpec } from '../../packages/spec';
 import { resolvePythonInterpreter } from './interpreter';
 import { localInterpreter, pipCheck, pipInstall } from '../../packages/pip';
@@ -61,11 +67,18 @@ export class PythonSession implements BackendSession {
   }
 
   async run(request: BackendRunRequest, sink: BackendSink): Promise<BackendOutcome> {
-    if (this.active || this.driverStart.busy) throw new Error(`the Python session "${this.options.session}" is already running code`);
+    if (this.active || this.driverStart.busy)
+      throw new Error(`the Python session "${this.options.session}" is already running code`);
     const driver = await this.driverStart.pass(() => this.ensureDriver());
     // Stopped while the interpreter was still starting: the code never ran.
     if (!driver) return { status: 'interrupted' };
-    const frame = encodeFrame({ type: 'run', id: request.runId, code: request.code, script: request.script, outputCapBytes: request.outputCapBytes });
+    const frame = encodeFrame({
+      type: 'run',
+      id: request.runId,
+      code: request.code,
+      script: request.script,
+      outputCapBytes: request.outputCapBytes,
+    });
     const outcome = this.outcomes.wait(request.runId);
     this.active = { id: request.runId, driver, sink, seenMarkers: [false, false] };
     driver.stdout.beginRun(request.outputCapBytes);
@@ -112,7 +125,9 @@ export class PythonSession implements BackendSession {
    * refreshes Python's import cache); a package it already imported keeps its old version until a reset.
    */
   async installPackages(specs: PackageSpec[], options: InstallOptions): Promise<PackageReport> {
-    return pipInstall(localInterpreter(this.interpreter()), specs, options.wheelhouse, { wheelhouseSetting: options.wheelhouseSetting });
+    return pipInstall(localInterpreter(this.interpreter()), specs, options.wheelhouse, {
+      wheelhouseSetting: options.wheelhouseSetting,
+    });
   }
 
   async checkPackages(specs: RequirementSpec[]): Promise<PackageReport> {
@@ -172,25 +187,37 @@ export class PythonSession implements BackendSession {
     const memoryLimitMb = this.bounds.memoryLimitMb;
     this.bounds.tell(this.log);
     const containment = this.bounds.containment;
-    const driver: DriverProcess = new DriverProcess(interpreter, driverPath, this.driverEnvironment(), this.startFolder(), memoryLimitMb, containment, {
-      onMessage: (message) => this.onMessage(driver, message),
-      onRawText: (stream, text) => this.onOutput(driver, stream, text),
-      onRawDropped: (stream, bytes) => this.onDropped(driver, stream, bytes),
-      onRawMarker: (stream) => this.onRawMarker(driver, stream),
-      onProtocolError: (error) => {
-        this.log.error(`Python session "${this.options.session}": ${error.message}`);
-        driver.kill(`the driver broke the protocol (${error.message})`, false);
+    const driver: DriverProcess = new DriverProcess(
+      interpreter,
+      driverPath,
+      this.driverEnvironment(),
+      this.startFolder(),
+      memoryLimitMb,
+      containment,
+      {
+        onMessage: (message) => this.onMessage(driver, message),
+        onRawText: (stream, text) => this.onOutput(driver, stream, text),
+        onRawDropped: (stream, bytes) => this.onDropped(driver, stream, bytes),
+        onRawMarker: (stream) => this.onRawMarker(driver, stream),
+        onProtocolError: (error) => {
+          this.log.error(`Python session "${this.options.session}": ${error.message}`);
+          driver.kill(`the driver broke the protocol (${error.message})`, false);
+        },
       },
-    });
+    );
     driver.setRef(true);
     driver.ready.then(
       (hello) => {
         const session = `Python session "${this.options.session}"`;
-        this.log.info(`${session}: Python ${hello.pythonVersion} at ${hello.executable} (pid ${driver.pid}); ${hello.memoryLimit}`);
+        this.log.info(
+          `${session}: Python ${hello.pythonVersion} at ${hello.executable} (pid ${driver.pid}); ${hello.memoryLimit}`,
+        );
         this.bounds.applied(hello.memoryLimit);
         if (memoryLimitMb && !hello.memoryLimitMb) this.log.warn(`${session}: ${hello.memoryLimit}`);
         if (containment.mechanism === 'pid-namespace' && !hello.namespace) {
-          this.log.warn(`${session}: the interpreter did not start as the init of a PID namespace of its own, so its processes are not held together`);
+          this.log.warn(
+            `${session}: the interpreter did not start as the init of a PID namespace of its own, so its processes are not held together`,
+          );
         }
         if (hello.reaper === null) {
           this.log.info(
@@ -240,7 +267,9 @@ export class PythonSession implements BackendSession {
       run.sink[stream](text);
     } else {
       // Background threads or processes writing between runs: nobody's result, but worth a trace.
-      this.log.info(`Python session "${this.options.session}" ${stream} between runs: ${text.slice(0, 1000).trimEnd()}`);
+      this.log.info(
+        `Python session "${this.options.session}" ${stream} between runs: ${text.slice(0, 1000).trimEnd()}`,
+      );
     }
   }
 
@@ -283,7 +312,12 @@ export class PythonSession implements BackendSession {
       try {
         driver.send({ type: 'hostResult', callId, ...body });
       } catch (error) {
-        driver.send({ type: 'hostResult', callId, ok: false, error: `the result of ${method} could not be sent: ${errorText(error)}` });
+        driver.send({
+          type: 'hostResult',
+          callId,
+          ok: false,
+          error: `the result of ${method} could not be sent: ${errorText(error)}`,
+        });
       }
     };
     let pending: Promise<unknown>;

@@ -29,7 +29,10 @@ export class SessionBounds {
     if (this.told) return;
     this.told = true;
     const held = this.containment;
-    if (held.complete) log.info(`Python sessions: each in a PID namespace of its own (${held.via}), so no process a session starts outlives its reset, restart or this server`);
+    if (held.complete)
+      log.info(
+        `Python sessions: each in a PID namespace of its own (${held.via}), so no process a session starts outlives its reset, restart or this server`,
+      );
     else for (const gap of held.gaps) log.warn(`Python sessions: ${gap}`);
   }
 
@@ -50,7 +53,10 @@ export class SessionBounds {
     const base = { limit_mb: limit, applied: this.memoryApplied ?? null };
     if (!limit) return { ...base, per_process: null, session_total: null, gaps: ['no memory limit (0)'] };
     if (process.platform !== 'linux') {
-      const why = process.platform === 'darwin' ? 'macOS does not enforce RLIMIT_DATA' : `${process.platform} has no resource limits Python can set`;
+      const why =
+        process.platform === 'darwin'
+          ? 'macOS does not enforce RLIMIT_DATA'
+          : `${process.platform} has no resource limits Python can set`;
       return { ...base, per_process: null, session_total: null, gaps: [`not enforced: ${why}`] };
     }
     const gaps = [
@@ -58,7 +64,8 @@ export class SessionBounds {
       "when the session's processes share much memory (forked workers), its exact total is taken less often (at most 2% of the reaper's time), so passing the limit can take longer to be noticed",
       'memory no process of the session maps (files in /dev/shm or another tmpfs) is not counted',
     ];
-    if (held.mechanism !== 'pid-namespace') gaps.push("code that kills the session's reaper also ends the check of the session's total");
+    if (held.mechanism !== 'pid-namespace')
+      gaps.push("code that kills the session's reaper also ends the check of the session's total");
     return {
       ...base,
       per_process: 'RLIMIT_DATA: the private memory of each process; an allocation beyond the limit raises MemoryError',
