@@ -36,8 +36,9 @@ const KILLED_DURING_A_RUN: Record<BackendKind, RegExp> = {
  */
 const UNBOUNDED_AT_THE_SOURCE = "a Jupyter kernel's flood of output is dropped by the server's IOPub rate limit, not bounded and counted";
 
+// The suite timeout is a guard against a hang (a hub start included), not a timing assertion.
 for (const target of contractTargets()) {
-  describe(`runs on a session of the ${target.label}`, { timeout: 180_000 }, () => {
+  describe(`runs on a session of the ${target.label}`, { timeout: 600_000 }, () => {
     let backend: BackendUnderTest;
     let main: BackendSession;
 
@@ -137,13 +138,15 @@ for (const target of contractTargets()) {
       assert.equal((await run(main, 'print(6 * 7)')).out, '42\n');
     });
 
-    test('restart() ends a run stuck in C code as crashed, and the next run starts a fresh interpreter', async () => {
+    test('restart() ends a run that ignores the interrupt as crashed, and the next run starts a fresh interpreter', async () => {
       await run(main, 'doomed = 1');
       const pidBefore = await backend.interpreterPid(main);
       const sink = new RecordingSink();
-      const running = run(main, "print('summing', flush=True)\nsum(range(10**12))", sink);
-      await sink.waitFor('summing');
-      main.interrupt(); // a C loop does not see it; the engine restarts after a grace period
+      // Deaf to SIGINT in Python code, not a long C call: a C call that holds the GIL can keep a Jupyter kernel's
+      // last output from leaving (ipykernel's IOPub thread needs the GIL), and the wait for it would hang.
+      const running = run(main, 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nwhile True: pass', sink);
+      await sink.waitFor('deaf');
+      main.interrupt(); // ignored; the engine restarts after a grace period
       await main.restart();
       const { outcome } = await running;
       assert.ok(outcome.status === 'crashed', JSON.stringify(outcome));
