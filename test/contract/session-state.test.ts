@@ -6,22 +6,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
+import { interpreterUnder } from '../support/backendSessions';
 import { contractTargets } from '../support/contractTargets';
 import { testStorageDir } from '../support/mcp';
 import { sandboxUnderTest } from '../support/sandboxUnderTest';
-
-/** The deepest process under `pid` (first child each level): the interpreter itself, as the OOM killer would pick it. */
-function interpreterUnder(pid: number): number {
-  for (;;) {
-    const children = fs
-      .readdirSync(`/proc/${pid}/task`)
-      .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/))
-      .filter(Boolean)
-      .map(Number);
-    if (children.length === 0) return pid;
-    pid = children[0]!;
-  }
-}
 
 for (const target of contractTargets()) {
   const backend = target.backend;

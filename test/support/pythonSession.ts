@@ -1,58 +1,9 @@
-// Driving workspace-Python backend sessions against a real interpreter, and looking at the processes they
-// leave, for the python-backend test files.
+// Looking at the processes workspace-Python backend sessions start and leave, for the python-backend test files
+// (runs themselves go through test/support/backendRuns.ts).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { outerPidOf } from '../../src/engine/backends/python/processTree';
-import type { BackendOutcome, BackendSession, BackendSink } from '../../src/engine/backends/contract';
-
-export const CAP = 64 * 1024;
-
-/** A sink that records a run's output and can wait for some of it to show up. */
-export class Collector implements BackendSink {
-  out = '';
-  err = '';
-  /** Bytes the source said it dropped from the middle of each stream. */
-  droppedBytes = { stdout: 0, stderr: 0 };
-  private waiters: { stream: 'out' | 'err'; text: string; resolve: () => void }[] = [];
-
-  stdout(text: string): void {
-    this.out += text;
-    this.check();
-  }
-
-  stderr(text: string): void {
-    this.err += text;
-    this.check();
-  }
-
-  dropped(stream: 'stdout' | 'stderr', bytes: number): void {
-    this.droppedBytes[stream] += bytes;
-  }
-
-  display(): void {}
-
-  waitFor(text: string, stream: 'out' | 'err' = 'out'): Promise<void> {
-    return new Promise((resolve) => {
-      this.waiters.push({ stream, text, resolve });
-      this.check();
-    });
-  }
-
-  private check(): void {
-    this.waiters = this.waiters.filter((w) => {
-      if (!this[w.stream].includes(w.text)) return true;
-      w.resolve();
-      return false;
-    });
-  }
-}
-
-let runCounter = 0;
-
-export async function run(session: BackendSession, code: string, sink = new Collector(), outputCapBytes = CAP) {
-  const outcome = await session.run({ runId: `run-${++runCounter}`, code, outputCapBytes }, sink);
-  return { outcome, out: sink.out, err: sink.err };
-}
+import type { BackendOutcome, BackendSession } from '../../src/engine/backends/contract';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,5 +1,6 @@
-// The workspace-Python backend against a real interpreter: no mocks. Run `npm run build` first (the driver
-// is loaded from dist/python).
+// What only the workspace-Python backend does, against a real interpreter: no mocks. Run `npm run build` first
+// (the driver is loaded from dist/python). What every backend does is in test/contract/backend-runs.test.ts and
+// host-calls.test.ts.
 import { after, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -8,9 +9,10 @@ import * as path from 'node:path';
 import { createPythonBackend } from '../../src/engine/backends/python/backend';
 import { PYTHON_ENV_VAR, resolvePythonInterpreter } from '../../src/engine/backends/python/interpreter';
 import { RawOutputChannel } from '../../src/engine/backends/python/rawOutput';
-import type { HostCallHandler, Logger } from '../../src/engine/types';
+import type { Logger } from '../../src/engine/types';
 import type { BackendSession } from '../../src/engine/backends/contract';
-import { assertCrashed, CAP, Collector, isGone, outerPid, run as runIn, waitUntilGone } from '../support/pythonSession';
+import { CAP, RecordingSink, run as runIn } from '../support/backendRuns';
+import { assertCrashed, isGone, outerPid, waitUntilGone } from '../support/pythonSession';
 
 /** Generous bounds that only stop a broken build from hanging the suite; no assertion depends on timing. */
 const TEST_TIMEOUT = 60_000;
@@ -19,12 +21,8 @@ const quietLog: Logger = { info() {}, warn() {}, error() {} };
 const sessions: BackendSession[] = [];
 const seenPids = new Set<number>();
 
-function newSession(name = `s${sessions.length}`, hostCall?: HostCallHandler): BackendSession {
-  const session = createPythonBackend({}).create({
-    session: name,
-    log: quietLog,
-    hostCall: hostCall ?? (async (method) => Promise.reject(new Error(`no host method ${method}`))),
-  });
+function newSession(name = `s${sessions.length}`): BackendSession {
+  const session = createPythonBackend({}).create({ session: name, log: quietLog, hostCall: async (method) => Promise.reject(new Error(`no host method ${method}`)) });
   sessions.push(session);
   return session;
 }
@@ -35,7 +33,7 @@ after(async () => {
   for (const pid of seenPids) await waitUntilGone(pid);
 });
 
-async function run(session: BackendSession, code: string, sink = new Collector(), outputCapBytes = CAP) {
+async function run(session: BackendSession, code: string, sink = new RecordingSink(), outputCapBytes = CAP) {
   const result = await runIn(session, code, sink, outputCapBytes);
   const pid = session.info().pid;
   if (pid) seenPids.add(pid);
@@ -57,65 +55,6 @@ describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
     seenPids.add(info.pid);
   });
 
-  test('print streams to the sink, stdout and stderr kept apart', async () => {
-    const { outcome, out, err } = await run(session, 'import sys\nprint("to out")\nprint("to err", file=sys.stderr)\nprint("more out")');
-    assert.deepEqual(outcome, { status: 'ok' });
-    assert.equal(out, 'to out\nmore out\n');
-    assert.equal(err, 'to err\n');
-  });
-
-  test('output arrives while the code still runs', async () => {
-    const sink = new Collector();
-    let sawFirstLineEarly = false;
-    const done = run(session, 'import time\nprint("first")\ntime.sleep(0.3)\nprint("second")', sink);
-    await sink.waitFor('first');
-    sawFirstLineEarly = !sink.out.includes('second');
-    await done;
-    assert.ok(sawFirstLineEarly, 'the first line is delivered before the run ends');
-    assert.equal(sink.out, 'first\nsecond\n');
-  });
-
-  test('warm round trips stay correct (median latency reported, not asserted)', async (t) => {
-    const times: number[] = [];
-    for (let i = 0; i < 1000; i++) {
-      const sink = new Collector();
-      const started = performance.now();
-      const outcome = await session.run({ runId: `warm-${i}`, code: 'print(1+1)', outputCapBytes: CAP }, sink);
-      times.push(performance.now() - started);
-      assert.deepEqual(outcome, { status: 'ok' });
-      assert.equal(sink.out, '2\n');
-    }
-    times.sort((a, b) => a - b);
-    t.diagnostic(`print(1+1) warm round trip: median ${times[500].toFixed(3)} ms, p90 ${times[900].toFixed(3)} ms`);
-  });
-
-  test('state persists between runs, in a real __main__', async () => {
-    await run(session, 'counter = 41\ndef bump():\n    global counter\n    counter += 1\n    return counter');
-    const { out } = await run(session, 'print(bump(), __name__, __import__("sys").modules["__main__"].counter)');
-    assert.equal(out, '42 __main__ 42\n');
-  });
-
-  test('a syntax error is a SyntaxError outcome with the offending line', async () => {
-    const { outcome } = await run(session, 'def broken(:\n    pass');
-    assert.equal(outcome.status, 'error');
-    if (outcome.status !== 'error') return;
-    assert.equal(outcome.errorType, 'SyntaxError');
-    assert.equal(outcome.excName, 'SyntaxError');
-    assert.match(outcome.traceback, /SyntaxError/);
-    assert.match(outcome.traceback, /<cell \d+>/);
-  });
-
-  test('an exception is a RuntimeError outcome with its name and a traceback into the cell', async () => {
-    const { outcome, out } = await run(session, 'def f(x):\n    return 1 / x\nprint("before")\nf(0)');
-    assert.equal(out, 'before\n');
-    assert.equal(outcome.status, 'error');
-    if (outcome.status !== 'error') return;
-    assert.equal(outcome.errorType, 'RuntimeError');
-    assert.equal(outcome.excName, 'ZeroDivisionError');
-    assert.equal(outcome.message, 'ZeroDivisionError: division by zero');
-    assert.match(outcome.traceback, /File "<cell \d+>", line 2, in f\n\s+return 1 \/ x/);
-  });
-
   test('bytes written at the fd level and by subprocesses are captured for the run', async () => {
     const { outcome, out, err } = await run(
       session,
@@ -124,19 +63,6 @@ describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
     assert.deepEqual(outcome, { status: 'ok' });
     assert.equal(out, 'xfrom a child\n');
     assert.equal(err, 'fd2\nchild err\n');
-  });
-
-  test('the shipped code_mode module is importable, the driver files are not', async () => {
-    const { outcome, out } = await run(
-      session,
-      [
-        'import importlib.util, code_mode',
-        'print(code_mode.tools is not None, issubclass(code_mode.ToolError, Exception))',
-        'print([importlib.util.find_spec(name) for name in ("driver", "cell")])',
-      ].join('\n'),
-    );
-    assert.deepEqual(outcome, { status: 'ok' });
-    assert.equal(out, 'True True\n[None, None]\n');
   });
 
   test('forked children and multiprocessing workers use cell definitions and their output is captured', async () => {
@@ -163,41 +89,20 @@ describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
   });
 
   test('sys.stdout.buffer and a flush without a newline reach the sink', async () => {
-    const sink = new Collector();
+    const sink = new RecordingSink();
     const done = run(session, 'import sys, time\nsys.stdout.buffer.write("héllo ".encode())\nprint("partial", end="", flush=True)\ntime.sleep(0.3)', sink);
     await sink.waitFor('partial');
     const { out } = await done;
     assert.equal(out, 'héllo partial');
   });
 
-  test('a 10 MB print arrives bounded, head and tail kept, and the session survives', async () => {
-    const sink = new Collector();
-    const { outcome, out } = await run(session, 'print("H" + "x" * 10_000_000 + "T")', sink);
-    assert.deepEqual(outcome, { status: 'ok' });
-    assert.ok(Buffer.byteLength(out) <= CAP, `received ${Buffer.byteLength(out)} bytes`);
-    assert.ok(out.startsWith('Hxxx'));
-    assert.ok(out.endsWith('xxxT\n'));
-    assert.equal(Buffer.byteLength(out) + sink.droppedBytes.stdout, 10_000_003, 'every byte is either sent or counted as dropped');
-    assert.equal((await run(session, 'print("still here")')).out, 'still here\n');
-  });
-
   test('a 10 MB write below sys.stdout is bounded too', async () => {
-    const sink = new Collector();
+    const sink = new RecordingSink();
     const { outcome, out } = await run(session, 'import os\nos.write(1, b"H" + b"y" * 10_000_000 + b"T")', sink);
     assert.deepEqual(outcome, { status: 'ok' });
     assert.ok(Buffer.byteLength(out) <= CAP, `received ${Buffer.byteLength(out)} bytes`);
     assert.ok(out.startsWith('Hyyy') && out.endsWith('yyyT'), JSON.stringify([out.slice(0, 30), out.slice(-30)]));
     assert.equal(Buffer.byteLength(out) + sink.droppedBytes.stdout, 10_000_002, 'every byte is either sent or counted as dropped');
-  });
-
-  test('interrupting `while True: pass` gives interrupted and keeps the state', async () => {
-    await run(session, 'kept = "yes"');
-    const sink = new Collector();
-    const done = run(session, 'print("looping", flush=True)\nwhile True:\n    pass', sink);
-    await sink.waitFor('looping');
-    session.interrupt();
-    assert.deepEqual((await done).outcome, { status: 'interrupted' });
-    assert.equal((await run(session, 'print(kept)')).out, 'yes\n');
   });
 
   test('an interrupt before the interpreter is up calls the run off', async () => {
@@ -210,16 +115,8 @@ describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
     assert.equal((await run(fresh, 'print("later")')).out, 'later\n');
   });
 
-  test('interrupting time.sleep(60) gives interrupted and the next run works', async () => {
-    const sink = new Collector();
-    const done = run(session, 'import time\nprint("sleeping", flush=True)\ntime.sleep(60)', sink);
-    await sink.waitFor('sleeping');
-    session.interrupt();
-    assert.deepEqual((await done).outcome, { status: 'interrupted' });
-    assert.equal((await run(session, 'print(kept)')).out, 'yes\n');
-  });
-
   test('an interrupt while idle is ignored, and interrupt() while idle is a no-op', async () => {
+    await run(session, 'kept = "yes"');
     const pid = session.info().pid as number;
     session.interrupt();
     process.kill(pid, 'SIGINT');
@@ -230,7 +127,7 @@ describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
   });
 
   test('a flood of interrupts while output streams never breaks the protocol', async () => {
-    const sink = new Collector();
+    const sink = new RecordingSink();
     const done = run(session, 'import sys\nprint("go", flush=True)\ntry:\n    while True:\n        print("z" * 100)\n        sys.stderr.write("e")\nexcept KeyboardInterrupt:\n    print("stopped")', sink, 1 << 20);
     await sink.waitFor('go');
     for (let i = 0; i < 20; i++) {
@@ -244,28 +141,9 @@ describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
 });
 
 describe('restarts and crashes', { timeout: TEST_TIMEOUT }, () => {
-  test('restart() stops code that ignores SIGINT: the run is crashed and the next one starts fresh', async () => {
-    const session = newSession();
-    await run(session, 'before_restart = 1');
-    const firstPid = session.info().pid as number;
-    const sink = new Collector();
-    const done = run(session, 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nwhile True:\n    pass', sink);
-    await sink.waitFor('deaf');
-    session.interrupt();
-    await session.restart();
-    assertCrashed((await done).outcome, /restarted/);
-    assert.equal(session.state, 'not-loaded');
-    await waitUntilGone(firstPid);
-
-    const { outcome } = await run(session, 'print(before_restart)');
-    assert.equal(outcome.status, 'error');
-    if (outcome.status === 'error') assert.equal(outcome.excName, 'NameError');
-    assert.notEqual(session.info().pid, firstPid);
-  });
-
   test('restart() also kills processes the code started', async () => {
     const session = newSession();
-    const sink = new Collector();
+    const sink = new RecordingSink();
     const done = run(session, 'import subprocess\np = subprocess.Popen(["sleep", "1000"])\nprint("child", p.pid, flush=True)\nwhile True:\n    pass', sink);
     await sink.waitFor('\n');
     const childPid = outerPid(session, Number(/child (\d+)/.exec(sink.out)?.[1]));
@@ -310,94 +188,6 @@ describe('restarts and crashes', { timeout: TEST_TIMEOUT }, () => {
     await assert.rejects(session.start(), /\/nonexistent\/python3.*ENOENT/);
     assert.equal(session.state, 'dead');
     await session.dispose();
-  });
-});
-
-describe('host calls and isolation', { timeout: TEST_TIMEOUT }, () => {
-  test('a host call returns the host result as Python data; a rejection raises HostCallError', async () => {
-    const calls: [string, unknown][] = [];
-    const session = newSession('host', async (method, params) => {
-      calls.push([method, params]);
-      if (method === 'echo') return { got: params, list: [1, 2.5, null, true] };
-      throw new Error(`no such tool: ${method}`);
-    });
-    const { outcome, out } = await run(
-      session,
-      [
-        'import _code_mode_host as host',
-        'r = host.call("echo", {"q": "héllo", "n": [1, 2]})',
-        'print(type(r).__name__, r)',
-        'try:',
-        '    host.call("missing", None)',
-        'except host.HostCallError as e:',
-        '    print("caught", type(e).__module__, e)',
-      ].join('\n'),
-    );
-    assert.deepEqual(outcome, { status: 'ok' });
-    assert.equal(out, "dict {'got': {'q': 'héllo', 'n': [1, 2]}, 'list': [1, 2.5, None, True]}\ncaught _code_mode_host no such tool: missing\n");
-    assert.deepEqual(calls, [
-      ['echo', { q: 'héllo', n: [1, 2] }],
-      ['missing', null],
-    ]);
-  });
-
-  test('an interrupt abandons a pending host call cleanly; its late reply is skipped', async () => {
-    let releaseSlow: (value: unknown) => void = () => undefined;
-    let slowArrived: () => void = () => undefined;
-    const nextSlowCall = () => new Promise<void>((resolve) => (slowArrived = resolve));
-    const session = newSession('host-interrupt', (method) => {
-      if (method !== 'slow') return Promise.resolve(`answer to ${method}`);
-      slowArrived();
-      return new Promise((resolve) => (releaseSlow = resolve));
-    });
-    let slowCall = nextSlowCall();
-    const sink = new Collector();
-    const done = run(
-      session,
-      [
-        'import _code_mode_host as host',
-        'try:',
-        '    host.call("slow")',
-        'except KeyboardInterrupt:',
-        '    print("abandoned", flush=True)',
-        'print(host.call("fast"))',
-      ].join('\n'),
-      sink,
-    );
-    await slowCall;
-    session.interrupt();
-    await sink.waitFor('abandoned');
-    releaseSlow('too late');
-    const { outcome, out } = await done;
-    assert.deepEqual(outcome, { status: 'ok' });
-    assert.equal(out, 'abandoned\nanswer to fast\n');
-
-    slowCall = nextSlowCall();
-    const second = run(session, 'host.call("slow")');
-    await slowCall;
-    session.interrupt();
-    assert.deepEqual((await second).outcome, { status: 'interrupted' });
-    releaseSlow('later still');
-    assert.equal((await run(session, 'print(host.call("again"))')).out, 'answer to again\n');
-  });
-
-  test('host calls from another thread are refused with HostCallError', async () => {
-    const session = newSession('host-thread', async () => 'ok');
-    const { out } = await run(
-      session,
-      'import threading, _code_mode_host as host\nerrors = []\ndef worker():\n    try:\n        host.call("x")\n    except host.HostCallError as e:\n        errors.append(str(e))\nt = threading.Thread(target=worker)\nt.start(); t.join()\nprint(errors)',
-    );
-    assert.match(out, /main thread/);
-  });
-
-  test('two sessions do not share globals', async () => {
-    const a = newSession('iso-a');
-    const b = newSession('iso-b');
-    await run(a, 'secret = "a"');
-    await run(b, 'secret = "b"');
-    assert.equal((await run(a, 'print(secret)')).out, 'a\n');
-    assert.equal((await run(b, 'print(secret)')).out, 'b\n');
-    assert.notEqual(a.info().pid, b.info().pid);
   });
 });
 

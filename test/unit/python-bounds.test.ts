@@ -7,7 +7,8 @@ import { Engine } from '../../src/engine/engine';
 import { createPythonBackend, type PythonBackendConfig } from '../../src/engine/backends/python/backend';
 import type { Logger } from '../../src/engine/types';
 import type { BackendSession } from '../../src/engine/backends/contract';
-import { Collector, descendants, isGone, outerPid, run, sleep, spawnedPid, waitUntil, waitUntilGone } from '../support/pythonSession';
+import { RecordingSink, run } from '../support/backendRuns';
+import { descendants, isGone, outerPid, sleep, spawnedPid, waitUntil, waitUntilGone } from '../support/pythonSession';
 
 const TEST_TIMEOUT = 60_000;
 const linuxOnly = { skip: process.platform !== 'linux' && 'needs Linux (/proc, RLIMIT_DATA, PR_SET_CHILD_SUBREAPER)' };
@@ -33,7 +34,7 @@ function strays(session: BackendSession): string[] {
 }
 
 /** The pids the code printed before `marker`, as this process sees them (see outerPid). */
-async function pidsPrinted(session: BackendSession, sink: Collector, marker: string): Promise<number[]> {
+async function pidsPrinted(session: BackendSession, sink: RecordingSink, marker: string): Promise<number[]> {
   await sink.waitFor(`${marker}\n`);
   return (new RegExp(`(.*) ${marker}\\n`).exec(sink.out)?.[1] ?? '').split(' ').map((pid) => outerPid(session, Number(pid)));
 }
@@ -188,7 +189,7 @@ describe('processes a run starts', { timeout: TEST_TIMEOUT }, () => {
   test('an interrupted run leaves none of the processes it started, zombies included; the session lives on', linuxOnly, async () => {
     const session = newSession();
     await run(session, 'kept = "yes"');
-    const sink = new Collector();
+    const sink = new RecordingSink();
     const done = run(session, forkMany, sink);
     const pids = await pidsPrinted(session, sink, 'started');
     assert.equal(pids.length, 60);
@@ -201,11 +202,11 @@ describe('processes a run starts', { timeout: TEST_TIMEOUT }, () => {
 
   test('a background process from a successful run survives later runs, even interrupted ones; restart() ends it', linuxOnly, async () => {
     const session = newSession();
-    const sink = new Collector();
+    const sink = new RecordingSink();
     await run(session, 'import subprocess\nserver = subprocess.Popen(["sleep", "1000"])\nprint(server.pid, "server", flush=True)', sink);
     const [server] = await pidsPrinted(session, sink, 'server');
     await run(session, 'print("another run")');
-    const looping = new Collector();
+    const looping = new RecordingSink();
     const done = run(session, 'print("looping", flush=True)\nwhile True:\n    pass', looping);
     await looping.waitFor('looping');
     session.interrupt();
@@ -235,7 +236,7 @@ describe('processes a run starts', { timeout: TEST_TIMEOUT }, () => {
   for (const end of ['restart', 'dispose'] as const) {
     test(`a setsid child and a double-fork daemon are gone after ${end}()`, linuxOnly, async () => {
       const session = newSession();
-      const sink = new Collector();
+      const sink = new RecordingSink();
       assert.deepEqual((await run(session, escapees, sink)).outcome, { status: 'ok' });
       const pids = await pidsPrinted(session, sink, 'escaped');
       for (const pid of pids) assert.ok(!isGone(pid), `process ${pid} runs after a successful run`);
