@@ -34,7 +34,8 @@ const KILLED_DURING_A_RUN: Record<BackendKind, RegExp> = {
  * Server's IOPub rate limit (ServerApp.iopub_data_rate_limit) drops a flood of it, saying so on stderr, with no
  * byte counted as dropped; the other backends keep the head and tail in the interpreter and count the rest.
  */
-const UNBOUNDED_AT_THE_SOURCE = "a Jupyter kernel's flood of output is dropped by the server's IOPub rate limit, not bounded and counted";
+const UNBOUNDED_AT_THE_SOURCE =
+  "a Jupyter kernel's flood of output is dropped by the server's IOPub rate limit, not bounded and counted";
 
 // The suite timeout is a guard against a hang (a hub start included), not a timing assertion.
 for (const target of contractTargets()) {
@@ -50,7 +51,11 @@ for (const target of contractTargets()) {
 
     test('output streams into the sink while the run is still going, stdout and stderr kept apart', async () => {
       const sink = new RecordingSink();
-      const running = run(main, "import sys\nprint('hello')\nprint('oops', file=sys.stderr)\nprint('second line')\nwhile True: pass", sink);
+      const running = run(
+        main,
+        "import sys\nprint('hello')\nprint('oops', file=sys.stderr)\nprint('second line')\nwhile True: pass",
+        sink,
+      );
       await Promise.all([sink.waitFor('second line'), sink.waitFor('oops', 'err')]);
       assert.equal(main.state, 'busy');
       assert.equal(sink.out, 'hello\nsecond line\n');
@@ -60,8 +65,15 @@ for (const target of contractTargets()) {
     });
 
     test('state stays between runs, in a real __main__', async () => {
-      assert.deepEqual((await run(main, 'counter = 41\ndef bump():\n    global counter\n    counter += 1\n    return counter')).outcome, { status: 'ok' });
-      const { outcome, out } = await run(main, 'print(bump(), __name__, __import__("sys").modules["__main__"].counter)');
+      assert.deepEqual(
+        (await run(main, 'counter = 41\ndef bump():\n    global counter\n    counter += 1\n    return counter'))
+          .outcome,
+        { status: 'ok' },
+      );
+      const { outcome, out } = await run(
+        main,
+        'print(bump(), __name__, __import__("sys").modules["__main__"].counter)',
+      );
       assert.deepEqual(outcome, { status: 'ok' });
       assert.equal(out, '42 __main__ 42\n');
     });
@@ -77,7 +89,10 @@ for (const target of contractTargets()) {
     });
 
     test('an exception is a RuntimeError with its name, its message and a traceback into the cell', async () => {
-      const { outcome, out } = await run(main, "print('before')\ndef explode():\n    raise ValueError('boom')\nexplode()");
+      const { outcome, out } = await run(
+        main,
+        "print('before')\ndef explode():\n    raise ValueError('boom')\nexplode()",
+      );
       assert.equal(out, 'before\n');
       assert.ok(outcome.status === 'error', JSON.stringify(outcome));
       assert.equal(outcome.errorType, 'RuntimeError');
@@ -115,23 +130,31 @@ for (const target of contractTargets()) {
       assert.equal((await run(main, 'print(kept)')).out, 'still here\n');
     });
 
-    test('a 10 MB print is bounded at the source: the first and last half-cap bytes, UTF-8 sequences whole', { skip: target.backend === 'jupyter' && UNBOUNDED_AT_THE_SOURCE }, async () => {
-      // 5 MB of one-byte and 5 MB of two-byte characters: half the cap goes out live, the last half at the end.
-      const { outcome, out, dropped } = await run(main, "print('a' * 5_000_000 + 'é' * 2_500_000 + 'END')");
-      assert.deepEqual(outcome, { status: 'ok' });
-      const head = 'a'.repeat(CAP / 2);
-      const tail = 'é'.repeat((CAP / 2 - 4) / 2) + 'END\n';
-      assert.equal(out.length, head.length + tail.length);
-      assert.ok(out === head + tail, 'the first and last half-cap bytes, UTF-8 sequences whole');
-      assert.deepEqual(dropped, { stdout: 10_000_004 - CAP, stderr: 0 });
+    test(
+      'a 10 MB print is bounded at the source: the first and last half-cap bytes, UTF-8 sequences whole',
+      { skip: target.backend === 'jupyter' && UNBOUNDED_AT_THE_SOURCE },
+      async () => {
+        // 5 MB of one-byte and 5 MB of two-byte characters: half the cap goes out live, the last half at the end.
+        const { outcome, out, dropped } = await run(main, "print('a' * 5_000_000 + 'é' * 2_500_000 + 'END')");
+        assert.deepEqual(outcome, { status: 'ok' });
+        const head = 'a'.repeat(CAP / 2);
+        const tail = 'é'.repeat((CAP / 2 - 4) / 2) + 'END\n';
+        assert.equal(out.length, head.length + tail.length);
+        assert.ok(out === head + tail, 'the first and last half-cap bytes, UTF-8 sequences whole');
+        assert.deepEqual(dropped, { stdout: 10_000_004 - CAP, stderr: 0 });
 
-      const lines = await run(main, 'for i in range(200_000): print(i)');
-      assert.deepEqual(lines.outcome, { status: 'ok' });
-      assert.ok(Buffer.byteLength(lines.out) <= CAP);
-      assert.ok(lines.out.startsWith('0\n1\n2\n'));
-      assert.ok(lines.out.endsWith('199998\n199999\n'));
-      assert.equal(lines.dropped.stdout + Buffer.byteLength(lines.out), 1_288_890, 'every byte is either sent or counted as dropped');
-    });
+        const lines = await run(main, 'for i in range(200_000): print(i)');
+        assert.deepEqual(lines.outcome, { status: 'ok' });
+        assert.ok(Buffer.byteLength(lines.out) <= CAP);
+        assert.ok(lines.out.startsWith('0\n1\n2\n'));
+        assert.ok(lines.out.endsWith('199998\n199999\n'));
+        assert.equal(
+          lines.dropped.stdout + Buffer.byteLength(lines.out),
+          1_288_890,
+          'every byte is either sent or counted as dropped',
+        );
+      },
+    );
 
     test('a 10 MB print leaves the session serving', async () => {
       assert.deepEqual((await run(main, 'print("H" + "x" * 10_000_000 + "T")')).outcome, { status: 'ok' });
@@ -144,7 +167,11 @@ for (const target of contractTargets()) {
       const sink = new RecordingSink();
       // Deaf to SIGINT in Python code, not a long C call: a C call that holds the GIL can keep a Jupyter kernel's
       // last output from leaving (ipykernel's IOPub thread needs the GIL), and the wait for it would hang.
-      const running = run(main, 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nwhile True: pass', sink);
+      const running = run(
+        main,
+        'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nwhile True: pass',
+        sink,
+      );
       await sink.waitFor('deaf');
       main.interrupt(); // ignored; the engine restarts after a grace period
       await main.restart();
@@ -159,18 +186,22 @@ for (const target of contractTargets()) {
       assert.notEqual(await backend.interpreterPid(main), pidBefore);
     });
 
-    test('an interpreter killed during a run is a crash naming the cause, and the next run works', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
-      const victim = backend.open('victim');
-      const pid = await backend.interpreterPid(victim);
-      const sink = new RecordingSink();
-      const running = run(victim, "print('waiting', flush=True)\nimport time\ntime.sleep(60)", sink);
-      await sink.waitFor('waiting');
-      process.kill(pid, 'SIGKILL');
-      const { outcome } = await running;
-      assert.ok(outcome.status === 'crashed', JSON.stringify(outcome));
-      assert.match(outcome.message, KILLED_DURING_A_RUN[target.backend]);
-      assert.equal((await run(victim, 'print(1 + 1)')).out, '2\n');
-    });
+    test(
+      'an interpreter killed during a run is a crash naming the cause, and the next run works',
+      { skip: process.platform !== 'linux' && 'reads /proc' },
+      async () => {
+        const victim = backend.open('victim');
+        const pid = await backend.interpreterPid(victim);
+        const sink = new RecordingSink();
+        const running = run(victim, "print('waiting', flush=True)\nimport time\ntime.sleep(60)", sink);
+        await sink.waitFor('waiting');
+        process.kill(pid, 'SIGKILL');
+        const { outcome } = await running;
+        assert.ok(outcome.status === 'crashed', JSON.stringify(outcome));
+        assert.match(outcome.message, KILLED_DURING_A_RUN[target.backend]);
+        assert.equal((await run(victim, 'print(1 + 1)')).out, '2\n');
+      },
+    );
 
     test('two sessions do not share globals, nor an interpreter', async () => {
       const a = backend.open('isolated-a');
@@ -192,7 +223,9 @@ for (const target of contractTargets()) {
         assert.deepEqual([outcome, out], [{ status: 'ok' }, '2\n']);
       }
       times.sort((a, b) => a - b);
-      t.diagnostic(`${target.label}: warm print(1+1) round trip: median ${times[500]!.toFixed(3)} ms, p90 ${times[900]!.toFixed(3)} ms`);
+      t.diagnostic(
+        `${target.label}: warm print(1+1) round trip: median ${times[500]!.toFixed(3)} ms, p90 ${times[900]!.toFixed(3)} ms`,
+      );
     });
   });
 }

@@ -13,10 +13,15 @@ for (const target of contractTargets()) {
   const backend = target.backend;
   describe(`input on the ${target.label}`, () => {
     let engine: Engine;
-    const run = (code: string, onInput?: InputHandler, timeoutS?: number) => engine.run({ code, backend, session: 'input', onInput, timeoutS });
+    const run = (code: string, onInput?: InputHandler, timeoutS?: number) =>
+      engine.run({ code, backend, session: 'input', onInput, timeoutS });
 
     before(async () => {
-      engine = createEngine({ storageDir: testStorageDir, pyodide: { sandbox: sandboxUnderTest }, jupyter: await target.setUp() });
+      engine = createEngine({
+        storageDir: testStorageDir,
+        pyodide: { sandbox: sandboxUnderTest },
+        jupyter: await target.setUp(),
+      });
     });
     after(async () => {
       await engine.dispose();
@@ -36,12 +41,18 @@ for (const target of contractTargets()) {
     test('sys.stdin.readline and getpass ask too; getpass answers are not echoed', async () => {
       const answers = ['first line', 's3cret'];
       const asked: InputRequest[] = [];
-      const result = await run('import sys, getpass\nline = sys.stdin.readline()\npw = getpass.getpass("pw: ")\nprint(repr(line), len(pw))', async (request) => {
-        asked.push(request);
-        return answers.shift();
-      });
+      const result = await run(
+        'import sys, getpass\nline = sys.stdin.readline()\npw = getpass.getpass("pw: ")\nprint(repr(line), len(pw))',
+        async (request) => {
+          asked.push(request);
+          return answers.shift();
+        },
+      );
       assert.equal(result.stdout, "'first line\\n' 6\n");
-      assert.deepEqual(asked, [{ prompt: '', password: false }, { prompt: 'pw: ', password: true }]);
+      assert.deepEqual(asked, [
+        { prompt: '', password: false },
+        { prompt: 'pw: ', password: true },
+      ]);
     });
 
     test('a dismissed question is EOFError, as at the end of a file', async () => {
@@ -59,17 +70,25 @@ for (const target of contractTargets()) {
     });
 
     test('time spent waiting for the answer does not count against the time limit', async () => {
-      const result = await run('import time\ntime.sleep(0.2)\nprint(input("slow? "))', async () => {
-        await new Promise((resolve) => setTimeout(resolve, 1500));
-        return 'answered';
-      }, 1);
+      const result = await run(
+        'import time\ntime.sleep(0.2)\nprint(input("slow? "))',
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          return 'answered';
+        },
+        1,
+      );
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
       assert.equal(result.stdout, 'slow? answered\nanswered\n');
     });
 
     test('interrupting a run that waits for an answer stops it and dismisses the question', async () => {
       let dismissed = false;
-      const pending = run('input("never answered? ")', (_request, signal) => new Promise((resolve) => signal.addEventListener('abort', () => ((dismissed = true), resolve(undefined)))));
+      const pending = run(
+        'input("never answered? ")',
+        (_request, signal) =>
+          new Promise((resolve) => signal.addEventListener('abort', () => ((dismissed = true), resolve(undefined)))),
+      );
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.equal(engine.interrupt('input', backend), true);
       const result = await pending;

@@ -16,7 +16,9 @@ const TABLE = 'class Table:\n    def _repr_html_(self):\n        return "<table>
 
 /** The outputs with each display replaced by its mime, so one assertion shows the whole order. */
 function shape(outputs: OutputItem[] | undefined, displays: { mime: string }[] | undefined): string[] {
-  return (outputs ?? []).map((item) => (item.type === 'stream' ? `${item.name}:${item.text}` : `display:${displays?.[item.index]?.mime}`));
+  return (outputs ?? []).map((item) =>
+    item.type === 'stream' ? `${item.name}:${item.text}` : `display:${displays?.[item.index]?.mime}`,
+  );
 }
 
 for (const backend of BACKEND_KINDS) {
@@ -35,7 +37,11 @@ for (const backend of BACKEND_KINDS) {
     });
 
     test('print, display, print comes back as text, table, text; the streams and displays stay as before', async () => {
-      const result = await engine.run({ code: `${TABLE}print("a")\ndisplay(Table())\nprint("done")`, backend, session: 'order' });
+      const result = await engine.run({
+        code: `${TABLE}print("a")\ndisplay(Table())\nprint("done")`,
+        backend,
+        session: 'order',
+      });
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
       assert.deepEqual(shape(result.outputs, result.displays), ['stdout:a\n', 'display:text/html', 'stdout:done\n']);
       assert.equal(result.stdout, 'a\ndone\n');
@@ -51,7 +57,8 @@ for (const backend of BACKEND_KINDS) {
       assert.deepEqual(items.slice(0, table).sort(), ['stderr:warned\n', 'stdout:partial'], items.join(' | '));
       assert.deepEqual(items.slice(table + 1), ['stdout: after\n']);
       // The stream items of one stream, joined, are that stream's text in the result.
-      const joined = (name: string) => (result.outputs ?? []).map((item) => (item.type === 'stream' && item.name === name ? item.text : '')).join('');
+      const joined = (name: string) =>
+        (result.outputs ?? []).map((item) => (item.type === 'stream' && item.name === name ? item.text : '')).join('');
       assert.equal(joined('stdout'), result.stdout);
       assert.equal(joined('stderr'), result.stderr);
     });
@@ -59,7 +66,10 @@ for (const backend of BACKEND_KINDS) {
     test("a printed file name attaches the file to an agent's run, not to a person's", async () => {
       const code = 'print("read from data.csv")';
       const agents = await engine.run({ code, backend, session: 'order', origin: 'mcp' });
-      assert.deepEqual(agents.displays?.map((display) => display.title), ['data.csv']);
+      assert.deepEqual(
+        agents.displays?.map((display) => display.title),
+        ['data.csv'],
+      );
       assert.deepEqual(shape(agents.outputs, agents.displays), ['stdout:read from data.csv\n', 'display:text/csv']);
       const persons = await engine.run({ code, backend, session: 'order', origin: 'command' });
       assert.equal(persons.stdout, 'read from data.csv\n');

@@ -46,12 +46,19 @@ describe('a backend that never starts', () => {
 
   test('fails the run past the start bound, with the reason, and the next run tries afresh', async () => {
     // The bound is a setting of the engine (120 s by default); the server never answers, so any bound is passed.
-    const engine = createEngine({ storageDir: testStorageDir, jupyter: { url: server.url }, config: { startTimeoutS: 1 } });
+    const engine = createEngine({
+      storageDir: testStorageDir,
+      jupyter: { url: server.url },
+      config: { startTimeoutS: 1 },
+    });
     try {
       const result = await engine.run({ code: 'print(1)', backend: 'jupyter', session: 'bound' });
       assert.equal(result.success, false);
       assert.equal(result.diagnostics?.error_type, 'BACKEND_CRASHED');
-      assert.match(result.diagnostics?.message ?? '', /the jupyter backend did not start within 1 s \(is the Jupyter Server reachable and answering\?.*\); the next run tries again/);
+      assert.match(
+        result.diagnostics?.message ?? '',
+        /the jupyter backend did not start within 1 s \(is the Jupyter Server reachable and answering\?.*\); the next run tries again/,
+      );
       assert.deepEqual(engine.describeSessions(), [], 'the stuck session was dropped');
       const again = await engine.run({ code: 'print(1)', backend: 'jupyter', session: 'bound' });
       assert.match(again.diagnostics?.message ?? '', /did not start within 1 s/);
@@ -65,7 +72,13 @@ describe('a backend that never starts', () => {
     try {
       const starting = (session: string, signal?: AbortSignal) => {
         const pending = engine.run({ code: 'print(1)', backend: 'jupyter', session, signal });
-        return { pending, runId: until(`run in ${session} to show as running`, () => engine.describeSessions().find((s) => s.name === session)?.runningRunId) };
+        return {
+          pending,
+          runId: until(
+            `run in ${session} to show as running`,
+            () => engine.describeSessions().find((s) => s.name === session)?.runningRunId,
+          ),
+        };
       };
       const byInterrupt = starting('a');
       await byInterrupt.runId;
@@ -88,7 +101,10 @@ describe('a backend that never starts', () => {
       await byRestart.runId;
       await engine.resetSession('d', 'jupyter', 'the session was restarted from VS Code');
       assert.equal((await byRestart.pending).diagnostics?.error_type, 'CANCELLED');
-      assert.equal(engine.describeSessions().find((s) => s.name === 'd'), undefined);
+      assert.equal(
+        engine.describeSessions().find((s) => s.name === 'd'),
+        undefined,
+      );
     } finally {
       await engine.dispose();
     }
@@ -96,19 +112,28 @@ describe('a backend that never starts', () => {
 });
 
 describe('a running run that ignores the interrupt', () => {
-  test("is stopped by Stop all the same: its interpreter is restarted after the grace, and the result says so", async () => {
+  test('is stopped by Stop all the same: its interpreter is restarted after the grace, and the result says so', async () => {
     const engine = createEngine({ storageDir: testStorageDir, config: { interruptGraceMs: 500 } });
     try {
-      const code = 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nwhile True: pass\n';
+      const code =
+        'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint("deaf", flush=True)\nwhile True: pass\n';
       const started: string[] = [];
-      const pending = engine.run({ code, backend: 'python', session: 'deaf', onEvent: (e) => e.type === 'stdout' && started.push(e.text) });
+      const pending = engine.run({
+        code,
+        backend: 'python',
+        session: 'deaf',
+        onEvent: (e) => e.type === 'stdout' && started.push(e.text),
+      });
       await until('the loop to start', () => started.join('').includes('deaf'));
       assert.equal(engine.interrupt('deaf', 'python'), true);
       const result = await pending;
       assert.equal(result.diagnostics?.error_type, 'CANCELLED');
       assert.equal(result.diagnostics?.session_reset, true, result.diagnostics?.message);
       assert.match(result.diagnostics?.message ?? '', /did not stop in time and was restarted/);
-      assert.equal((await engine.run({ code: 'print("again")', backend: 'python', session: 'deaf' })).stdout, 'again\n');
+      assert.equal(
+        (await engine.run({ code: 'print("again")', backend: 'python', session: 'deaf' })).stdout,
+        'again\n',
+      );
     } finally {
       await engine.dispose();
     }
@@ -140,14 +165,24 @@ describe('a run queued behind another', () => {
     const second = engine.run({ code: 'print("second")', backend: 'python', session: 'q' });
     const third = engine.run({ code: 'print("third")', backend: 'python', session: 'q' });
     const queued = events.filter((e): e is Extract<RunEvent, { type: 'queued' }> => e.type === 'queued');
-    assert.deepEqual(queued.map((e) => e.waitingFor), ['slow.py', 'print("second")'], 'queued events come at once, naming the work ahead');
-    assert.deepEqual(engine.describeSessions().find((s) => s.name === 'q')?.queuedRunIds, queued.map((e) => e.runId));
+    assert.deepEqual(
+      queued.map((e) => e.waitingFor),
+      ['slow.py', 'print("second")'],
+      'queued events come at once, naming the work ahead',
+    );
+    assert.deepEqual(
+      engine.describeSessions().find((s) => s.name === 'q')?.queuedRunIds,
+      queued.map((e) => e.runId),
+    );
 
     assert.equal(engine.cancelRun(queued[0]!.runId), true);
     const cancelled = await second;
     assert.equal(cancelled.diagnostics?.error_type, 'CANCELLED');
     assert.match(cancelled.diagnostics?.message ?? '', /cancelled while it waited for slow\.py; it did not run/);
-    assert.ok(!events.some((e) => e.type === 'started' && e.runId === queued[0]!.runId), 'a cancelled queued run never starts');
+    assert.ok(
+      !events.some((e) => e.type === 'started' && e.runId === queued[0]!.runId),
+      'a cancelled queued run never starts',
+    );
 
     fs.writeFileSync(flag, '');
     const done: RunResult = await first;

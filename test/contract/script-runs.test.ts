@@ -27,7 +27,8 @@ for (const target of contractTargets()) {
     let workspace: string;
     let folder: string;
     let mainFile: string;
-    const run = (code: string, script?: { path: string; firstLine: number; cwd?: string }) => engine.run({ code, backend, session: 'scripts', script });
+    const run = (code: string, script?: { path: string; firstLine: number; cwd?: string }) =>
+      engine.run({ code, backend, session: 'scripts', script });
 
     before(async () => {
       workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-workspace-')));
@@ -36,10 +37,18 @@ for (const target of contractTargets()) {
       folder = path.join(workspace, 'project');
       fs.mkdirSync(folder);
       fs.writeFileSync(path.join(folder, 'data.txt'), 'data next to the file');
-      fs.writeFileSync(path.join(folder, 'demo.py'), 'def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n');
+      fs.writeFileSync(
+        path.join(folder, 'demo.py'),
+        'def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n',
+      );
       mainFile = path.join(folder, 'main.py');
       fs.writeFileSync(mainFile, MAIN);
-      engine = createEngine({ storageDir: testStorageDir, pyodide: { sandbox: sandboxUnderTest }, workspaceRoots: [workspace], jupyter: await target.setUp() });
+      engine = createEngine({
+        storageDir: testStorageDir,
+        pyodide: { sandbox: sandboxUnderTest },
+        workspaceRoots: [workspace],
+        jupyter: await target.setUp(),
+      });
     });
     after(async () => {
       await engine.dispose();
@@ -57,7 +66,10 @@ for (const target of contractTargets()) {
       assert.equal(result.stdout, 'data next to the file 55 True True __main__ True\n');
       assert.equal(result.diagnostics?.error_type, 'RuntimeError');
       assert.equal(result.diagnostics?.exception, 'ZeroDivisionError');
-      assert.match(result.diagnostics?.traceback ?? '', new RegExp(`File "${mainFile}", line 4, in <module>\\n\\s+print\\(1 / 0\\)`));
+      assert.match(
+        result.diagnostics?.traceback ?? '',
+        new RegExp(`File "${mainFile}", line 4, in <module>\\n\\s+print\\(1 / 0\\)`),
+      );
     });
 
     test("a selection's traceback points at its line in the file", async () => {
@@ -66,15 +78,29 @@ for (const target of contractTargets()) {
     });
 
     test('after a script run the session is as it was: folder, __file__, sys.path, argv', async () => {
-      const before = await run('import os, sys\nprint(os.getcwd(), "__file__" in globals(), sys.path.count(%r), len(sys.argv))'.replace('%r', JSON.stringify(folder)));
+      const before = await run(
+        'import os, sys\nprint(os.getcwd(), "__file__" in globals(), sys.path.count(%r), len(sys.argv))'.replace(
+          '%r',
+          JSON.stringify(folder),
+        ),
+      );
       await run(MAIN, { path: mainFile, firstLine: 1, cwd: folder });
-      const after = await run('import os, sys\nprint(os.getcwd(), "__file__" in globals(), sys.path.count(%r), len(sys.argv))'.replace('%r', JSON.stringify(folder)));
+      const after = await run(
+        'import os, sys\nprint(os.getcwd(), "__file__" in globals(), sys.path.count(%r), len(sys.argv))'.replace(
+          '%r',
+          JSON.stringify(folder),
+        ),
+      );
       assert.equal(after.stdout, before.stdout);
       assert.equal(after.stdout.startsWith(`${workspace} False 0`), true, after.stdout);
     });
 
     test('a working folder the interpreter cannot enter is said on stderr, and the run goes on', async () => {
-      const result = await run('print("ran")', { path: path.join(os.tmpdir(), 'no-such-folder', 'x.py'), firstLine: 1, cwd: path.join(os.tmpdir(), 'no-such-folder') });
+      const result = await run('print("ran")', {
+        path: path.join(os.tmpdir(), 'no-such-folder', 'x.py'),
+        firstLine: 1,
+        cwd: path.join(os.tmpdir(), 'no-such-folder'),
+      });
       assert.equal(result.stdout, 'ran\n');
       assert.match(result.stderr, /\[code-mode\] cannot run in .*no-such-folder/);
     });
@@ -88,7 +114,9 @@ for (const target of contractTargets()) {
         assert.match(remove.diagnostics?.message ?? '', /Read-only file system/);
         assert.equal(fs.existsSync(path.join(folder, 'data.txt')), true);
         assert.equal(fs.existsSync(path.join(folder, 'new.txt')), false);
-        const scratch = await run('import os\np = os.path.join(os.environ["CODE_MODE_SCRATCH"], "ok.txt")\nopen(p, "w").write("fine")\nprint(open(p).read())');
+        const scratch = await run(
+          'import os\np = os.path.join(os.environ["CODE_MODE_SCRATCH"], "ok.txt")\nopen(p, "w").write("fine")\nprint(open(p).read())',
+        );
         assert.equal(scratch.stdout, 'fine\n');
       });
 

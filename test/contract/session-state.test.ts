@@ -18,42 +18,56 @@ for (const target of contractTargets()) {
     const run = (code: string, session = 'contract', reset?: boolean) => engine.run({ code, backend, session, reset });
 
     before(async () => {
-      engine = createEngine({ storageDir: testStorageDir, pyodide: { sandbox: sandboxUnderTest }, jupyter: await target.setUp() });
+      engine = createEngine({
+        storageDir: testStorageDir,
+        pyodide: { sandbox: sandboxUnderTest },
+        jupyter: await target.setUp(),
+      });
     });
     after(async () => {
       await engine.dispose();
       await target.tearDown();
     });
 
-    test('an interpreter killed between runs (the OOM killer) is announced on the next run', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
-      assert.equal((await run('kept = 41')).success, true);
-      // A kernel of another user is not reported by pid: it says its own.
-      const pid = target.remoteKernel ? Number((await run('import os\nprint(os.getpid())')).stdout) : engine.backendInfo(backend, 'contract').pid;
-      assert.ok(pid, 'the session has a process');
-      const victim = interpreterUnder(pid);
-      process.kill(victim, 'SIGKILL');
-      // Between runs means after its parent (the backend, the sandbox's init or the Jupyter Server) has seen
-      // it die and reaped it: how long that takes depends on the machine's load, not on a fixed pause.
-      for (let waited = 0; fs.existsSync(`/proc/${victim}`); waited += 50) {
-        assert.ok(waited < 120_000, `process ${victim} was never reaped`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      // And after the backend has heard of it, where the backend owns the process: the news travels up through
-      // the sandbox's init and the pipes. A run sent before that races the death, which is another case (the
-      // run fails saying the interpreter stopped, and the state loss is announced); a Jupyter kernel's death
-      // reaches the backend from the server, which starts the kernel again by itself.
-      for (let waited = 0; backend !== 'jupyter' && engine.backendInfo(backend, 'contract').state === 'ready'; waited += 50) {
-        assert.ok(waited < 120_000, `the ${backend} backend never noticed that its interpreter died`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const next = await run('print("kept" in globals())');
-      assert.equal(next.stdout, 'False\n', JSON.stringify(next));
-      assert.equal(next.success, true);
-      assert.equal(next.session_reset, true, 'the lost state was not announced');
-      assert.match(next.reset_reason ?? '', /killed|SIGKILL|signal 9|code 137|kernel died/);
-      const after = await run('print(1)');
-      assert.equal(after.session_reset, undefined, 'announced once');
-    });
+    test(
+      'an interpreter killed between runs (the OOM killer) is announced on the next run',
+      { skip: process.platform !== 'linux' && 'reads /proc' },
+      async () => {
+        assert.equal((await run('kept = 41')).success, true);
+        // A kernel of another user is not reported by pid: it says its own.
+        const pid = target.remoteKernel
+          ? Number((await run('import os\nprint(os.getpid())')).stdout)
+          : engine.backendInfo(backend, 'contract').pid;
+        assert.ok(pid, 'the session has a process');
+        const victim = interpreterUnder(pid);
+        process.kill(victim, 'SIGKILL');
+        // Between runs means after its parent (the backend, the sandbox's init or the Jupyter Server) has seen
+        // it die and reaped it: how long that takes depends on the machine's load, not on a fixed pause.
+        for (let waited = 0; fs.existsSync(`/proc/${victim}`); waited += 50) {
+          assert.ok(waited < 120_000, `process ${victim} was never reaped`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        // And after the backend has heard of it, where the backend owns the process: the news travels up through
+        // the sandbox's init and the pipes. A run sent before that races the death, which is another case (the
+        // run fails saying the interpreter stopped, and the state loss is announced); a Jupyter kernel's death
+        // reaches the backend from the server, which starts the kernel again by itself.
+        for (
+          let waited = 0;
+          backend !== 'jupyter' && engine.backendInfo(backend, 'contract').state === 'ready';
+          waited += 50
+        ) {
+          assert.ok(waited < 120_000, `the ${backend} backend never noticed that its interpreter died`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const next = await run('print("kept" in globals())');
+        assert.equal(next.stdout, 'False\n', JSON.stringify(next));
+        assert.equal(next.success, true);
+        assert.equal(next.session_reset, true, 'the lost state was not announced');
+        assert.match(next.reset_reason ?? '', /killed|SIGKILL|signal 9|code 137|kernel died/);
+        const after = await run('print(1)');
+        assert.equal(after.session_reset, undefined, 'announced once');
+      },
+    );
 
     test('closed standard fds are repaired before the next run', async () => {
       const closing = await run('import os\nos.close(1)\nos.close(2)');
@@ -69,7 +83,9 @@ for (const target of contractTargets()) {
       assert.equal((await run('print("visible")')).stdout, 'visible\n');
       await run('import sys\nsys.__stdout__.close()');
       assert.equal((await run('print("visible again")')).stdout, 'visible again\n');
-      const redirected = await run('import contextlib, io\nbuffer = io.StringIO()\nwith contextlib.redirect_stdout(buffer):\n    print("captured")\nprint(repr(buffer.getvalue()))');
+      const redirected = await run(
+        'import contextlib, io\nbuffer = io.StringIO()\nwith contextlib.redirect_stdout(buffer):\n    print("captured")\nprint(repr(buffer.getvalue()))',
+      );
       assert.equal(redirected.stdout, "'captured\\n'\n", 'redirecting within a run still works');
     });
 
@@ -78,7 +94,11 @@ for (const target of contractTargets()) {
       const poisoned = await run('import builtins\nprint(hasattr(builtins, "poisoned"))\nimport json');
       assert.equal(poisoned.stdout, 'True\n');
       assert.equal(poisoned.success, false, 'the poisoned module is still poisoned without a reset');
-      const fresh = await run('import builtins, json\nprint(hasattr(builtins, "poisoned"), json.dumps(None))', 'contract', true);
+      const fresh = await run(
+        'import builtins, json\nprint(hasattr(builtins, "poisoned"), json.dumps(None))',
+        'contract',
+        true,
+      );
       assert.equal(fresh.stdout, 'False null\n');
       assert.equal(fresh.session_reset, true);
       assert.equal(fresh.reset_reason, 'this run asked for a fresh interpreter');

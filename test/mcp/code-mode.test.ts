@@ -11,13 +11,19 @@ import type { BackendKind } from '../../src/engine/types';
 import { freeLoopbackPort } from '../../src/engine/localAddresses';
 import { connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
 
-const serverScript = (pkg: string) => path.join(repoRoot, 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');
+const serverScript = (pkg: string) =>
+  path.join(repoRoot, 'node_modules', '@modelcontextprotocol', pkg, 'dist', 'index.js');
 
 function writeServersConfig(dir: string, filesDir: string): string {
   const file = path.join(dir, 'mcp_servers.json');
   const config = {
     servers: {
-      memory: { command: process.execPath, args: [serverScript('server-memory')], env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') }, description: 'A knowledge graph' },
+      memory: {
+        command: process.execPath,
+        args: [serverScript('server-memory')],
+        env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') },
+        description: 'A knowledge graph',
+      },
       filesystem: { command: process.execPath, args: [serverScript('server-filesystem'), filesDir] },
       everything: { command: process.execPath, args: [serverScript('server-everything'), 'stdio'] },
       'crash-test': { command: process.execPath, args: [path.join(repoRoot, 'test', 'fixtures', 'crash-server.mjs')] },
@@ -40,7 +46,14 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-bridge-'));
       filesDir = fs.realpathSync(fs.mkdtempSync(path.join(dir, 'files-')));
       // These cases are about calling tools, so calls need no approval here (tool-approval.test.ts tests asking).
-      conn = await connectStdio(['--backend', backend, '--servers', writeServersConfig(dir, filesDir), '--tool-approval', 'allow']);
+      conn = await connectStdio([
+        '--backend',
+        backend,
+        '--servers',
+        writeServersConfig(dir, filesDir),
+        '--tool-approval',
+        'allow',
+      ]);
       // The client then checks every result against run_python's output schema.
       await conn.client.listTools();
     });
@@ -62,7 +75,9 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
       assert.match(text, /tools\.crash_test\.ping\(\)/, 'hyphenated server names become identifiers');
       assert.match(text, /# no-such-binary: unavailable — command ".*missing-server-binary": .*ENOENT/);
       assert.match(text, /# config mcp_servers\.json \/ broken: "command" must be a non-empty string/);
-      const filtered = await run('from code_mode import tools\nprint(tools.search("directory tree", server="filesystem"))');
+      const filtered = await run(
+        'from code_mode import tools\nprint(tools.search("directory tree", server="filesystem"))',
+      );
       assert.match(filtered.result.stdout, /directory_tree/);
       assert.doesNotMatch(filtered.result.stdout, /memory/);
       // The log message may trail the result by a tick.
@@ -71,7 +86,11 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
       assert.ok(failure, JSON.stringify(logged));
       assert.equal(failure.level, 'error');
       assert.match((failure.data as { error: string }).error, /ENOENT/);
-      assert.equal(logged.filter((m) => (m.data as { server?: string }).server === 'no-such-binary').length, 1, 'told once');
+      assert.equal(
+        logged.filter((m) => (m.data as { server?: string }).server === 'no-such-binary').length,
+        1,
+        'told once',
+      );
     });
 
     test('a task touching five tools runs as one run_python call', async () => {
@@ -98,7 +117,10 @@ print(json.dumps({"entities": sorted(summary), "relations": len(graph["relations
       assert.match(JSON.stringify(out.listing), /\[FILE\] notes\.txt/);
       assert.match(out.echo, /five tools, one run/);
       assert.ok(result.stdout.length < 4096, 'the answer stays small');
-      assert.deepEqual(JSON.parse(fs.readFileSync(notes, 'utf8')), { Ada: ['wrote the first program'], Engine: ['analytical'] });
+      assert.deepEqual(JSON.parse(fs.readFileSync(notes, 'utf8')), {
+        Ada: ['wrote the first program'],
+        Engine: ['analytical'],
+      });
     });
 
     test('help() shows the generated signature and docs', async () => {
@@ -140,7 +162,9 @@ for expr in ("tools.nope", "tools.memory.nope"):
     });
 
     test('structured content comes back as a dict', async () => {
-      const { result } = await run('from code_mode import tools\nr = tools.everything.get_structured_content(location="New York")\nprint(type(r).__name__, sorted(r))');
+      const { result } = await run(
+        'from code_mode import tools\nr = tools.everything.get_structured_content(location="New York")\nprint(type(r).__name__, sorted(r))',
+      );
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
       assert.match(result.stdout, /^dict \[.*'temperature'.*\]/);
     });
@@ -153,7 +177,9 @@ for expr in ("tools.nope", "tools.memory.nope"):
         timeout_s: 1,
       });
       assert.equal(slow.result.diagnostics?.error_type, 'TIMEOUT');
-      const next = await run('from code_mode import tools\nkept += 1\nprint(kept, tools.everything.echo(message="after"))');
+      const next = await run(
+        'from code_mode import tools\nkept += 1\nprint(kept, tools.everything.echo(message="after"))',
+      );
       assert.match(next.result.stdout, /after/);
       if (!slow.result.diagnostics?.session_reset) assert.match(next.result.stdout, /^42 /);
     });
@@ -166,7 +192,10 @@ for expr in ("tools.nope", "tools.memory.nope"):
     test('a server added to the watched config file becomes callable without a restart', async () => {
       const file = path.join(dir, 'mcp_servers.json');
       const config = JSON.parse(fs.readFileSync(file, 'utf8'));
-      config.servers['late-addition'] = { command: process.execPath, args: [path.join(repoRoot, 'test', 'fixtures', 'crash-server.mjs')] };
+      config.servers['late-addition'] = {
+        command: process.execPath,
+        args: [path.join(repoRoot, 'test', 'fixtures', 'crash-server.mjs')],
+      };
       fs.writeFileSync(file, JSON.stringify(config));
       let listed = '';
       for (let i = 0; i < 100 && !listed.includes('late_addition'); i++) {
@@ -181,7 +210,9 @@ for expr in ("tools.nope", "tools.memory.nope"):
     test('a server that crashes mid-session is reported and the next run still works', async () => {
       const first = await run('from code_mode import tools\nprint(tools.crash_test.ping()["pong"])');
       assert.equal(first.result.stdout, 'True\n');
-      const crash = await run('from code_mode import tools, ToolError\ntry:\n    tools.crash_test.crash()\nexcept ToolError as e:\n    print("crashed:", e)');
+      const crash = await run(
+        'from code_mode import tools, ToolError\ntry:\n    tools.crash_test.crash()\nexcept ToolError as e:\n    print("crashed:", e)',
+      );
       assert.equal(crash.result.success, true, JSON.stringify(crash.result.diagnostics));
       assert.match(crash.result.stdout, /^crashed: crash-test\.crash: .*closed.*exiting on purpose/s);
       const again = await run('from code_mode import tools\nprint(tools.crash_test.ping()["pong"])');
@@ -198,7 +229,10 @@ describe('code mode — an external server over Streamable HTTP', () => {
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-http-server-'));
     const port = await freeLoopbackPort();
-    server = spawn(process.execPath, [serverScript('server-everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(process.execPath, [serverScript('server-everything'), 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     await new Promise<void>((resolve, reject) => {
       let seen = '';
       server.stderr?.on('data', (chunk: Buffer) => {
@@ -208,7 +242,10 @@ describe('code mode — an external server over Streamable HTTP', () => {
       server.once('exit', () => reject(new Error(`server-everything exited: ${seen}`)));
     });
     const config = path.join(dir, 'servers.json');
-    fs.writeFileSync(config, JSON.stringify({ servers: { web: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } }));
+    fs.writeFileSync(
+      config,
+      JSON.stringify({ servers: { web: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } }),
+    );
     conn = await connectStdio(['--backend', 'python', '--servers', config, '--auto-approve', 'web.echo']);
   });
   after(async () => {
@@ -218,7 +255,9 @@ describe('code mode — an external server over Streamable HTTP', () => {
   });
 
   test('Python calls its tools like a stdio server', async () => {
-    const { result } = await runPython(conn.client, { code: 'from code_mode import tools\nprint(tools.web.echo(message="over http"))' });
+    const { result } = await runPython(conn.client, {
+      code: 'from code_mode import tools\nprint(tools.web.echo(message="over http"))',
+    });
     assert.equal(result.success, true, JSON.stringify(result.diagnostics));
     assert.equal(result.stdout, 'Echo: over http\n');
   });

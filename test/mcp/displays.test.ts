@@ -29,7 +29,9 @@ function texts(raw: CallToolResult): string[] {
 /** Debian's python3-matplotlib installs for /usr/bin/python3, which need not be the python3 on PATH. */
 function systemPythonWithMatplotlib(): string | undefined {
   const candidate = '/usr/bin/python3';
-  return fs.existsSync(candidate) && spawnSync(candidate, ['-c', 'import matplotlib'], { stdio: 'ignore' }).status === 0 ? candidate : undefined;
+  return fs.existsSync(candidate) && spawnSync(candidate, ['-c', 'import matplotlib'], { stdio: 'ignore' }).status === 0
+    ? candidate
+    : undefined;
 }
 
 for (const backend of ['pyodide', 'python'] as BackendKind[]) {
@@ -39,7 +41,8 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
     let outside: string;
     /** Unique per backend and process: the scratch folder is shared by every test run on this machine. */
     const name = (stem: string) => `${stem}-${backend}-${process.pid}`;
-    const run = (args: Record<string, unknown>, client: Client = conn.client) => runPython(client, { backend, ...args });
+    const run = (args: Record<string, unknown>, client: Client = conn.client) =>
+      runPython(client, { backend, ...args });
 
     before(async () => {
       workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-workspace-'));
@@ -54,11 +57,13 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       await conn?.close();
       fs.rmSync(workspace, { recursive: true, force: true });
       fs.rmSync(outside, { recursive: true, force: true });
-      for (const file of fs.readdirSync(scratch)) if (file.includes(`-${backend}-${process.pid}`)) fs.rmSync(path.join(scratch, file), { force: true });
+      for (const file of fs.readdirSync(scratch))
+        if (file.includes(`-${backend}-${process.pid}`)) fs.rmSync(path.join(scratch, file), { force: true });
     });
 
     test('content blocks keep the order the program made its output in: text, the display, the text after it', async () => {
-      const code = 'class Table:\n    def _repr_html_(self):\n        return "<table><td>42</td></table>"\nprint("a")\ndisplay(Table())\nprint("done")';
+      const code =
+        'class Table:\n    def _repr_html_(self):\n        return "<table><td>42</td></table>"\nprint("a")\ndisplay(Table())\nprint("done")';
       const { result, raw } = await run({ code });
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
       assert.deepEqual(
@@ -66,7 +71,11 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         ['a', '<table><td>42</td></table>', 'done'],
       );
       assert.match((raw.content[2] as TextItem).text, /^done\n\[ok in \d+ ms/, 'the status follows the last text');
-      assert.deepEqual(JSON.parse((raw.content[3] as TextItem).text), { ...result, displays: [{ mime: 'text/html' }] }, 'the JSON comes last');
+      assert.deepEqual(
+        JSON.parse((raw.content[3] as TextItem).text),
+        { ...result, displays: [{ mime: 'text/html' }] },
+        'the JSON comes last',
+      );
       assert.deepEqual(result.outputs, [
         { type: 'stream', name: 'stdout', text: 'a\n' },
         { type: 'display', index: 0 },
@@ -111,9 +120,17 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         { mime: 'text/plain', data: "{'a': None, 'b': [1, 2]}" },
       ]);
       // In the order they were displayed, then the status line and the JSON of the result.
-      assert.deepEqual(texts(raw).slice(0, 4), ['table:\n<table><tr><td>42</td></tr></table>', '# Findings', 'Plain(42)', "{'a': None, 'b': [1, 2]}"]);
+      assert.deepEqual(texts(raw).slice(0, 4), [
+        'table:\n<table><tr><td>42</td></tr></table>',
+        '# Findings',
+        'Plain(42)',
+        "{'a': None, 'b': [1, 2]}",
+      ]);
       assert.equal(raw.content[2].type, 'image', 'the SVG between the Markdown and the plain object');
-      assert.deepEqual(images(raw).map((item) => item.mimeType), ['image/svg+xml']);
+      assert.deepEqual(
+        images(raw).map((item) => item.mimeType),
+        ['image/svg+xml'],
+      );
     });
 
     test('a PNG saved in the scratch folder and a workspace text file are shown when their paths are printed', async () => {
@@ -217,7 +234,11 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         const { result, raw } = await run({ code, session: 'figures' });
         assert.equal(result.success, true, JSON.stringify(result.diagnostics));
         assert.deepEqual(
-          result.displays?.map((d) => ({ mime: d.mime, title: d.title, size: checkPng(Buffer.from(d.data, 'base64')) })),
+          result.displays?.map((d) => ({
+            mime: d.mime,
+            title: d.title,
+            size: checkPng(Buffer.from(d.data, 'base64')),
+          })),
           [
             { mime: 'image/png', title: 'Figure 1', size: { width: 3, height: 2 } },
             { mime: 'image/png', title: 'loss', size: { width: 5, height: 4 } },
@@ -235,7 +256,15 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
     test('a real matplotlib figure left open comes back as a PNG, on the Agg backend; a PIL image too', async (t: TestContext) => {
       // Asked without importing, so nothing (auto-install included) reacts to a missing module.
       const has = async (client: Client) =>
-        (await run({ code: 'import importlib.util\nprint(importlib.util.find_spec("matplotlib") is not None)', session: 'mpl' }, client)).result.stdout === 'True\n';
+        (
+          await run(
+            {
+              code: 'import importlib.util\nprint(importlib.util.find_spec("matplotlib") is not None)',
+              session: 'mpl',
+            },
+            client,
+          )
+        ).result.stdout === 'True\n';
       let extra: StdioConnection | undefined;
       let client = conn.client;
       if (!(await has(client))) {
@@ -252,7 +281,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         client = extra.client;
       }
       try {
-        const untouched = await run({ code: 'import sys\ndisplay("x")\nprint("matplotlib" in sys.modules)', session: 'mpl', reset: true }, client);
+        const untouched = await run(
+          { code: 'import sys\ndisplay("x")\nprint("matplotlib" in sys.modules)', session: 'mpl', reset: true },
+          client,
+        );
         assert.equal(untouched.result.stdout, 'False\n', 'displays never import matplotlib themselves');
         const code = [
           // matplotlib requires Pillow, so wherever it runs a PIL image can be displayed (CMYK has no PNG form).
@@ -270,12 +302,18 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         assert.equal(result.stderr, '', 'no "non-interactive" warning from plt.show()');
         assert.equal(result.displays?.length, 2);
         const [pil, figure] = result.displays!;
-        assert.deepEqual({ mime: pil.mime, title: pil.title, size: checkPng(Buffer.from(pil.data, 'base64')) }, { mime: 'image/png', title: 'pil', size: { width: 7, height: 5 } });
+        assert.deepEqual(
+          { mime: pil.mime, title: pil.title, size: checkPng(Buffer.from(pil.data, 'base64')) },
+          { mime: 'image/png', title: 'pil', size: { width: 7, height: 5 } },
+        );
         assert.equal(figure.mime, 'image/png');
         assert.equal(figure.title, 'Figure 1');
         const size = checkPng(Buffer.from(figure.data, 'base64'));
         assert.ok(size.width > 300 && size.height > 200, `a figure-sized image (${size.width}×${size.height})`);
-        assert.deepEqual(images(raw).map((item) => item.data), [pil.data, figure.data]);
+        assert.deepEqual(
+          images(raw).map((item) => item.data),
+          [pil.data, figure.data],
+        );
         const after = await run({ code: 'print(plt.get_fignums())', session: 'mpl' }, client);
         assert.equal(after.result.stdout, '[]\n', 'shown figures are closed');
       } finally {

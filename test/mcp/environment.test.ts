@@ -11,7 +11,8 @@ import { cliPath, connectStdio, runPython, type StdioConnection } from '../suppo
 describe('environment', () => {
   let storage: string;
   let conn: StdioConnection;
-  const call = async (name: string, args: Record<string, unknown>) => (await conn.client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await conn.client.callTool({ name, arguments: args })) as CallToolResult;
 
   before(async () => {
     storage = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-env-'));
@@ -32,21 +33,40 @@ describe('environment', () => {
     assert.equal(env.backends.pyodide.pyodide_version, '0.29.5');
     assert.match(env.backends.pyodide.python_version, /^3\.\d+\.\d+$/);
     assert.match(env.backends.python.python_version, /^3\.\d+\.\d+$/);
-    assert.ok(Array.isArray(env.backends.python.packages) && env.backends.python.packages.some((p: { name: string }) => p.name === 'pip'));
+    assert.ok(
+      Array.isArray(env.backends.python.packages) &&
+        env.backends.python.packages.some((p: { name: string }) => p.name === 'pip'),
+    );
     assert.equal(env.limits.timeout_s, 30);
     assert.equal(env.limits.output_cap_kb, 64);
     assert.equal(env.limits.max_sessions_per_backend, 8);
     const sandbox = env.backends.pyodide.sandbox;
     assert.equal(sandbox.network, 'off');
-    if (process.platform === 'linux') assert.deepEqual([sandbox.mechanism, sandbox.complete, sandbox.gaps], ['bubblewrap', true, []]);
+    if (process.platform === 'linux')
+      assert.deepEqual([sandbox.mechanism, sandbox.complete, sandbox.gaps], ['bubblewrap', true, []]);
     else assert.equal(sandbox.complete, false);
     assert.equal(env.backends.python.sandbox, null, 'the workspace interpreter is not sandboxed and says so');
     assert.match(env.backends.python.isolation, /^none/);
-    assert.deepEqual(env.guardrails, { max_code_bytes: 256 * 1024, max_code_lines: 0, allow_imports: [], deny_imports: [], denied_tokens: [] });
+    assert.deepEqual(env.guardrails, {
+      max_code_bytes: 256 * 1024,
+      max_code_lines: 0,
+      allow_imports: [],
+      deny_imports: [],
+      denied_tokens: [],
+    });
     const keys = JSON.stringify(env, (key, value) => (key === 'packages' ? undefined : value)).match(/"[^"]+":/g) ?? [];
-    assert.deepEqual(keys.filter((k) => /[A-Z]/.test(k)), [], 'every key is snake_case');
+    assert.deepEqual(
+      keys.filter((k) => /[A-Z]/.test(k)),
+      [],
+      'every key is snake_case',
+    );
     assert.deepEqual(env.external_servers, []);
-    assert.deepEqual(env.tool_approval, { mode: 'ask', auto_approve: [], approve_person_runs: true, set_by: { mode: 'flag --tool-approval', auto_approve: 'flag --auto-approve' } });
+    assert.deepEqual(env.tool_approval, {
+      mode: 'ask',
+      auto_approve: [],
+      approve_person_runs: true,
+      set_by: { mode: 'flag --tool-approval', auto_approve: 'flag --auto-approve' },
+    });
   });
 
   test('a key and value are validated, applied at once, and the new environment comes back', async () => {
@@ -74,7 +94,9 @@ describe('environment', () => {
   test('every run is kept in the persisted history of the storage folder', async () => {
     await runPython(conn.client, { code: 'print("remember me")', backend: 'python' });
     await conn.close();
-    const saved = JSON.parse(fs.readFileSync(path.join(storage, 'history.json'), 'utf8')) as { runs: { run: { code: string; origin: string }; result: { stdout: string } }[] };
+    const saved = JSON.parse(fs.readFileSync(path.join(storage, 'history.json'), 'utf8')) as {
+      runs: { run: { code: string; origin: string }; result: { stdout: string } }[];
+    };
     const run = saved.runs.find((r) => r.run.code === 'print("remember me")');
     assert.ok(run, 'the run was saved');
     assert.equal(run.run.origin, 'cli');
@@ -85,7 +107,9 @@ describe('environment', () => {
   test('settings persist across a restart of the server, and command-line flags win', async () => {
     await conn.close();
     conn = await connectStdio(['--storage', storage]);
-    const env = (await call('environment', {})).structuredContent as { settings: { timeout_s: number; default_backend: string } };
+    const env = (await call('environment', {})).structuredContent as {
+      settings: { timeout_s: number; default_backend: string };
+    };
     assert.equal(env.settings.timeout_s, 1);
     assert.equal(env.settings.default_backend, 'python');
     await conn.close();
@@ -106,7 +130,11 @@ describe('environment with --pyodide-sandbox deno', () => {
 
   test('reports Deno as the mechanism, complete, and runs Python under it', async () => {
     const result = (await conn.client.callTool({ name: 'environment', arguments: {} })) as CallToolResult;
-    const sandbox = (result.structuredContent as { backends: { pyodide: { sandbox: { mechanism: string; complete: boolean; gaps: string[]; network: string } } } }).backends.pyodide.sandbox;
+    const sandbox = (
+      result.structuredContent as {
+        backends: { pyodide: { sandbox: { mechanism: string; complete: boolean; gaps: string[]; network: string } } };
+      }
+    ).backends.pyodide.sandbox;
     assert.deepEqual(sandbox, { mechanism: 'deno', complete: true, network: 'off', gaps: [] });
     const { result: run } = await runPython(conn.client, { code: 'import js\nprint(type(js.Deno).__name__, 6 * 7)' });
     assert.equal(run.stdout, 'JsProxy 42\n', JSON.stringify(run.diagnostics));

@@ -20,12 +20,42 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'tools/call with arguments "x"', message: { jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'run_python', arguments: 'x' } }, code: -32602, id: 21 },
-  { name: 'tools/call without a name', message: { jsonrpc: '2.0', id: 22, method: 'tools/call', params: { arguments: {} } }, code: -32602, id: 22 },
-  { name: 'logging/setLevel with an unknown level', message: { jsonrpc: '2.0', id: 23, method: 'logging/setLevel', params: { level: 'loud' } }, code: -32602, id: 23 },
-  { name: 'tasks/get with a numeric id', message: { jsonrpc: '2.0', id: 24, method: 'tasks/get', params: { taskId: 5 } }, code: -32602, id: 24 },
-  { name: 'tasks/get of a task that does not exist', message: { jsonrpc: '2.0', id: 25, method: 'tasks/get', params: { taskId: 'no-such-task' } }, code: -32602, id: 25 },
-  { name: 'params as an array', message: { jsonrpc: '2.0', id: 26, method: 'tools/list', params: [1, 2] }, code: -32602, id: 26 },
+  {
+    name: 'tools/call with arguments "x"',
+    message: { jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'run_python', arguments: 'x' } },
+    code: -32602,
+    id: 21,
+  },
+  {
+    name: 'tools/call without a name',
+    message: { jsonrpc: '2.0', id: 22, method: 'tools/call', params: { arguments: {} } },
+    code: -32602,
+    id: 22,
+  },
+  {
+    name: 'logging/setLevel with an unknown level',
+    message: { jsonrpc: '2.0', id: 23, method: 'logging/setLevel', params: { level: 'loud' } },
+    code: -32602,
+    id: 23,
+  },
+  {
+    name: 'tasks/get with a numeric id',
+    message: { jsonrpc: '2.0', id: 24, method: 'tasks/get', params: { taskId: 5 } },
+    code: -32602,
+    id: 24,
+  },
+  {
+    name: 'tasks/get of a task that does not exist',
+    message: { jsonrpc: '2.0', id: 25, method: 'tasks/get', params: { taskId: 'no-such-task' } },
+    code: -32602,
+    id: 25,
+  },
+  {
+    name: 'params as an array',
+    message: { jsonrpc: '2.0', id: 26, method: 'tools/list', params: [1, 2] },
+    code: -32602,
+    id: 26,
+  },
   { name: 'a request missing "jsonrpc"', message: { id: 27, method: 'tools/list' }, code: -32600, id: 27 },
   { name: 'a batch', message: [{ jsonrpc: '2.0', id: 28, method: 'tools/list' }], code: -32600, id: null },
 ];
@@ -77,7 +107,12 @@ describe('HTTP: the same errors as over stdio', () => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
         res.on('end', () => {
-          const json = res.headers['content-type']?.includes('text/event-stream') ? text.split('\n').find((line) => line.startsWith('data:'))?.slice(5) : text;
+          const json = res.headers['content-type']?.includes('text/event-stream')
+            ? text
+                .split('\n')
+                .find((line) => line.startsWith('data:'))
+                ?.slice(5)
+            : text;
           try {
             resolve({ status: res.statusCode ?? 0, answer: JSON.parse(json ?? '') as RawMessage });
           } catch {
@@ -94,10 +129,21 @@ describe('HTTP: the same errors as over stdio', () => {
     engine = createEngine({ storageDir: testStorageDir, config: { defaultBackend: 'python' } });
     server = await startHttpMcpServer(engine);
     const init = await new Promise<string>((resolve, reject) => {
-      const req = http.request(server.url, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(String(res.headers['mcp-session-id'])));
-      });
+      const req = http.request(
+        server.url,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${server.token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(String(res.headers['mcp-session-id'])));
+        },
+      );
       req.on('error', reject);
       req.end(initializeBody);
     });
@@ -127,7 +173,11 @@ describe('tasks and input() over stdio answer what happened', () => {
   after(() => server?.kill());
 
   async function startTask(id: number, code: string): Promise<string> {
-    const answer = await server.request(id, 'tools/call', { name: 'run_python', arguments: { code, timeout_s: 120 }, task: { ttl: 600_000 } });
+    const answer = await server.request(id, 'tools/call', {
+      name: 'run_python',
+      arguments: { code, timeout_s: 120 },
+      task: { ttl: 600_000 },
+    });
     const taskId = (answer.result as { task?: { taskId?: string } } | undefined)?.task?.taskId;
     assert.ok(taskId, JSON.stringify(answer));
     return taskId;
@@ -151,8 +201,10 @@ describe('tasks and input() over stdio answer what happened', () => {
     const taskId = await startTask(41, 'name = input("name? ")\nprint("hello", name)');
     const question = await server.requestFromServer('elicitation/create');
     assert.equal(await taskStatus('41-status', taskId), 'input_required');
-    server.write(`${JSON.stringify({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { answer: 'Ada' } } })}\n`);
-    for (let status = 'input_required'; status !== 'completed'; ) {
+    server.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { answer: 'Ada' } } })}\n`,
+    );
+    for (let status = 'input_required'; status !== 'completed';) {
       status = await taskStatus(`41-poll-${Date.now()}`, taskId);
       assert.ok(['input_required', 'working', 'completed'].includes(status), status);
       if (status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 50));
@@ -162,16 +214,22 @@ describe('tasks and input() over stdio answer what happened', () => {
   });
 
   test('a declined input() says it was declined, and the answered question is not cancelled afterwards', async () => {
-    server.write(`${JSON.stringify({ jsonrpc: '2.0', id: 51, method: 'tools/call', params: { name: 'run_python', arguments: { code: 'input("name? ")' } } })}\n`);
+    server.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 51, method: 'tools/call', params: { name: 'run_python', arguments: { code: 'input("name? ")' } } })}\n`,
+    );
     const question = await server.requestFromServer('elicitation/create');
     server.write(`${JSON.stringify({ jsonrpc: '2.0', id: question.id, result: { action: 'decline' } })}\n`);
     const answer = await server.answerTo(51);
-    const structured = (answer.result as { structuredContent?: { diagnostics?: { exception?: string; message?: string } } }).structuredContent;
+    const structured = (
+      answer.result as { structuredContent?: { diagnostics?: { exception?: string; message?: string } } }
+    ).structuredContent;
     assert.equal(structured?.diagnostics?.exception, 'EOFError');
     assert.match(structured?.diagnostics?.message ?? '', /declined/);
     const next = await server.request(52, 'tools/list');
     assert.ok('result' in next);
-    const cancels = server.arrived.filter((m) => m.method === 'notifications/cancelled' && (m.params as { requestId?: unknown }).requestId === question.id);
+    const cancels = server.arrived.filter(
+      (m) => m.method === 'notifications/cancelled' && (m.params as { requestId?: unknown }).requestId === question.id,
+    );
     assert.deepEqual(cancels, [], 'no cancellation for a question the client answered');
   });
 });

@@ -21,7 +21,11 @@ interface Reply {
  */
 function post(server: HttpMcpServer, body: Buffer, transfer: 'content-length' | 'chunked'): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${server.token}` };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${server.token}`,
+    };
     if (transfer === 'content-length') headers['content-length'] = String(body.length);
     const req = http.request(server.url, { method: 'POST', headers }, (res) => {
       let text = '';
@@ -38,7 +42,12 @@ function post(server: HttpMcpServer, body: Buffer, transfer: 'content-length' | 
 }
 
 const initialize = Buffer.from(
-  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'limits', version: '1' } } }),
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'limits', version: '1' } },
+  }),
 );
 
 function jsonRpcError(reply: Reply): { code: number; message: string; id: unknown } {
@@ -88,7 +97,11 @@ describe('MCP over loopback HTTP: bodies it cannot take', () => {
   });
 
   test('a body just under the limit is read (the session check answers it, not the size check)', async () => {
-    const padded = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"pad":"'), Buffer.alloc(MAX_MESSAGE_BYTES - 100, 0x61), Buffer.from('"}}')]);
+    const padded = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"pad":"'),
+      Buffer.alloc(MAX_MESSAGE_BYTES - 100, 0x61),
+      Buffer.from('"}}'),
+    ]);
     const reply = await post(server, padded, 'chunked');
     assert.equal(reply.status, 400, reply.body);
     assert.match(jsonRpcError(reply).message, /session/);

@@ -16,7 +16,11 @@ interface RunningCli {
 }
 
 async function startCli(args: string[]): Promise<RunningCli> {
-  const child = spawn(process.execPath, [cliPath, '--http', '--backend', 'python', '--storage', testStorageDir, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [cliPath, '--http', '--backend', 'python', '--storage', testStorageDir, ...args],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   await until(() => /MCP over HTTP on (\S+)/.test(stderr) || child.exitCode !== null, 'the CLI says where it serves');
@@ -62,7 +66,10 @@ describe('code-mode-mcp --http', () => {
 
   test('refuses a missing token (401), a browser Origin (403) and a foreign Host (403)', async () => {
     assert.equal((await post(cli.url, {})).status, 401);
-    assert.equal((await post(cli.url, { authorization: `Bearer ${token}`, origin: 'https://evil.example' })).status, 403);
+    assert.equal(
+      (await post(cli.url, { authorization: `Bearer ${token}`, origin: 'https://evil.example' })).status,
+      403,
+    );
     assert.equal((await post(cli.url, { authorization: `Bearer ${token}`, host: 'evil.example' })).status, 403);
     assert.equal((await post(cli.url, { authorization: `Bearer ${token}` })).status, 200);
   });
@@ -84,9 +91,15 @@ describe('code-mode-mcp --http with --token-file', () => {
 
   test('a non-loopback --host without --allow-remote and --token-file exits 2 saying why', () => {
     for (const extra of [[], ['--allow-remote'], ['--token-file', tokenFile]]) {
-      const run = spawnSync(process.execPath, [cliPath, '--http', '--host', '0.0.0.0', ...extra], { encoding: 'utf8', timeout: 30_000 });
+      const run = spawnSync(process.execPath, [cliPath, '--http', '--host', '0.0.0.0', ...extra], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       assert.equal(run.status, 2, run.stderr);
-      assert.match(run.stderr, /--host 0\.0\.0\.0 can be reached from other machines: it needs --allow-remote and --token-file/);
+      assert.match(
+        run.stderr,
+        /--host 0\.0\.0\.0 can be reached from other machines: it needs --allow-remote and --token-file/,
+      );
     }
   });
 

@@ -72,10 +72,15 @@ describe('MCP sessions over HTTP', () => {
     const client = await connect(server);
     const session = { token: server.token, sessionId: client.sessionId };
     let lastEventId: string | undefined;
-    await sseRequest(server.url, session, { body: toolCall(8, { code: 'import time\ntime.sleep(0.5)\nprint("kept for you")' }) }, (event) => {
-      lastEventId = event.id;
-      return true;
-    });
+    await sseRequest(
+      server.url,
+      session,
+      { body: toolCall(8, { code: 'import time\ntime.sleep(0.5)\nprint("kept for you")' }) },
+      (event) => {
+        lastEventId = event.id;
+        return true;
+      },
+    );
     assert.ok(lastEventId, 'the stream carries event ids');
     let response: { id?: number; result?: { structuredContent: RunResult } } | undefined;
     await sseRequest(server.url, session, { lastEventId }, (event: SseEvent) => {
@@ -91,7 +96,11 @@ describe('MCP sessions over HTTP', () => {
     const client = await connect(server);
     await runPython(client.client, { code: 'x = 1' });
     await until(() => engine.describeSessions().length === 0, 'the idle session frees its Python session');
-    const reply = await post(server.url, { authorization: `Bearer ${server.token}`, 'mcp-session-id': client.sessionId }, JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }));
+    const reply = await post(
+      server.url,
+      { authorization: `Bearer ${server.token}`, 'mcp-session-id': client.sessionId },
+      JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    );
     assert.equal(reply.status, 404);
   });
 });

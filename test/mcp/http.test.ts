@@ -54,7 +54,11 @@ describe('MCP over loopback HTTP', () => {
   });
 
   test('a request without a session that is not initialize is refused with 400', async () => {
-    const res = await post(server.url, { authorization: `Bearer ${server.token}` }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    const res = await post(
+      server.url,
+      { authorization: `Bearer ${server.token}` },
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    );
     assert.equal(res.status, 400);
   });
 
@@ -65,7 +69,10 @@ describe('MCP over loopback HTTP', () => {
       assert.ok(tools.some((t) => t.name === 'run_python'));
       const progress: string[] = [];
       const raw = (await client.callTool(
-        { name: 'run_python', arguments: { code: 'import sys\nprint("over http", flush=True)\nprint(sys.version_info[0])' } },
+        {
+          name: 'run_python',
+          arguments: { code: 'import sys\nprint("over http", flush=True)\nprint(sys.version_info[0])' },
+        },
         undefined,
         { onprogress: (p) => progress.push(p.message ?? '') },
       )) as CallToolResult;
@@ -80,27 +87,41 @@ describe('MCP over loopback HTTP', () => {
   });
 });
 
-describe('MCP over a Unix domain socket (how VS Code reaches the extension: no TCP port at all)', { skip: process.platform === 'win32' && 'Unix domain sockets' }, () => {
-  test('it answers on the socket with the token, refuses without it or with a foreign Host, and removes the socket on close', async () => {
-    const engine = createEngine({ storageDir: testStorageDir });
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-socket-test-'));
-    const socketPath = path.join(dir, 'mcp.sock');
-    const server = await startHttpMcpServer(engine, { socketPath });
-    try {
-      assert.equal(server.socketPath, socketPath);
-      assert.equal(server.url, 'http://localhost/mcp');
-      assert.ok(fs.statSync(socketPath).isSocket());
-      const answered = await post(server.url, { authorization: `Bearer ${server.token}` }, initializeBody, socketPath);
-      assert.equal(answered.status, 200);
-      assert.match(answered.body, /"protocolVersion"/);
-      assert.equal((await post(server.url, {}, initializeBody, socketPath)).status, 401);
-      const rebound = await post('http://attacker.example/mcp', { authorization: `Bearer ${server.token}` }, initializeBody, socketPath);
-      assert.equal(rebound.status, 403);
-    } finally {
-      await server.close();
-      await engine.dispose();
-    }
-    assert.equal(fs.existsSync(socketPath), false, 'closing removes the socket');
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-});
+describe(
+  'MCP over a Unix domain socket (how VS Code reaches the extension: no TCP port at all)',
+  { skip: process.platform === 'win32' && 'Unix domain sockets' },
+  () => {
+    test('it answers on the socket with the token, refuses without it or with a foreign Host, and removes the socket on close', async () => {
+      const engine = createEngine({ storageDir: testStorageDir });
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-socket-test-'));
+      const socketPath = path.join(dir, 'mcp.sock');
+      const server = await startHttpMcpServer(engine, { socketPath });
+      try {
+        assert.equal(server.socketPath, socketPath);
+        assert.equal(server.url, 'http://localhost/mcp');
+        assert.ok(fs.statSync(socketPath).isSocket());
+        const answered = await post(
+          server.url,
+          { authorization: `Bearer ${server.token}` },
+          initializeBody,
+          socketPath,
+        );
+        assert.equal(answered.status, 200);
+        assert.match(answered.body, /"protocolVersion"/);
+        assert.equal((await post(server.url, {}, initializeBody, socketPath)).status, 401);
+        const rebound = await post(
+          'http://attacker.example/mcp',
+          { authorization: `Bearer ${server.token}` },
+          initializeBody,
+          socketPath,
+        );
+        assert.equal(rebound.status, 403);
+      } finally {
+        await server.close();
+        await engine.dispose();
+      }
+      assert.equal(fs.existsSync(socketPath), false, 'closing removes the socket');
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+  },
+);

@@ -23,18 +23,38 @@ after(() => fs.rmSync(work, { recursive: true, force: true }));
 describe('the jupyter backend over MCP', () => {
   let server: LocalJupyterServer;
   let conn: StdioConnection;
-  const run = (code: string, extra: Record<string, unknown> = {}) => runPython(conn.client, { code, backend: 'jupyter', ...extra });
+  const run = (code: string, extra: Record<string, unknown> = {}) =>
+    runPython(conn.client, { code, backend: 'jupyter', ...extra });
 
   before(async () => {
     // A venv over Debian's Python sees its jupyter_server and ipykernel, and lets pip install into itself.
     const venv = path.join(work, 'venv');
     execFileSync(jupyterPython, ['-m', 'venv', '--without-pip', '--system-site-packages', venv]);
-    server = await startLocalJupyterServer({ python: path.join(venv, 'bin', 'python'), rootDir: work, log: silentLogger, tcp: true });
+    server = await startLocalJupyterServer({
+      python: path.join(venv, 'bin', 'python'),
+      rootDir: work,
+      log: silentLogger,
+      tcp: true,
+    });
     const memory = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
     const servers = path.join(work, 'servers.json');
-    fs.writeFileSync(servers, JSON.stringify({ servers: { memory: { command: process.execPath, args: [memory], env: { MEMORY_FILE_PATH: path.join(work, 'memory.jsonl') } } } }));
+    fs.writeFileSync(
+      servers,
+      JSON.stringify({
+        servers: {
+          memory: {
+            command: process.execPath,
+            args: [memory],
+            env: { MEMORY_FILE_PATH: path.join(work, 'memory.jsonl') },
+          },
+        },
+      }),
+    );
     // Calls need no approval here: tool-approval.test.ts tests asking.
-    conn = await connectStdio(['--backend', 'jupyter', '--jupyter-url', server.endpoint.url, '--servers', servers, '--tool-approval', 'allow'], { CODE_MODE_JUPYTER_TOKEN: server.endpoint.token ?? '' });
+    conn = await connectStdio(
+      ['--backend', 'jupyter', '--jupyter-url', server.endpoint.url, '--servers', servers, '--tool-approval', 'allow'],
+      { CODE_MODE_JUPYTER_TOKEN: server.endpoint.token ?? '' },
+    );
     await conn.client.listTools();
   });
   after(async () => {
@@ -63,17 +83,29 @@ describe('the jupyter backend over MCP', () => {
 
   test('output streams as progress while the kernel runs', async () => {
     const messages: string[] = [];
-    const streamed = await runPython(conn.client, { code: 'import time\nprint("early", flush=True)\ntime.sleep(1.5)\nprint("late")', backend: 'jupyter' }, { onprogress: (p) => messages.push(p.message ?? '') });
+    const streamed = await runPython(
+      conn.client,
+      { code: 'import time\nprint("early", flush=True)\ntime.sleep(1.5)\nprint("late")', backend: 'jupyter' },
+      { onprogress: (p) => messages.push(p.message ?? '') },
+    );
     assert.equal(streamed.result.stdout, 'early\nlate\n');
-    assert.ok(messages.some((m) => m.includes('early')), `no progress carried the early line: ${JSON.stringify(messages)}`);
+    assert.ok(
+      messages.some((m) => m.includes('early')),
+      `no progress carried the early line: ${JSON.stringify(messages)}`,
+    );
   });
 
   test("IPython's display() of a PNG becomes an image in the result", async () => {
-    const { result, raw } = await run(`${PYTHON_PNG_ENCODER}\nfrom IPython.display import Image, display\ndisplay(Image(data=make_png(12, 8)))\ndisplay("plain text too")`);
+    const { result, raw } = await run(
+      `${PYTHON_PNG_ENCODER}\nfrom IPython.display import Image, display\ndisplay(Image(data=make_png(12, 8)))\ndisplay("plain text too")`,
+    );
     assert.equal(result.success, true, JSON.stringify(result.diagnostics));
     assert.equal(result.displays?.[0]?.mime, 'image/png');
     assert.deepEqual(checkPng(Buffer.from(result.displays![0]!.data, 'base64')), { width: 12, height: 8 });
-    assert.ok(raw.content.some((block) => block.type === 'image' && block.mimeType === 'image/png'), 'the client gets an image block');
+    assert.ok(
+      raw.content.some((block) => block.type === 'image' && block.mimeType === 'image/png'),
+      'the client gets an image block',
+    );
     assert.match(result.stdout, /'plain text too'/);
   });
 
@@ -89,7 +121,9 @@ describe('the jupyter backend over MCP', () => {
 
   test('a kernel that ignores interrupts is restarted, and the result and the next run say the state is gone', async () => {
     await run('kept = 1');
-    const { result } = await run('import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass', { timeout_s: 2 });
+    const { result } = await run('import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass', {
+      timeout_s: 2,
+    });
     assert.equal(result.diagnostics?.error_type, 'TIMEOUT');
     assert.equal(result.session_reset, true);
     assert.match(result.diagnostics?.message ?? '', /restarted/);
@@ -109,18 +143,33 @@ describe('the jupyter backend over MCP', () => {
       { timeout_s: 60, session: 'code-mode' },
     );
     // The server's log says where a call that never came back stopped.
-    assert.equal(result.success, true, `${JSON.stringify(result.diagnostics)}\nserver log:\n${conn.stderr().slice(-4000)}`);
+    assert.equal(
+      result.success,
+      true,
+      `${JSON.stringify(result.diagnostics)}\nserver log:\n${conn.stderr().slice(-4000)}`,
+    );
     assert.equal(result.stdout, "['kernel']\n");
   });
 
   test('install_packages through the kernel puts a wheel the test built into its environment', async () => {
-    const wheel = buildWheel(path.join(work, 'wheels'), { name: 'cmjupyterpkg', version: '1.2.3', init: 'GREETING = "hi from the wheel"\n' });
-    const raw = (await conn.client.callTool({ name: 'packages', arguments: { action: 'install', backend: 'jupyter', packages: [wheel] } }, undefined, { timeout: 300_000 })) as CallToolResult;
+    const wheel = buildWheel(path.join(work, 'wheels'), {
+      name: 'cmjupyterpkg',
+      version: '1.2.3',
+      init: 'GREETING = "hi from the wheel"\n',
+    });
+    const raw = (await conn.client.callTool(
+      { name: 'packages', arguments: { action: 'install', backend: 'jupyter', packages: [wheel] } },
+      undefined,
+      { timeout: 300_000 },
+    )) as CallToolResult;
     const installed = raw.structuredContent as unknown as PackagesResult;
     assert.equal(installed.success, true, JSON.stringify(installed));
     assert.equal(installed.packages[0]?.version, '1.2.3');
     assert.equal((await run('import cmjupyterpkg\nprint(cmjupyterpkg.GREETING)')).result.stdout, 'hi from the wheel\n');
-    const checked = (await conn.client.callTool({ name: 'packages', arguments: { action: 'check', backend: 'jupyter', packages: ['cmjupyterpkg>=1.0'] } })) as CallToolResult;
+    const checked = (await conn.client.callTool({
+      name: 'packages',
+      arguments: { action: 'check', backend: 'jupyter', packages: ['cmjupyterpkg>=1.0'] },
+    })) as CallToolResult;
     assert.equal((checked.structuredContent as unknown as PackagesResult).packages[0]?.installed, true);
   });
 
@@ -129,7 +178,12 @@ describe('the jupyter backend over MCP', () => {
     const jupyter = (raw.structuredContent as { backends: Record<string, Record<string, unknown>> }).backends.jupyter!;
     assert.equal(jupyter.sandbox, null);
     assert.match(String(jupyter.isolation), /^none/);
-    const described = jupyter.server as { url: string; local: boolean; kernels: { state: string }[]; default_kernel: string };
+    const described = jupyter.server as {
+      url: string;
+      local: boolean;
+      kernels: { state: string }[];
+      default_kernel: string;
+    };
     assert.equal(described.url, server.endpoint.url);
     assert.equal(described.local, false);
     assert.equal(described.default_kernel, 'python3');
@@ -144,7 +198,13 @@ describe('the jupyter backend with a wrong token', () => {
     try {
       const { result } = await runPython(conn.client, { code: 'print(1)', backend: 'jupyter' });
       assert.equal(result.success, false);
-      assert.match(result.diagnostics?.message ?? '', new RegExp(`Jupyter Server at ${server.endpoint.url.replace(/[.]/g, '\\.')}.*(403|401|Forbidden|Unauthorized)`, 's'));
+      assert.match(
+        result.diagnostics?.message ?? '',
+        new RegExp(
+          `Jupyter Server at ${server.endpoint.url.replace(/[.]/g, '\\.')}.*(403|401|Forbidden|Unauthorized)`,
+          's',
+        ),
+      );
       const pyodide = await runPython(conn.client, { code: 'print(2)', backend: 'pyodide' });
       assert.equal(pyodide.result.stdout, '2\n');
     } finally {
@@ -161,7 +221,10 @@ describe('the jupyter flags of the CLI', () => {
       [['--jupyter-url', 'ftp://example.org/'], /--jupyter-url must be an http\(s\) URL/],
       [['--jupyter-url', 'not a url'], /--jupyter-url must be an http\(s\) URL or "local"/],
       [['--jupyter-kernel', 'python3'], /--jupyter-kernel needs --jupyter-url/],
-      [['--pyodide-only', '--backend', 'jupyter', '--jupyter-url', 'local'], /--pyodide-only cannot be combined with --backend jupyter/],
+      [
+        ['--pyodide-only', '--backend', 'jupyter', '--jupyter-url', 'local'],
+        /--pyodide-only cannot be combined with --backend jupyter/,
+      ],
     ];
     for (const [args, why] of cases) {
       const exited = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', input: '' });
@@ -205,7 +268,8 @@ describe('the local Jupyter Server', () => {
       assert.ok(socketPath, `a socket, not a port: ${server.endpoint.url}`);
       assert.equal(fs.statSync(socketPath).isSocket(), true);
       assert.equal(fs.statSync(path.dirname(socketPath)).mode & 0o077, 0, 'its folder is private');
-      const status = (headers: Record<string, string>) => socketFetch(socketPath)(`${server.endpoint.url}api/kernels`, { headers }).then((r) => r.status);
+      const status = (headers: Record<string, string>) =>
+        socketFetch(socketPath)(`${server.endpoint.url}api/kernels`, { headers }).then((r) => r.status);
       assert.equal(await status({ Authorization: `token ${server.endpoint.token}` }), 200);
       assert.equal(await status({}), 403);
     } finally {
@@ -235,12 +299,24 @@ describe('a kernel spec of another language', () => {
         'IPKernelApp.launch_instance(kernel_class=EchoKernel)',
       ].join('\n'),
     );
-    fs.writeFileSync(path.join(kernelDir, 'kernel.json'), JSON.stringify({ argv: [jupyterPython, path.join(kernelDir, 'echo_kernel.py'), '-f', '{connection_file}'], display_name: 'Echo', language: 'echo' }));
-    const conn = await connectStdio([...jupyterCliArgs('jupyter'), '--jupyter-kernel', 'echo'], { JUPYTER_PATH: specs });
+    fs.writeFileSync(
+      path.join(kernelDir, 'kernel.json'),
+      JSON.stringify({
+        argv: [jupyterPython, path.join(kernelDir, 'echo_kernel.py'), '-f', '{connection_file}'],
+        display_name: 'Echo',
+        language: 'echo',
+      }),
+    );
+    const conn = await connectStdio([...jupyterCliArgs('jupyter'), '--jupyter-kernel', 'echo'], {
+      JUPYTER_PATH: specs,
+    });
     try {
       const { result } = await runPython(conn.client, { code: 'print(1)', backend: 'jupyter', timeout_s: 60 });
       assert.equal(result.success, false);
-      assert.match(result.diagnostics?.message ?? '', /echo on .* runs echo, and this backend runs Python: choose a Python kernel spec/);
+      assert.match(
+        result.diagnostics?.message ?? '',
+        /echo on .* runs echo, and this backend runs Python: choose a Python kernel spec/,
+      );
       assert.equal((await runPython(conn.client, { code: 'print(2)', backend: 'pyodide' })).result.stdout, '2\n');
     } finally {
       await conn.close();

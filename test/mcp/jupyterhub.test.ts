@@ -22,11 +22,24 @@ describe('the jupyter backend on a JupyterHub', () => {
   let hub: TestHub;
   let conn: StdioConnection;
   /** A connection is its own MCP server (the CLI) on the hub, with these arguments. */
-  const connect = (args: string[] = []) => connectStdio(['--backend', 'jupyter', '--jupyter-url', hub.userUrl, ...args], { CODE_MODE_JUPYTER_TOKEN: hub.token });
-  const run = (code: string, extra: Record<string, unknown> = {}) => runPython(conn.client, { code, backend: 'jupyter', timeout_s: LIMIT_S, ...extra });
+  const connect = (args: string[] = []) =>
+    connectStdio(['--backend', 'jupyter', '--jupyter-url', hub.userUrl, ...args], {
+      CODE_MODE_JUPYTER_TOKEN: hub.token,
+    });
+  const run = (code: string, extra: Record<string, unknown> = {}) =>
+    runPython(conn.client, { code, backend: 'jupyter', timeout_s: LIMIT_S, ...extra });
   const packages = async (action: 'install' | 'check', list: string[]) =>
-    ((await conn.client.callTool({ name: 'packages', arguments: { action, backend: 'jupyter', packages: list } }, undefined, { timeout: 300_000 })) as CallToolResult).structuredContent as unknown as PackagesResult;
-  const goneMessage = () => new RegExp(`the Jupyter server at ${hub.userUrl.replace(/[.]/g, '\\.')} stopped; the kernel and its variables are gone`);
+    (
+      (await conn.client.callTool(
+        { name: 'packages', arguments: { action, backend: 'jupyter', packages: list } },
+        undefined,
+        { timeout: 300_000 },
+      )) as CallToolResult
+    ).structuredContent as unknown as PackagesResult;
+  const goneMessage = () =>
+    new RegExp(
+      `the Jupyter server at ${hub.userUrl.replace(/[.]/g, '\\.')} stopped; the kernel and its variables are gone`,
+    );
 
   before(async () => {
     hub = await startTestHub();
@@ -38,7 +51,12 @@ describe('the jupyter backend on a JupyterHub', () => {
     fs.mkdirSync(spec, { recursive: true });
     fs.writeFileSync(
       path.join(spec, 'kernel.json'),
-      JSON.stringify({ argv: [jupyterPython, '-m', 'ipykernel_launcher', '-f', '{connection_file}'], display_name: 'root-owned Python', language: 'python', env: { PIP_BREAK_SYSTEM_PACKAGES: '1' } }),
+      JSON.stringify({
+        argv: [jupyterPython, '-m', 'ipykernel_launcher', '-f', '{connection_file}'],
+        display_name: 'root-owned Python',
+        language: 'python',
+        env: { PIP_BREAK_SYSTEM_PACKAGES: '1' },
+      }),
     );
     for (let dir = spec; dir !== hub.home; dir = path.dirname(dir)) fs.chownSync(dir, hub.uid, hub.gid);
     fs.chownSync(path.join(spec, 'kernel.json'), hub.uid, hub.gid);
@@ -56,12 +74,16 @@ describe('the jupyter backend on a JupyterHub', () => {
     const privateWorkspace = fs.mkdtempSync(path.join(hub.dir, 'private-'));
     fs.chmodSync(privateWorkspace, 0o700);
     const other = await connect(['--workspace', privateWorkspace]);
-    const run = (code: string) => runPython(other.client, { code, backend: 'jupyter', timeout_s: LIMIT_S }).then((call) => call.result);
+    const run = (code: string) =>
+      runPython(other.client, { code, backend: 'jupyter', timeout_s: LIMIT_S }).then((call) => call.result);
     try {
       const first = await run('import os\nprint(os.getcwd())');
       assert.equal(first.success, true, JSON.stringify(first.diagnostics));
       assert.equal(first.stdout, `${hub.home}\n`);
-      assert.ok(first.stderr.includes(`the workspace folder ${privateWorkspace} is not usable by the kernel`), first.stderr);
+      assert.ok(
+        first.stderr.includes(`the workspace folder ${privateWorkspace} is not usable by the kernel`),
+        first.stderr,
+      );
       assert.ok(first.stderr.includes(`it runs in its own folder ${hub.home}`), first.stderr);
       const second = await run('print(1)');
       assert.equal(second.stderr, '', 'said once');
@@ -71,7 +93,9 @@ describe('the jupyter backend on a JupyterHub', () => {
   });
 
   test('figures of matplotlib.use("Agg") come back as PNG displays, as on the other backends', async () => {
-    const { result } = await run('import matplotlib\nmatplotlib.use("Agg")\nimport matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title("agg")');
+    const { result } = await run(
+      'import matplotlib\nmatplotlib.use("Agg")\nimport matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title("agg")',
+    );
     assert.equal(result.success, true, JSON.stringify(result.diagnostics));
     assert.equal(result.displays?.length, 1, JSON.stringify(result.displays?.map((d) => d.mime)));
     assert.equal(result.displays[0]!.mime, 'image/png');
@@ -89,12 +113,28 @@ describe('the jupyter backend on a JupyterHub', () => {
     const other = await connect(['--jupyter-kernel', 'rootpython']);
     try {
       // Started before the install, with the user's site folder still missing.
-      const started = (await runPython(other.client, { code: 'import site, os\nprint(os.path.isdir(site.getusersitepackages()))', backend: 'jupyter', timeout_s: LIMIT_S })).result;
+      const started = (
+        await runPython(other.client, {
+          code: 'import site, os\nprint(os.path.isdir(site.getusersitepackages()))',
+          backend: 'jupyter',
+          timeout_s: LIMIT_S,
+        })
+      ).result;
       assert.equal(started.stdout, 'False\n', JSON.stringify(started));
-      const raw = (await other.client.callTool({ name: 'packages', arguments: { action: 'install', backend: 'jupyter', packages: [wheel] } }, undefined, { timeout: 300_000 })) as CallToolResult;
+      const raw = (await other.client.callTool(
+        { name: 'packages', arguments: { action: 'install', backend: 'jupyter', packages: [wheel] } },
+        undefined,
+        { timeout: 300_000 },
+      )) as CallToolResult;
       const installed = raw.structuredContent as unknown as PackagesResult;
       assert.equal(installed.success, true, JSON.stringify(installed));
-      const imported = (await runPython(other.client, { code: 'import cmhubpkg\nprint(cmhubpkg.WHERE)', backend: 'jupyter', timeout_s: LIMIT_S })).result;
+      const imported = (
+        await runPython(other.client, {
+          code: 'import cmhubpkg\nprint(cmhubpkg.WHERE)',
+          backend: 'jupyter',
+          timeout_s: LIMIT_S,
+        })
+      ).result;
       assert.equal(imported.success, true, JSON.stringify(imported.diagnostics));
       assert.equal(imported.stdout, 'user site\n');
     } finally {
@@ -129,7 +169,11 @@ describe('the jupyter backend on a JupyterHub', () => {
     let underWay!: () => void;
     const sleepingNow = new Promise<void>((resolve) => (underWay = resolve));
     const code = 'import time\nprint("sleeping", flush=True)\ntime.sleep(600)';
-    const sleeping = runPython(conn.client, { code, backend: 'jupyter', timeout_s: 240 }, { timeout: 300_000, onprogress: (p) => p.message?.includes('sleeping') && underWay() });
+    const sleeping = runPython(
+      conn.client,
+      { code, backend: 'jupyter', timeout_s: 240 },
+      { timeout: 300_000, onprogress: (p) => p.message?.includes('sleeping') && underWay() },
+    );
     await sleepingNow;
     await hub.stopServer();
     const { result } = await sleeping;
@@ -148,7 +192,10 @@ describe('the jupyter backend on a JupyterHub', () => {
     }
     const { result } = await run('print(1)');
     assert.equal(result.success, false);
-    assert.match(result.diagnostics?.message ?? '', /JupyterHub server no longer running at .*Restart the server at http:\/\/127\.0\.0\.1:\d+\/hub\/spawn\/cmhub-test/s);
+    assert.match(
+      result.diagnostics?.message ?? '',
+      /JupyterHub server no longer running at .*Restart the server at http:\/\/127\.0\.0\.1:\d+\/hub\/spawn\/cmhub-test/s,
+    );
     await hub.startServer();
     const back = await run('print(2)');
     assert.equal(back.result.stdout, '2\n', JSON.stringify(back.result.diagnostics));
@@ -158,14 +205,23 @@ describe('the jupyter backend on a JupyterHub', () => {
     // A relay in front of the hub that counts the frames on the kernel's WebSocket (runs take ~50 ms on a stock
     // server without this, ~10 ms with it: scripts/hub-latency.ts measures; this test checks the cause, not time).
     const tap = await startWebSocketTap({ host: '127.0.0.1', port: Number(new URL(hub.userUrl).port) });
-    const other = await connectStdio(['--backend', 'jupyter', '--jupyter-url', `${tap.url}user/${HUB_USER}/`], { CODE_MODE_JUPYTER_TOKEN: hub.token });
+    const other = await connectStdio(['--backend', 'jupyter', '--jupyter-url', `${tap.url}user/${HUB_USER}/`], {
+      CODE_MODE_JUPYTER_TOKEN: hub.token,
+    });
     try {
-      for (let i = 0; i < 5; i++) assert.equal((await runPython(other.client, { code: 'x = 1', backend: 'jupyter', timeout_s: LIMIT_S })).result.success, true);
+      for (let i = 0; i < 5; i++)
+        assert.equal(
+          (await runPython(other.client, { code: 'x = 1', backend: 'jupyter', timeout_s: LIMIT_S })).result.success,
+          true,
+        );
       const kernelMessages = () => tap.count('toClient', 1) + tap.count('toClient', 2);
       // Every message and every ping of the server is answered by a pong; the last ones may still be on their way.
       const unanswered = () => kernelMessages() + tap.count('toClient', 9) - tap.count('toServer', 10);
       for (let waited = 0; unanswered() !== 0; waited += 50) {
-        assert.ok(waited < 30_000, `${unanswered()} of ${kernelMessages()} kernel messages were not answered by a pong`);
+        assert.ok(
+          waited < 30_000,
+          `${unanswered()} of ${kernelMessages()} kernel messages were not answered by a pong`,
+        );
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       assert.ok(kernelMessages() >= 5 * 4, `the runs' messages crossed the relay: ${kernelMessages()}`);
@@ -178,18 +234,31 @@ describe('the jupyter backend on a JupyterHub', () => {
   test("the client library's reconnect lines and a server's traceback reach the log one line each, marked as the log's", async () => {
     // The drops of the tests before made the client reconnect.
     const lines = conn.stderr().split('\n');
-    assert.ok(lines.some((line) => line.startsWith('[code-mode] warning: Connection lost, reconnecting')), conn.stderr());
+    assert.ok(
+      lines.some((line) => line.startsWith('[code-mode] warning: Connection lost, reconnecting')),
+      conn.stderr(),
+    );
     // A kernel spec the server does not have: jupyter_server answers with its traceback, which the client logs.
     const other = await connect(['--jupyter-kernel', 'nosuchspec']);
     try {
       const { result } = await runPython(other.client, { code: 'print(1)', backend: 'jupyter', timeout_s: LIMIT_S });
       assert.match(result.diagnostics?.message ?? '', /nosuchspec/);
       const log = other.stderr().split('\n').filter(Boolean);
-      assert.ok(log.some((line) => /^\[code-mode\] error: Traceback \(most recent call last\): … .*NoSuchKernel: No such kernel named nosuchspec/.test(line)), other.stderr());
-      assert.deepEqual(log.filter((line) => !line.startsWith('[code-mode] ')), [], "every line is the log's own");
+      assert.ok(
+        log.some((line) =>
+          /^\[code-mode\] error: Traceback \(most recent call last\): … .*NoSuchKernel: No such kernel named nosuchspec/.test(
+            line,
+          ),
+        ),
+        other.stderr(),
+      );
+      assert.deepEqual(
+        log.filter((line) => !line.startsWith('[code-mode] ')),
+        [],
+        "every line is the log's own",
+      );
     } finally {
       await other.close();
     }
   });
 });
-

@@ -26,8 +26,14 @@ buildWheel(wheelhouse, { name: 'cmautopkg', version: '0.3.1', init: 'VERSION = "
 
 after(() => fs.rmSync(work, { recursive: true, force: true }));
 
-async function call(conn: StdioConnection, name: string, args: Record<string, unknown>): Promise<{ result: PackagesResult; raw: CallToolResult }> {
-  const raw = (await conn.client.callTool({ name, arguments: args }, undefined, { timeout: 300_000 })) as CallToolResult;
+async function call(
+  conn: StdioConnection,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ result: PackagesResult; raw: CallToolResult }> {
+  const raw = (await conn.client.callTool({ name, arguments: args }, undefined, {
+    timeout: 300_000,
+  })) as CallToolResult;
   return { result: raw.structuredContent as unknown as PackagesResult, raw };
 }
 
@@ -80,7 +86,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
     });
 
     test('a check reports versions, a missing package, and an unmet specifier apart; it installs nothing', async () => {
-      const { result, raw } = await check({ packages: ['cmtestpkg', 'cm-not-installed-xyz', 'cmtestpkg>=2'], session: 'pkgs' });
+      const { result, raw } = await check({
+        packages: ['cmtestpkg', 'cm-not-installed-xyz', 'cmtestpkg>=2'],
+        session: 'pkgs',
+      });
       assert.equal(raw.isError, false);
       assert.equal(result.action, 'check');
       assert.equal(result.success, false);
@@ -90,7 +99,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.deepEqual([tooOld.installed, tooOld.version], [false, '1.2.0']);
       assert.match(tooOld.error ?? '', /1\.2\.0 does not meet cmtestpkg>=2/);
       // The package that is there in another version is not counted as missing.
-      assert.equal(result.message, '1 of 3 not installed, 1 of 3 installed in a version that does not meet the request (cmtestpkg==1.2.0); cm-not-installed-xyz: not installed');
+      assert.equal(
+        result.message,
+        '1 of 3 not installed, 1 of 3 installed in a version that does not meet the request (cmtestpkg==1.2.0); cm-not-installed-xyz: not installed',
+      );
       assert.deepEqual(text(raw).split('\n'), [
         'ok cmtestpkg 1.2.0',
         'MISSING cm-not-installed-xyz: not installed',
@@ -104,8 +116,14 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.equal(wrong.raw.isError, true);
       assert.equal(wrong.result.packages[0].installed, false);
       assert.match(wrong.result.packages[0].error ?? '', /sha256 mismatch/);
-      assert.equal((await check({ packages: ['cmtestpkg'], session: 'hashes' })).result.packages[0].installed, backend === 'python');
-      const right = await install({ packages: [`${wheel}#sha256=${sha256Hex(fs.readFileSync(wheel))}`], session: 'hashes' });
+      assert.equal(
+        (await check({ packages: ['cmtestpkg'], session: 'hashes' })).result.packages[0].installed,
+        backend === 'python',
+      );
+      const right = await install({
+        packages: [`${wheel}#sha256=${sha256Hex(fs.readFileSync(wheel))}`],
+        session: 'hashes',
+      });
       assert.equal(right.result.success, true, text(right.raw));
     });
 
@@ -120,7 +138,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         assert.equal(refused.raw.isError, true, bad);
         assert.match(refused.result.message, /refused/, bad);
       }
-      assert.equal((await run({ code: 'print("still serving")', session: 'refused' })).result.stdout, 'still serving\n');
+      assert.equal(
+        (await run({ code: 'print("still serving")', session: 'refused' })).result.stdout,
+        'still serving\n',
+      );
     });
 
     test('a name is found in the wheelhouse first, highest version', async () => {
@@ -128,7 +149,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.equal(result.success, true, text(raw));
       assert.deepEqual([result.packages[0].name, result.packages[0].version], ['cmautopkg', '0.3.1']);
       if (backend === 'pyodide') assert.equal(result.packages[0].source, 'wheelhouse');
-      assert.equal((await run({ code: 'import cmautopkg; print(cmautopkg.VERSION)', session: 'wheelhouse' })).result.stdout, 'new\n');
+      assert.equal(
+        (await run({ code: 'import cmautopkg; print(cmautopkg.VERSION)', session: 'wheelhouse' })).result.stdout,
+        'new\n',
+      );
     });
 
     test('a name that cannot be downloaded fails with a clear message instead of hanging', async () => {
@@ -137,13 +161,21 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       const status = result.packages[0];
       // With network, Pyodide's six would install: the point is that the call returns either way.
       if (!status.installed) {
-        assert.match(status.error ?? '', backend === 'pyodide' ? /no network: Pyodide packages cannot be downloaded here; install from a local \.whl path.*\(--wheelhouse \/ CODE_MODE_WHEELHOUSE\)/ : /No matching distribution|no network/);
+        assert.match(
+          status.error ?? '',
+          backend === 'pyodide'
+            ? /no network: Pyodide packages cannot be downloaded here; install from a local \.whl path.*\(--wheelhouse \/ CODE_MODE_WHEELHOUSE\)/
+            : /No matching distribution|no network/,
+        );
       }
     });
 
     if (backend === 'pyodide') {
       test('auto-install: ModuleNotFoundError installs the package from the wheelhouse once and runs the code again', async () => {
-        const { result, raw } = await run({ code: 'print("start")\nimport cmautopkg\nprint(cmautopkg.VERSION)', session: 'auto' });
+        const { result, raw } = await run({
+          code: 'print("start")\nimport cmautopkg\nprint(cmautopkg.VERSION)',
+          session: 'auto',
+        });
         assert.equal(result.success, true, JSON.stringify(result.diagnostics));
         assert.deepEqual(result.auto_installed, ['cmautopkg==0.3.1']);
         // The result is the second run's alone.
@@ -156,8 +188,15 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         assert.equal(result.success, false);
         assert.equal(result.auto_installed, undefined);
         assert.match(result.diagnostics?.message ?? '', /ModuleNotFoundError: No module named 'cm_missing_module_xyz'/);
-        assert.equal((result.diagnostics?.hints ?? []).filter((h) => h.startsWith('auto-install')).length, 0, 'not a hint from past fixes');
-        assert.match(result.diagnostics?.auto_install ?? '', /tried to install "cm_missing_module_xyz" for the missing module "cm_missing_module_xyz" and failed: /);
+        assert.equal(
+          (result.diagnostics?.hints ?? []).filter((h) => h.startsWith('auto-install')).length,
+          0,
+          'not a hint from past fixes',
+        );
+        assert.match(
+          result.diagnostics?.auto_install ?? '',
+          /tried to install "cm_missing_module_xyz" for the missing module "cm_missing_module_xyz" and failed: /,
+        );
       });
 
       test('Pyodide installs live in the session: a reset loses them', async () => {

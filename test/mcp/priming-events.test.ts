@@ -26,7 +26,16 @@ describe('priming events', () => {
   });
 
   // VS Code asks for the latest protocol, which is when the SDK primes a stream.
-  const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'Visual Studio Code', version: '1.139' } } });
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'Visual Studio Code', version: '1.139' },
+    },
+  });
 
   async function initializeOn(idOnlyPrimingEvents: boolean): Promise<string[][]> {
     const engine = createEngine({ storageDir: testStorageDir });
@@ -42,13 +51,19 @@ describe('priming events', () => {
   test("VS Code's endpoint primes the stream with an id and no empty data line", async () => {
     const sent = await initializeOn(true);
     assert.ok(!sent.some((lines) => lines.includes('data: ')), `no event with empty data: ${JSON.stringify(sent)}`);
-    assert.ok(sent[0]!.every((line) => !line.startsWith('data:')) && sent[0]!.some((line) => line.startsWith('id: ')), 'the first event is an id alone');
+    assert.ok(
+      sent[0]!.every((line) => !line.startsWith('data:')) && sent[0]!.some((line) => line.startsWith('id: ')),
+      'the first event is an id alone',
+    );
     const answer = sent.find((lines) => lines.some((line) => line.startsWith('data: {')));
     assert.ok(answer, 'the initialize result follows');
   });
 
   test('other endpoints keep the SDK priming event (SDK clients take ids only from events with data)', async () => {
     const sent = await initializeOn(false);
-    assert.ok(sent.some((lines) => lines.includes('data: ') && lines.some((line) => line.startsWith('id: '))), JSON.stringify(sent));
+    assert.ok(
+      sent.some((lines) => lines.includes('data: ') && lines.some((line) => line.startsWith('id: '))),
+      JSON.stringify(sent),
+    );
   });
 });

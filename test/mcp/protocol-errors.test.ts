@@ -44,9 +44,24 @@ describe('stdio: malformed input is answered and the server keeps serving', () =
     { name: 'a bare number', line: '42', code: -32600, id: null },
     { name: 'a request missing "jsonrpc"', line: '{"id":3,"method":"tools/list"}', code: -32600, id: 3 },
     { name: 'an object that is no message', line: '{"foo":1}', code: -32600, id: null },
-    { name: 'an id that is neither a string nor an integer', line: '{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}', code: -32600, id: null },
-    { name: 'params as an array', line: '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[1,2]}', code: -32602, id: 4 },
-    { name: 'params as a string', line: '{"jsonrpc":"2.0","id":"five","method":"tools/call","params":"run_python"}', code: -32602, id: 'five' },
+    {
+      name: 'an id that is neither a string nor an integer',
+      line: '{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}',
+      code: -32600,
+      id: null,
+    },
+    {
+      name: 'params as an array',
+      line: '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[1,2]}',
+      code: -32602,
+      id: 4,
+    },
+    {
+      name: 'params as a string',
+      line: '{"jsonrpc":"2.0","id":"five","method":"tools/call","params":"run_python"}',
+      code: -32602,
+      id: 'five',
+    },
   ];
   for (const { name, line, code, id } of cases) {
     test(`${name} → ${code}, id ${JSON.stringify(id)}`, async () => {
@@ -78,7 +93,10 @@ describe('stdio: malformed input is answered and the server keeps serving', () =
     server.write(`${hugeRequest(8, 12 * MIB, 'first')}\n`);
     const answer = await server.answerTo(8);
     assertError(answer, -32600, 8);
-    assert.match(answer.error?.message ?? '', new RegExp(`\\b\\d{8} bytes, over the limit of ${MAX_MESSAGE_BYTES} bytes`));
+    assert.match(
+      answer.error?.message ?? '',
+      new RegExp(`\\b\\d{8} bytes, over the limit of ${MAX_MESSAGE_BYTES} bytes`),
+    );
     await assertStillServing(server);
   });
 
@@ -117,8 +135,12 @@ for (const backend of ['pyodide', 'python']) {
     test('is answered with an error carrying its id, and the next run works', async () => {
       server.write(`${hugeRequest(11, 11_000_000, 'last')}\n`);
       assertError(await server.answerTo(11), -32600, 11);
-      const run = await server.request(12, 'tools/call', { name: 'run_python', arguments: { code: 'print(1)', backend } });
-      const result = (run.result as { structuredContent?: { success: boolean; stdout: string; backend: string } }).structuredContent;
+      const run = await server.request(12, 'tools/call', {
+        name: 'run_python',
+        arguments: { code: 'print(1)', backend },
+      });
+      const result = (run.result as { structuredContent?: { success: boolean; stdout: string; backend: string } })
+        .structuredContent;
       assert.ok(result, JSON.stringify(run));
       assert.equal(result.success, true);
       assert.equal(result.stdout, '1\n');
@@ -130,7 +152,10 @@ for (const backend of ['pyodide', 'python']) {
 describe('stdio: end of input shuts the server down', () => {
   const generousMs = 60_000;
   const exitWithin = (server: RawStdioServer) =>
-    Promise.race([server.exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), generousMs).unref())]);
+    Promise.race([
+      server.exited,
+      new Promise<string>((resolve) => setTimeout(() => resolve('still running'), generousMs).unref()),
+    ]);
 
   test('with a live Pyodide session, the CLI exits 0', async () => {
     const server = await RawStdioServer.start(['--backend', 'pyodide']);
@@ -149,7 +174,9 @@ describe('stdio: end of input shuts the server down', () => {
     try {
       const warm = await server.request(1, 'tools/call', { name: 'run_python', arguments: { code: 'print(1)' } });
       assert.ok('result' in warm, JSON.stringify(warm));
-      server.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_python', arguments: { code: 'import time\ntime.sleep(600)', timeout_s: 900 } } })}\n`);
+      server.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_python', arguments: { code: 'import time\ntime.sleep(600)', timeout_s: 900 } } })}\n`,
+      );
       server.endInput();
       assert.equal(await exitWithin(server), 0);
     } finally {

@@ -22,8 +22,24 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       const { tools } = await conn.client.listTools();
       const tool = tools.find((t) => t.name === 'run_python');
       assert.ok(tool, 'run_python is listed');
-      assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}), ['code', 'file', 'backend', 'timeout_s', 'session', 'reset']);
-      assert.deepEqual(tool.outputSchema?.required, ['success', 'stdout', 'stderr', 'duration_ms', 'diagnostics', 'backend', 'session', 'run_id']);
+      assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}), [
+        'code',
+        'file',
+        'backend',
+        'timeout_s',
+        'session',
+        'reset',
+      ]);
+      assert.deepEqual(tool.outputSchema?.required, [
+        'success',
+        'stdout',
+        'stderr',
+        'duration_ms',
+        'diagnostics',
+        'backend',
+        'session',
+        'run_id',
+      ]);
     });
 
     test('success returns the structured result and a text rendering', async () => {
@@ -36,7 +52,11 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.ok(Number.isInteger(result.duration_ms), `whole milliseconds: ${result.duration_ms}`);
       assert.equal(raw.isError, false);
       assert.match((raw.content[0] as { text: string }).text, /^2\n\[ok in \d+ ms/);
-      assert.deepEqual(JSON.parse((raw.content[1] as { text: string }).text), raw.structuredContent, 'the JSON of the structured result follows');
+      assert.deepEqual(
+        JSON.parse((raw.content[1] as { text: string }).text),
+        raw.structuredContent,
+        'the JSON of the structured result follows',
+      );
     });
 
     test('a syntax error is reported as SyntaxError', async () => {
@@ -91,7 +111,11 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
     });
 
     test('time.sleep(60) is stopped by the time limit and the next call works', async () => {
-      const { result } = await run({ code: 'import time\nprint("sleeping", flush=True)\ntime.sleep(60)', timeout_s: 1, session: 'sleepy' });
+      const { result } = await run({
+        code: 'import time\nprint("sleeping", flush=True)\ntime.sleep(60)',
+        timeout_s: 1,
+        session: 'sleepy',
+      });
       assert.equal(result.diagnostics?.error_type, 'TIMEOUT');
       assert.equal(result.stdout, 'sleeping\n');
       assert.ok(result.duration_ms < 20_000, `stopped long before 60 s (took ${result.duration_ms} ms)`);
@@ -111,7 +135,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
 
     test('8 concurrent calls on different sessions each see only their own output', async () => {
       const calls = Array.from({ length: 8 }, (_, i) =>
-        run({ code: `import time\nfor k in range(5):\n    print("s${i}-", k, sep="")\n    time.sleep(0.01)\nmine = ${i}`, session: `par-${i}` }),
+        run({
+          code: `import time\nfor k in range(5):\n    print("s${i}-", k, sep="")\n    time.sleep(0.01)\nmine = ${i}`,
+          session: `par-${i}`,
+        }),
       );
       const results = await Promise.all(calls);
       results.forEach(({ result }, i) => {
@@ -122,7 +149,9 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
 
     test('8 concurrent calls on one session are queued, never interleaved', async () => {
       const results = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => run({ code: `for k in range(3):\n    print("q${i}", k)`, session: 'queue' })),
+        Array.from({ length: 8 }, (_, i) =>
+          run({ code: `for k in range(3):\n    print("q${i}", k)`, session: 'queue' }),
+        ),
       );
       results.forEach(({ result }, i) => assert.equal(result.stdout, `q${i} 0\nq${i} 1\nq${i} 2\n`));
     });
@@ -135,7 +164,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.equal(badBackend.isError, true);
       const badTimeout = await conn.client.callTool({ name: 'run_python', arguments: { code: '1', timeout_s: -3 } });
       assert.equal(badTimeout.isError, true);
-      const badSession = await conn.client.callTool({ name: 'run_python', arguments: { code: '1', session: '../etc' } });
+      const badSession = await conn.client.callTool({
+        name: 'run_python',
+        arguments: { code: '1', session: '../etc' },
+      });
       assert.equal(badSession.isError, true);
       const next = await run({ code: 'print("still here")' });
       assert.equal(next.result.stdout, 'still here\n');
@@ -146,7 +178,9 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       const { result } = await run(
         // The trailing sleep keeps the last notification out of the response's pipe read: the SDK client
         // handles notifications a microtask late, so one read holding both drops the progress.
-        { code: 'import sys, time\nfor i in range(3):\n    print("tick", i, flush=True)\n    time.sleep(0.05)\nprint("oops", file=sys.stderr, flush=True)\ntime.sleep(0.05)' },
+        {
+          code: 'import sys, time\nfor i in range(3):\n    print("tick", i, flush=True)\n    time.sleep(0.05)\nprint("oops", file=sys.stderr, flush=True)\ntime.sleep(0.05)',
+        },
         { onprogress: (p) => messages.push(p.message ?? '') },
       );
       assert.equal(result.success, true);
@@ -159,7 +193,10 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       const messages: string[] = [];
       const { result } = await run(
         // 4096 lines of 8 bytes, each flushed on its own; the pause keeps the last notification out of the response's read.
-        { code: 'import time\nfor i in range(4096):\n    print("burst..", flush=True)\ntime.sleep(0.3)', session: 'burst' },
+        {
+          code: 'import time\nfor i in range(4096):\n    print("burst..", flush=True)\ntime.sleep(0.3)',
+          session: 'burst',
+        },
         { onprogress: (p) => messages.push(p.message ?? '') },
       );
       assert.equal(result.stdout.length, 32 * 1024);
@@ -190,7 +227,9 @@ describe('a workspace folder that holds the server itself', () => {
   test('is mounted in Pyodide with its files, the bundle included', async () => {
     const conn = await connectStdio(['--pyodide-only', '--workspace', repoRoot]);
     try {
-      const { result } = await runPython(conn.client, { code: 'import os\nprint(os.getcwd())\nprint(sorted(n for n in os.listdir(".") if n in ("dist", "package.json")))' });
+      const { result } = await runPython(conn.client, {
+        code: 'import os\nprint(os.getcwd())\nprint(sorted(n for n in os.listdir(".") if n in ("dist", "package.json")))',
+      });
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
       assert.equal(result.stdout, `${repoRoot}\n['dist', 'package.json']\n`);
     } finally {

@@ -18,8 +18,18 @@ describe('the CLI keeps a spare Pyodide interpreter', () => {
       assert.equal(result.stdout, '42\n');
       assert.equal(result.session_reset, undefined);
       assert.match(conn.stderr(), /session "default" \(pyodide\) takes the spare interpreter/);
-      assert.match(conn.stderr(), new RegExp(`ready in \\d+ ms, from the (cached|shipped) snapshot; pid ${sparePid}|ready in \\d+ ms, cold[^;]*; pid ${sparePid}`), 'the first run ran in the spare');
-      await until(() => [...conn.stderr().matchAll(new RegExp(SPARE_STARTED, 'g'))].length === 2, 'the next spare to be started', 120_000);
+      assert.match(
+        conn.stderr(),
+        new RegExp(
+          `ready in \\d+ ms, from the (cached|shipped) snapshot; pid ${sparePid}|ready in \\d+ ms, cold[^;]*; pid ${sparePid}`,
+        ),
+        'the first run ran in the spare',
+      );
+      await until(
+        () => [...conn.stderr().matchAll(new RegExp(SPARE_STARTED, 'g'))].length === 2,
+        'the next spare to be started',
+        120_000,
+      );
     } finally {
       await conn.close();
     }

@@ -23,8 +23,15 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
     const connect = async () => {
       conn = await connectStdio(['--storage', storage, '--backend', backend]);
     };
-    const call = async (name: string, args: Record<string, unknown>, options: { onprogress?: (p: { message?: string }) => void } = {}) =>
-      (await conn.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000, ...options })) as CallToolResult;
+    const call = async (
+      name: string,
+      args: Record<string, unknown>,
+      options: { onprogress?: (p: { message?: string }) => void } = {},
+    ) =>
+      (await conn.client.callTool({ name, arguments: args }, undefined, {
+        timeout: 120_000,
+        ...options,
+      })) as CallToolResult;
     const structured = <T = Record<string, unknown>>(raw: CallToolResult) => raw.structuredContent as T;
 
     before(connect);
@@ -55,7 +62,8 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.deepEqual(written, { filename: 'circles.py', bytes_written: chunks[0].length, size: chunks[0].length });
       assert.ok(!Number.isNaN(Date.parse(String(mtime))));
       assert.equal(firstText(created), `wrote ${chunks[0].length} bytes to circles.py (now ${chunks[0].length} bytes)`);
-      for (const chunk of chunks.slice(1)) await call('code_file', { action: 'append', filename: 'circles.py', content: chunk });
+      for (const chunk of chunks.slice(1))
+        await call('code_file', { action: 'append', filename: 'circles.py', content: chunk });
 
       const fromFile = await call('run_python', { file: 'circles.py', session: 'from-file' });
       const direct = await runPython(conn.client, { code: chunks.join(''), backend, session: 'direct' });
@@ -64,8 +72,13 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.equal(result.stdout, 'total=43.982\n');
       assert.equal(result.backend, backend);
       assert.equal(result.session, 'from-file');
-      for (const key of ['success', 'stdout', 'stderr', 'diagnostics'] as const) assert.deepEqual(result[key], direct.result[key], key);
-      assert.equal(firstText(fromFile).split('\n[ok in')[0], firstText(direct.raw).split('\n[ok in')[0], 'the same text rendering');
+      for (const key of ['success', 'stdout', 'stderr', 'diagnostics'] as const)
+        assert.deepEqual(result[key], direct.result[key], key);
+      assert.equal(
+        firstText(fromFile).split('\n[ok in')[0],
+        firstText(direct.raw).split('\n[ok in')[0],
+        'the same text rendering',
+      );
 
       const globals = await runPython(conn.client, { code: 'print(area(2))', backend, session: 'from-file' });
       assert.equal(globals.result.stdout, '12.56636\n', 'the file ran in the named session, whose globals persist');
@@ -74,9 +87,17 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
     test('a failing file fails like code does, and its output streams as progress', async () => {
       // The pause keeps the progress out of the response's pipe read: the SDK client handles notifications a
       // microtask late, so a notification read together with the response is dropped.
-      await call('code_file', { action: 'create', filename: 'fails.py', content: 'import time\nprint("before", flush=True)\ntime.sleep(0.05)\n{}["missing"]\n' });
+      await call('code_file', {
+        action: 'create',
+        filename: 'fails.py',
+        content: 'import time\nprint("before", flush=True)\ntime.sleep(0.05)\n{}["missing"]\n',
+      });
       const progress: string[] = [];
-      const raw = await call('run_python', { file: 'fails.py', backend, timeout_s: 60 }, { onprogress: (p) => progress.push(p.message ?? '') });
+      const raw = await call(
+        'run_python',
+        { file: 'fails.py', backend, timeout_s: 60 },
+        { onprogress: (p) => progress.push(p.message ?? '') },
+      );
       const result = structured<RunResult>(raw);
       assert.equal(raw.isError, true);
       assert.equal(result.diagnostics?.error_type, 'RuntimeError');
@@ -103,16 +124,31 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         for (const filename of ['../../etc/passwd', '/etc/passwd']) {
           const raw = await call(tool, { ...args, [tool === 'run_python' ? 'file' : 'filename']: filename });
           assert.equal(raw.isError, true, `${tool} ${filename}`);
-          assert.match(text(raw), /^\[INVALID_ARGUMENT\] filename ".*" must be a plain name without folders or path separators/);
+          assert.match(
+            text(raw),
+            /^\[INVALID_ARGUMENT\] filename ".*" must be a plain name without folders or path separators/,
+          );
           assert.equal(raw.structuredContent, undefined, 'nothing ran: no result to structure');
         }
       }
-      assert.match(text(await call('code_file', { action: 'create', filename: 'tool.exe', content: '' })), /must end in one of \.py/);
+      assert.match(
+        text(await call('code_file', { action: 'create', filename: 'tool.exe', content: '' })),
+        /must end in one of \.py/,
+      );
       assert.match(text(await call('code_file', { action: 'append', filename: 'x.py' })), /append needs content/);
-      assert.match(text(await call('run_python', { file: 'missing.py' })), /no code file named "missing.py" \(the code files are: .*circles\.py/);
+      assert.match(
+        text(await call('run_python', { file: 'missing.py' })),
+        /no code file named "missing.py" \(the code files are: .*circles\.py/,
+      );
       assert.match(text(await call('run_python', { file: 'notes.md' })), /only \.py files run/);
-      assert.match(text(await call('run_python', { file: 'circles.py', code: 'print(1)' })), /give either code or file, not both/);
-      assert.match(text(await call('code_file', { action: 'overwrite', filename: 'x.py', content: 'y' })), /Invalid arguments for tool code_file/);
+      assert.match(
+        text(await call('run_python', { file: 'circles.py', code: 'print(1)' })),
+        /give either code or file, not both/,
+      );
+      assert.match(
+        text(await call('code_file', { action: 'overwrite', filename: 'x.py', content: 'y' })),
+        /Invalid arguments for tool code_file/,
+      );
       assert.equal(fs.existsSync(path.join(storage, 'etc')), false);
       const { result } = await runPython(conn.client, { code: 'print("still serving")', backend });
       assert.equal(result.stdout, 'still serving\n');
@@ -128,7 +164,15 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         tags: ['dict', 'Pricing'],
       });
       assert.equal(added.isError, undefined);
-      const { updated, learnings: [learning], total: stored } = structured<{ updated: boolean; total: number; learnings: { id: string; tags: string[]; use_count: number }[] }>(added);
+      const {
+        updated,
+        learnings: [learning],
+        total: stored,
+      } = structured<{
+        updated: boolean;
+        total: number;
+        learnings: { id: string; tags: string[]; use_count: number }[];
+      }>(added);
       const { id } = learning;
       assert.match(id, /^[0-9a-f]{8}$/);
       assert.equal(updated, false);
@@ -138,7 +182,9 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
 
       const failed = await runPython(conn.client, { code: 'row = {"name": "tea"}\ncost = row["price"]', backend });
       assert.equal(failed.result.success, false);
-      assert.deepEqual(failed.result.diagnostics?.hints, ['Past fix for KeyError: \'price\': use row.get("price", 0.0): some rows have no price']);
+      assert.deepEqual(failed.result.diagnostics?.hints, [
+        'Past fix for KeyError: \'price\': use row.get("price", 0.0): some rows have no price',
+      ]);
       assert.match(text(failed.raw), /\nhint: Past fix for KeyError: 'price': use row\.get/);
       const unrelated = await runPython(conn.client, { code: '1/0', backend });
       assert.equal(unrelated.result.diagnostics?.hints, undefined);
@@ -146,17 +192,32 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       const found = await call('learnings', { action: 'search', query: 'pricing' });
       const { learnings, total } = structured<{ learnings: { id: string; use_count: number }[]; total: number }>(found);
       assert.equal(total, 1);
-      assert.deepEqual(learnings.map((l) => [l.id, l.use_count]), [[id, 1]]);
+      assert.deepEqual(
+        learnings.map((l) => [l.id, l.use_count]),
+        [[id, 1]],
+      );
       assert.match(firstText(found), new RegExp(`^${id} error "KeyError: 'price'" → use row\\.get`));
-      assert.equal(firstText(await call('learnings', { action: 'search', query: 'matplotlib' })), 'no learnings found (1 stored)');
+      assert.equal(
+        firstText(await call('learnings', { action: 'search', query: 'matplotlib' })),
+        'no learnings found (1 stored)',
+      );
     });
 
     test('bad learnings are refused with a clear error', async () => {
       const raw = await call('learnings', { action: 'add', kind: 'semantic', successful_approach: 'x' });
       assert.equal(raw.isError, true);
       assert.equal(text(raw), '[INVALID_ARGUMENT] a semantic learning needs a non-empty objective');
-      assert.match(text(await call('learnings', { action: 'add', objective: 'x', successful_approach: 'y' })), /^\[INVALID_ARGUMENT\] kind must be "error"/);
-      const semantic = await call('learnings', { action: 'add', kind: 'semantic', objective: 'read a large CSV', successful_approach: 'pandas.read_csv(chunksize=...)', tags: ['csv'] });
+      assert.match(
+        text(await call('learnings', { action: 'add', objective: 'x', successful_approach: 'y' })),
+        /^\[INVALID_ARGUMENT\] kind must be "error"/,
+      );
+      const semantic = await call('learnings', {
+        action: 'add',
+        kind: 'semantic',
+        objective: 'read a large CSV',
+        successful_approach: 'pandas.read_csv(chunksize=...)',
+        tags: ['csv'],
+      });
       assert.equal(semantic.isError, undefined);
     });
 
@@ -167,7 +228,9 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.match(firstText(read), /^def area\(r\):[\s\S]*print\('done', file=sys.stderr\)\n$/);
       const run = structured<RunResult>(await call('run_python', { file: 'circles.py' }));
       assert.equal(run.stdout, 'total=43.982\n');
-      const { total, learnings } = structured<{ total: number; learnings: { objective?: string }[] }>(await call('learnings', { action: 'search', query: 'csv' }));
+      const { total, learnings } = structured<{ total: number; learnings: { objective?: string }[] }>(
+        await call('learnings', { action: 'search', query: 'csv' }),
+      );
       assert.equal(total, 2);
       assert.equal(learnings[0].objective, 'read a large CSV');
       const failed = await runPython(conn.client, { code: 'row = {}\nrow["price"]', backend });

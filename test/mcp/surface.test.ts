@@ -7,7 +7,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ErrorCode, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Engine } from '../../src/engine/engine';
 import { createMcpServer } from '../../src/mcp/server';
 import { TOOL_NAMES } from '../../src/mcp/toolNames';
@@ -49,9 +55,15 @@ describe('the MCP surface of the CLI', () => {
       assert.equal(tool.outputSchema?.type, 'object', `${tool.name} declares its output`);
       const { title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations ?? {};
       assert.equal(typeof title, 'string', `${tool.name} title`);
-      for (const hint of [readOnlyHint, destructiveHint, idempotentHint, openWorldHint]) assert.equal(typeof hint, 'boolean', `${tool.name} hints`);
+      for (const hint of [readOnlyHint, destructiveHint, idempotentHint, openWorldHint])
+        assert.equal(typeof hint, 'boolean', `${tool.name} hints`);
     }
-    const hints = Object.fromEntries(tools.map((tool) => [tool.name, [tool.annotations?.readOnlyHint, tool.annotations?.destructiveHint, tool.annotations?.openWorldHint]]));
+    const hints = Object.fromEntries(
+      tools.map((tool) => [
+        tool.name,
+        [tool.annotations?.readOnlyHint, tool.annotations?.destructiveHint, tool.annotations?.openWorldHint],
+      ]),
+    );
     // The workspace interpreter is on and code mode is attached: code reaches outside and may destroy.
     assert.deepEqual(hints.run_python, [false, true, true]);
     // pip changes the environment and reaches the network.
@@ -76,7 +88,11 @@ describe('the MCP surface of the CLI', () => {
     await conn.client.setLoggingLevel('warning');
     await runPython(conn.client, { code: 'x = 1', reset: true, session: 'log' });
     // The interpreter ignores the interrupt, so it is killed and replaced after the grace period.
-    const stuck = await runPython(conn.client, { code: 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass', timeout_s: 1, session: 'log' });
+    const stuck = await runPython(conn.client, {
+      code: 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass',
+      timeout_s: 1,
+      session: 'log',
+    });
     assert.equal(stuck.result.session_reset, true);
     const refused = await runPython(conn.client, { code: `# ${'x'.repeat(300 * 1024)}`, session: 'log' });
     assert.equal(refused.result.diagnostics?.error_type, 'POLICY_VIOLATION');
@@ -94,7 +110,11 @@ describe('the MCP surface of the CLI', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-surface-'));
     try {
       const wheel = buildWheel(dir, { name: 'cmlogpkg', version: '0.1.0', init: 'X = 1\n' });
-      const raw = await conn.client.callTool({ name: 'packages', arguments: { action: 'install', packages: [wheel], backend: 'pyodide', session: 'log' } }, undefined, { timeout: 300_000 });
+      const raw = await conn.client.callTool(
+        { name: 'packages', arguments: { action: 'install', packages: [wheel], backend: 'pyodide', session: 'log' } },
+        undefined,
+        { timeout: 300_000 },
+      );
       assert.equal(raw.isError, false, JSON.stringify(raw.content));
       await settle();
       const [install] = events('install');
@@ -107,7 +127,11 @@ describe('the MCP surface of the CLI', () => {
 
   test('a silent run sends a heartbeat with the seconds elapsed every 5 s', async () => {
     const messages: string[] = [];
-    const { result } = await runPython(conn.client, { code: 'import time\ntime.sleep(12)', timeout_s: 30, session: 'quiet' }, { onprogress: (p) => messages.push(p.message ?? '') });
+    const { result } = await runPython(
+      conn.client,
+      { code: 'import time\ntime.sleep(12)', timeout_s: 30, session: 'quiet' },
+      { onprogress: (p) => messages.push(p.message ?? '') },
+    );
     assert.equal(result.success, true);
     assert.ok(messages.length >= 2, JSON.stringify(messages));
     assert.match(messages[0], /^\[still running: 5 s elapsed\]/);
@@ -126,7 +150,9 @@ describe('annotations follow the settings', () => {
     try {
       const hints = async () => (await client.listTools()).tools.find((t) => t.name === 'run_python')?.annotations;
       assert.deepEqual([(await hints())?.destructiveHint, (await hints())?.openWorldHint], [false, false]);
-      const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+      const changed = new Promise<void>((resolve) =>
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+      );
       await engine.setBackendEnabled('python', true);
       await changed;
       assert.deepEqual([(await hints())?.destructiveHint, (await hints())?.openWorldHint], [true, true]);
@@ -138,10 +164,23 @@ describe('annotations follow the settings', () => {
 
   test('on the CLI: --pyodide-only with no external servers is closed-world; a servers file makes it open-world', async () => {
     const servers = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'annotations-')), 'servers.json');
-    fs.writeFileSync(servers, JSON.stringify({ servers: { memory: { command: process.execPath, args: [require.resolve('@modelcontextprotocol/server-memory/dist/index.js')] } } }));
+    fs.writeFileSync(
+      servers,
+      JSON.stringify({
+        servers: {
+          memory: {
+            command: process.execPath,
+            args: [require.resolve('@modelcontextprotocol/server-memory/dist/index.js')],
+          },
+        },
+      }),
+    );
     for (const [args, expected] of [
       [['--pyodide-only'], [false, false]],
-      [['--pyodide-only', '--servers', servers], [true, true]],
+      [
+        ['--pyodide-only', '--servers', servers],
+        [true, true],
+      ],
     ] as const) {
       const conn = await connectStdio([...args]);
       try {

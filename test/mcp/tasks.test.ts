@@ -4,7 +4,15 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError, RELATED_TASK_META_KEY, type CallToolResult, type Task } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ErrorCode,
+  McpError,
+  RELATED_TASK_META_KEY,
+  type CallToolResult,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import type { RunEvent, RunResult } from '../../src/engine/types';
@@ -22,12 +30,20 @@ interface Progress {
 }
 
 /** tools/call of run_python with `task`: answered at once with the task. */
-async function startTask(client: Client, args: Record<string, unknown>, onprogress?: (p: Progress) => void): Promise<Task> {
-  const { task } = await client.request({ method: 'tools/call', params: { name: 'run_python', arguments: args } }, CreateTaskResultSchema, {
-    task: { ttl: 60_000 },
-    timeout: REQUEST_TIMEOUT_MS,
-    onprogress,
-  });
+async function startTask(
+  client: Client,
+  args: Record<string, unknown>,
+  onprogress?: (p: Progress) => void,
+): Promise<Task> {
+  const { task } = await client.request(
+    { method: 'tools/call', params: { name: 'run_python', arguments: args } },
+    CreateTaskResultSchema,
+    {
+      task: { ttl: 60_000 },
+      timeout: REQUEST_TIMEOUT_MS,
+      onprogress,
+    },
+  );
   return task;
 }
 
@@ -44,7 +60,9 @@ async function pollUntilDone(client: Client, taskId: string): Promise<Task['stat
 }
 
 async function taskResult(client: Client, taskId: string): Promise<CallToolResult & { structuredContent: RunResult }> {
-  return (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, { timeout: REQUEST_TIMEOUT_MS })) as CallToolResult & { structuredContent: RunResult };
+  return (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, {
+    timeout: REQUEST_TIMEOUT_MS,
+  })) as CallToolResult & { structuredContent: RunResult };
 }
 
 describe('run_python as a task over stdio', () => {
@@ -62,14 +80,24 @@ describe('run_python as a task over stdio', () => {
     assert.ok(conn.client.getServerCapabilities()?.tasks?.cancel, 'tasks/cancel');
     const { tools } = await conn.client.listTools();
     const taskSupport = Object.fromEntries(tools.map((tool) => [tool.name, tool.execution?.taskSupport]));
-    assert.deepEqual(taskSupport, { run_python: 'optional', code_file: undefined, learnings: undefined, packages: undefined, environment: undefined });
+    assert.deepEqual(taskSupport, {
+      run_python: 'optional',
+      code_file: undefined,
+      learnings: undefined,
+      packages: undefined,
+      environment: undefined,
+    });
   });
 
   test('an 8 s run outlives a 5 s request timeout: working, then completed, and its result is fetched afterwards', async () => {
     const progress: Progress[] = [];
-    const task = await startTask(conn.client, { code: 'import time\ntime.sleep(8)\nprint("slept")', timeout_s: 60 }, (p) => progress.push(p));
+    const task = await startTask(
+      conn.client,
+      { code: 'import time\ntime.sleep(8)\nprint("slept")', timeout_s: 60 },
+      (p) => progress.push(p),
+    );
     assert.equal(task.status, 'working');
-    assert.equal(task.ttl, 120_000, 'the 60 s asked for, raised to outlive the run\'s 60 s limit by a minute');
+    assert.equal(task.ttl, 120_000, "the 60 s asked for, raised to outlive the run's 60 s limit by a minute");
 
     const statuses = await pollUntilDone(conn.client, task.taskId);
     assert.deepEqual(statuses, ['working', 'completed']);
@@ -79,7 +107,10 @@ describe('run_python as a task over stdio', () => {
     assert.equal(result.structuredContent.stdout, 'slept\n');
     assert.deepEqual(result._meta?.[RELATED_TASK_META_KEY], { taskId: task.taskId });
     // The run was silent, so it sent its heartbeat under the progress token of the call, answered long before.
-    assert.ok(progress.some((p) => /still running: \d+ s elapsed/.test(p.message ?? '')), JSON.stringify(progress));
+    assert.ok(
+      progress.some((p) => /still running: \d+ s elapsed/.test(p.message ?? '')),
+      JSON.stringify(progress),
+    );
   });
 
   test('a run that fails ends its task failed, and tasks/result still says why', async () => {
@@ -94,7 +125,10 @@ describe('run_python as a task over stdio', () => {
 
   test('a code file runs as a task too', async () => {
     const filename = `task_file_${process.pid}.py`;
-    await conn.client.callTool({ name: 'code_file', arguments: { action: 'create', filename, content: 'total = sum(range(10))\nprint(total)\n' } });
+    await conn.client.callTool({
+      name: 'code_file',
+      arguments: { action: 'create', filename, content: 'total = sum(range(10))\nprint(total)\n' },
+    });
     const task = await startTask(conn.client, { file: filename });
     assert.equal((await pollUntilDone(conn.client, task.taskId)).at(-1), 'completed');
     assert.equal((await taskResult(conn.client, task.taskId)).structuredContent.stdout, '45\n');
@@ -103,7 +137,11 @@ describe('run_python as a task over stdio', () => {
   test('tasks/cancel interrupts the run, and the next call on its session works with the state kept', async () => {
     await runPython(conn.client, { code: 'kept = "yes"', session: 'cancelled' });
     const progress: Progress[] = [];
-    const task = await startTask(conn.client, { code: 'import time\nprint("started", flush=True)\ntime.sleep(300)', timeout_s: 600, session: 'cancelled' }, (p) => progress.push(p));
+    const task = await startTask(
+      conn.client,
+      { code: 'import time\nprint("started", flush=True)\ntime.sleep(300)', timeout_s: 600, session: 'cancelled' },
+      (p) => progress.push(p),
+    );
     await until(() => progress.some((p) => p.message?.includes('started')), 'the run is under way');
     const cancelled = await conn.client.experimental.tasks.cancelTask(task.taskId, { timeout: REQUEST_TIMEOUT_MS });
     assert.equal(cancelled.status, 'cancelled');
@@ -116,7 +154,10 @@ describe('run_python as a task over stdio', () => {
 
   test('a task asked of a tool that cannot be one is refused with -32601', async () => {
     const error = await conn.client
-      .request({ method: 'tools/call', params: { name: 'environment', arguments: {} } }, CreateTaskResultSchema, { task: {}, timeout: REQUEST_TIMEOUT_MS })
+      .request({ method: 'tools/call', params: { name: 'environment', arguments: {} } }, CreateTaskResultSchema, {
+        task: {},
+        timeout: REQUEST_TIMEOUT_MS,
+      })
       .then(
         () => undefined,
         (e: unknown) => e,
@@ -138,7 +179,11 @@ describe('run_python without tasks', () => {
 
   test('a client that does not ask for a task gets the ordinary result and progress, and no task is made', async () => {
     const progress: Progress[] = [];
-    const { result, raw } = await runPython(conn.client, { code: 'print("a")\nimport time\ntime.sleep(0.3)\nprint("b")' }, { onprogress: (p) => progress.push(p) });
+    const { result, raw } = await runPython(
+      conn.client,
+      { code: 'print("a")\nimport time\ntime.sleep(0.3)\nprint("b")' },
+      { onprogress: (p) => progress.push(p) },
+    );
     assert.equal(raw.task, undefined);
     assert.equal(result.success, true);
     assert.equal(result.stdout, 'a\nb\n');
@@ -146,7 +191,10 @@ describe('run_python without tasks', () => {
     // What reached the SDK client is only a prefix of the output for sure: the client handles a notification a
     // microtask late, so one that arrives in the same read as the response finds its handler gone (measured on
     // a loaded machine). That every piece is sent, before the response, is checked on the wire below.
-    assert.ok(progress.length > 0 && 'a\nb\n'.startsWith(progress.map((p) => p.message).join('')), JSON.stringify(progress));
+    assert.ok(
+      progress.length > 0 && 'a\nb\n'.startsWith(progress.map((p) => p.message).join('')),
+      JSON.stringify(progress),
+    );
     // The SDK's own way with a task-capable tool called plainly is a task polled behind the client's back.
     assert.deepEqual((await conn.client.experimental.tasks.listTasks()).tasks, []);
   });
@@ -154,10 +202,16 @@ describe('run_python without tasks', () => {
   test('every piece of output goes out as progress before the response, on the wire', async () => {
     const server = await RawStdioServer.start(['--backend', 'python']);
     try {
-      const response = await server.request(1, 'tools/call', { name: 'run_python', arguments: { code: 'print("a")\nimport time\ntime.sleep(0.3)\nprint("b")' }, _meta: { progressToken: 'p' } });
+      const response = await server.request(1, 'tools/call', {
+        name: 'run_python',
+        arguments: { code: 'print("a")\nimport time\ntime.sleep(0.3)\nprint("b")' },
+        _meta: { progressToken: 'p' },
+      });
       assert.ok('result' in response, JSON.stringify(response));
       const before = server.arrived.slice(0, server.arrived.indexOf(response));
-      const messages = before.filter((m) => m.method === 'notifications/progress').map((m) => (m.params as { message: string }).message);
+      const messages = before
+        .filter((m) => m.method === 'notifications/progress')
+        .map((m) => (m.params as { message: string }).message);
       assert.equal(messages.join(''), 'a\nb\n');
     } finally {
       server.kill();
@@ -187,13 +241,16 @@ describe('run_python tasks over HTTP', () => {
     await engine?.dispose();
   });
 
-  test("a task belongs to the MCP session that made it: another client can neither see nor fetch nor cancel it", async () => {
+  test('a task belongs to the MCP session that made it: another client can neither see nor fetch nor cancel it', async () => {
     server = await startHttpMcpServer(engine!, { shareSessions: true });
     const a = await connect(server);
     const b = await connect(server);
     const task = await startTask(a.client, { code: 'print("for a")' });
     assert.equal((await pollUntilDone(a.client, task.taskId)).at(-1), 'completed');
-    assert.deepEqual((await a.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId), [task.taskId]);
+    assert.deepEqual(
+      (await a.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId),
+      [task.taskId],
+    );
     assert.deepEqual((await b.client.experimental.tasks.listTasks()).tasks, []);
     for (const attempt of [
       () => b.client.experimental.tasks.getTask(task.taskId),
@@ -204,7 +261,10 @@ describe('run_python tasks over HTTP', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      assert.ok(error instanceof McpError && error.code === ErrorCode.InvalidParams && /not found/i.test(error.message), String(error));
+      assert.ok(
+        error instanceof McpError && error.code === ErrorCode.InvalidParams && /not found/i.test(error.message),
+        String(error),
+      );
     }
     assert.equal((await taskResult(a.client, task.taskId)).structuredContent.stdout, 'for a\n');
   });

@@ -17,7 +17,18 @@ const memoryServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol'
 /** A servers file with a memory server of its own (a fresh, empty graph). */
 function memoryConfig(dir: string, name: string): string {
   const file = path.join(dir, `${name}.json`);
-  fs.writeFileSync(file, JSON.stringify({ servers: { memory: { command: process.execPath, args: [memoryServer], env: { MEMORY_FILE_PATH: path.join(dir, `${name}.jsonl`) } } } }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      servers: {
+        memory: {
+          command: process.execPath,
+          args: [memoryServer],
+          env: { MEMORY_FILE_PATH: path.join(dir, `${name}.jsonl`) },
+        },
+      },
+    }),
+  );
   return file;
 }
 
@@ -32,12 +43,15 @@ except PermissionError as e:
 print(sorted(e["name"] for e in tools.memory.read_graph()["entities"]))
 `;
 
-const calls = (records: ToolCallRecord[] | undefined) => (records ?? []).map(({ tool, ok, approval }) => ({ tool, ok, approval }));
+const calls = (records: ToolCallRecord[] | undefined) =>
+  (records ?? []).map(({ tool, ok, approval }) => ({ tool, ok, approval }));
 
 type Answer = (request: ElicitRequest, signal: AbortSignal) => Promise<ElicitResult>;
 
 /** A client that declares elicitation: every question is kept, and `answer` (set per test) replies. */
-async function askingClient(args: string[]): Promise<{ conn: StdioConnection; questions: string[]; answerWith(answer: Answer): void }> {
+async function askingClient(
+  args: string[],
+): Promise<{ conn: StdioConnection; questions: string[]; answerWith(answer: Answer): void }> {
   const conn = await connectStdio(args, {}, { elicitation: {} });
   const questions: string[] = [];
   let answer: Answer = async () => ({ action: 'decline' });
@@ -48,7 +62,9 @@ async function askingClient(args: string[]): Promise<{ conn: StdioConnection; qu
   return { conn, questions, answerWith: (next) => (answer = next) };
 }
 
-const accept = (decision: string): Answer => async () => ({ action: 'accept', content: { decision } });
+const accept =
+  (decision: string): Answer =>
+  async () => ({ action: 'accept', content: { decision } });
 
 for (const backend of ['python', 'pyodide'] as BackendKind[]) {
   describe(`tool approval under "ask" (the default), a client with elicitation — ${backend}`, () => {
@@ -70,7 +86,10 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
       const before = client.questions.length;
       const { result } = await run(writeThenRead('Ada'));
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
-      assert.match(result.stdout, /^refused: ToolCallRefused True memory\.create_entities was not called: a person declined the call to memory\.create_entities\n\[\]\n$/);
+      assert.match(
+        result.stdout,
+        /^refused: ToolCallRefused True memory\.create_entities was not called: a person declined the call to memory\.create_entities\n\[\]\n$/,
+      );
       const asked = client.questions.slice(before);
       assert.equal(asked.length, 1, 'asked once: read_graph is read-only');
       assert.match(asked[0]!, /run .*session "default".*"create_entities" of the MCP server "memory"/);
@@ -80,7 +99,11 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
         { tool: 'read_graph', ok: true, approval: 'read-only' },
       ]);
       assert.match(JSON.stringify(result.tool_calls), /"server":"memory"/);
-      assert.doesNotMatch(JSON.stringify(result.tool_calls), /first program/, 'the audit does not repeat the arguments');
+      assert.doesNotMatch(
+        JSON.stringify(result.tool_calls),
+        /first program/,
+        'the audit does not repeat the arguments',
+      );
     });
 
     test('an accepted write happens; read-only tools ask nothing', async () => {
@@ -93,10 +116,15 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
         { tool: 'create_entities', ok: true, approval: 'asked-allowed' },
         { tool: 'read_graph', ok: true, approval: 'read-only' },
       ]);
-      const reads = await run('from code_mode import tools\ntools.memory.search_nodes(query="Ada")\ntools.memory.open_nodes(names=["Ada"])\nprint("read")');
+      const reads = await run(
+        'from code_mode import tools\ntools.memory.search_nodes(query="Ada")\ntools.memory.open_nodes(names=["Ada"])\nprint("read")',
+      );
       assert.equal(reads.result.stdout, 'read\n');
       assert.equal(client.questions.length - before, 1, 'search_nodes and open_nodes are read-only: no question');
-      assert.deepEqual(calls(reads.result.tool_calls).map((c) => c.approval), ['read-only', 'read-only']);
+      assert.deepEqual(
+        calls(reads.result.tool_calls).map((c) => c.approval),
+        ['read-only', 'read-only'],
+      );
     });
 
     test('"Allow this tool for this session" is not asked again for that tool; other tools still are; "Deny" in the form refuses', async () => {
@@ -107,9 +135,15 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
       const second = await run(writeThenRead('Lovelace'));
       assert.match(second.result.stdout, /^written\n/);
       assert.equal(client.questions.length - before, 1);
-      assert.deepEqual(calls(second.result.tool_calls)[0], { tool: 'create_entities', ok: true, approval: 'session-allowed' });
+      assert.deepEqual(calls(second.result.tool_calls)[0], {
+        tool: 'create_entities',
+        ok: true,
+        approval: 'session-allowed',
+      });
       client.answerWith(accept('deny'));
-      const other = await run('from code_mode import tools\ntry:\n    tools.memory.delete_entities(entityNames=["Ada"])\nexcept PermissionError as e:\n    print(e)');
+      const other = await run(
+        'from code_mode import tools\ntry:\n    tools.memory.delete_entities(entityNames=["Ada"])\nexcept PermissionError as e:\n    print(e)',
+      );
       assert.match(other.result.stdout, /memory\.delete_entities was not called: a person declined/);
       assert.equal(client.questions.length - before, 2);
     });
@@ -135,7 +169,11 @@ describe('tool approval: the run clock, and stopping the run', () => {
       await new Promise((resolve) => setTimeout(resolve, timeoutS * 3000));
       return { action: 'accept', content: { decision: 'once' } };
     });
-    const { result } = await runPython(client.conn.client, { code: writeThenRead('Slow'), backend: 'python', timeout_s: timeoutS });
+    const { result } = await runPython(client.conn.client, {
+      code: writeThenRead('Slow'),
+      backend: 'python',
+      timeout_s: timeoutS,
+    });
     assert.notEqual(result.diagnostics?.error_type, 'TIMEOUT', JSON.stringify(result.diagnostics));
     assert.equal(result.stdout, "written\n['Slow']\n");
   });
@@ -157,12 +195,19 @@ describe('tool approval: the run clock, and stopping the run', () => {
         }),
     );
     const controller = new AbortController();
-    const running = runPython(client.conn.client, { code: writeThenRead('Never'), backend: 'python', timeout_s: 60 }, { signal: controller.signal }).catch((error: unknown) => error);
+    const running = runPython(
+      client.conn.client,
+      { code: writeThenRead('Never'), backend: 'python', timeout_s: 60 },
+      { signal: controller.signal },
+    ).catch((error: unknown) => error);
     await questionAsked;
     controller.abort();
     await running;
     await questionWithdrawn;
-    const after = await runPython(client.conn.client, { code: 'from code_mode import tools\nprint(sorted(e["name"] for e in tools.memory.read_graph()["entities"]))', backend: 'python' });
+    const after = await runPython(client.conn.client, {
+      code: 'from code_mode import tools\nprint(sorted(e["name"] for e in tools.memory.read_graph()["entities"]))',
+      backend: 'python',
+    });
     assert.equal(after.result.stdout, "['Slow']\n", 'the write of the cancelled run never happened');
   });
 });
@@ -171,7 +216,11 @@ describe('tool approval without a person to ask, and the flags', () => {
   let dir: string;
   const opened: StdioConnection[] = [];
   const connect = async (name: string, flags: string[], capabilities = {}) => {
-    const conn = await connectStdio(['--backend', 'python', '--servers', memoryConfig(dir, name), ...flags], {}, capabilities);
+    const conn = await connectStdio(
+      ['--backend', 'python', '--servers', memoryConfig(dir, name), ...flags],
+      {},
+      capabilities,
+    );
     opened.push(conn);
     return conn;
   };
@@ -186,7 +235,10 @@ describe('tool approval without a person to ask, and the flags', () => {
   test('a client without elicitation under ask: the write is refused at once, naming the flags to change', async () => {
     const conn = await connect('silent', []);
     const { result } = await runPython(conn.client, { code: writeThenRead('Ada') });
-    assert.match(result.stdout, /^refused: ToolCallRefused True memory\.create_entities was not called: .*nobody can be asked here \(the client does not support elicitation\); set flag --tool-approval to "allow", or list "memory\.create_entities" \(or "memory\.\*"\) in flag --auto-approve\n\[\]\n$/);
+    assert.match(
+      result.stdout,
+      /^refused: ToolCallRefused True memory\.create_entities was not called: .*nobody can be asked here \(the client does not support elicitation\); set flag --tool-approval to "allow", or list "memory\.create_entities" \(or "memory\.\*"\) in flag --auto-approve\n\[\]\n$/,
+    );
     assert.deepEqual(calls(result.tool_calls), [
       { tool: 'create_entities', ok: false, approval: 'denied' },
       { tool: 'read_graph', ok: true, approval: 'read-only' },
@@ -208,7 +260,10 @@ describe('tool approval without a person to ask, and the flags', () => {
       return { action: 'accept', content: { decision: 'once' } };
     });
     const { result } = await runPython(conn.client, { code: writeThenRead('Ada') });
-    assert.match(result.stdout, /^refused: ToolCallRefused True memory\.create_entities was not called: memory\.create_entities is not marked read-only, and tool approval is "readonly" \(flag --tool-approval\)/);
+    assert.match(
+      result.stdout,
+      /^refused: ToolCallRefused True memory\.create_entities was not called: memory\.create_entities is not marked read-only, and tool approval is "readonly" \(flag --tool-approval\)/,
+    );
     assert.match(result.stdout, /\n\[\]\n$/);
     assert.equal(asked, 0);
   });
@@ -216,7 +271,9 @@ describe('tool approval without a person to ask, and the flags', () => {
   test('--auto-approve lets the tools it names through without a question, and only those', async () => {
     const conn = await connect('rule', ['--auto-approve', 'memory.create_entities,other.*']);
     const { result } = await runPython(conn.client, {
-      code: writeThenRead('Ada') + 'try:\n    tools.memory.add_observations(observations=[{"entityName": "Ada", "contents": ["x"]}])\nexcept PermissionError as e:\n    print("refused", e)\n',
+      code:
+        writeThenRead('Ada') +
+        'try:\n    tools.memory.add_observations(observations=[{"entityName": "Ada", "contents": ["x"]}])\nexcept PermissionError as e:\n    print("refused", e)\n',
     });
     assert.match(result.stdout, /^written\n\['Ada'\]\nrefused memory\.add_observations was not called/);
     assert.deepEqual(calls(result.tool_calls), [

@@ -35,7 +35,8 @@ function openFlood(port: number, count: number): FloodConnection[] {
     const connection: FloodConnection = { socket, connected: false, closed: false, received: '' };
     socket.on('connect', () => {
       connection.connected = true;
-      if (i % 2 === 1) socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n`);
+      if (i % 2 === 1)
+        socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n`);
     });
     socket.on('data', (chunk: Buffer) => (connection.received += chunk.toString()));
     socket.on('error', () => undefined);
@@ -80,13 +81,33 @@ describe('code-mode-mcp --http under a flood of unauthenticated connections', { 
     // own soft limit already; if not, the helper does).
     await raiseFdSoftLimit(silentLogger);
     const own = readFdLimits();
-    assert.ok(own && own.soft >= FLOOD + 256, `this test needs a soft limit of at least ${FLOOD + 256} open files, it has ${own?.soft}`);
+    assert.ok(
+      own && own.soft >= FLOOD + 256,
+      `this test needs a soft limit of at least ${FLOOD + 256} open files, it has ${own?.soft}`,
+    );
 
-    child = spawn('prlimit', [`--nofile=${SOFT_LIMIT}:${HARD_LIMIT}`, process.execPath, cliPath, '--http', '--backend', 'python', '--storage', testStorageDir], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    child = spawn(
+      'prlimit',
+      [
+        `--nofile=${SOFT_LIMIT}:${HARD_LIMIT}`,
+        process.execPath,
+        cliPath,
+        '--http',
+        '--backend',
+        'python',
+        '--storage',
+        testStorageDir,
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await until(() => /bearer token .*: (\S+)/.test(stderr) || child.exitCode !== null, 'the CLI says where it serves and with which token', DEADLINE_MS);
+    await until(
+      () => /bearer token .*: (\S+)/.test(stderr) || child.exitCode !== null,
+      'the CLI says where it serves and with which token',
+      DEADLINE_MS,
+    );
     url = new URL(/MCP over HTTP on (\S+)/.exec(stderr)![1]!);
     token = /bearer token .*: (\S+)/.exec(stderr)![1]!;
   });
@@ -109,7 +130,11 @@ describe('code-mode-mcp --http under a flood of unauthenticated connections', { 
 
   test('a client with the token initializes and runs a tool while the flood holds the port; connections past the cap are closed, each told why', async () => {
     flood = openFlood(Number(url.port), FLOOD);
-    await until(() => flood.every((c) => c.connected || c.closed), 'every flood connection is either open or closed', DEADLINE_MS);
+    await until(
+      () => flood.every((c) => c.connected || c.closed),
+      'every flood connection is either open or closed',
+      DEADLINE_MS,
+    );
 
     const { client } = await connectHttp(url.href, token);
     try {
@@ -120,10 +145,17 @@ describe('code-mode-mcp --http under a flood of unauthenticated connections', { 
       await client.close();
     }
 
-    await until(() => open() <= DEFAULT_MAX_PREAUTH_CONNECTIONS, `at most ${DEFAULT_MAX_PREAUTH_CONNECTIONS} unauthenticated connections stay open`, DEADLINE_MS);
+    await until(
+      () => open() <= DEFAULT_MAX_PREAUTH_CONNECTIONS,
+      `at most ${DEFAULT_MAX_PREAUTH_CONNECTIONS} unauthenticated connections stay open`,
+      DEADLINE_MS,
+    );
     // This side never closes a flood connection before the end: every one closed was closed by the server.
     const closed = flood.filter((c) => c.closed);
-    assert.ok(closed.length >= FLOOD - DEFAULT_MAX_PREAUTH_CONNECTIONS, `only ${closed.length} of ${FLOOD} were closed`);
+    assert.ok(
+      closed.length >= FLOOD - DEFAULT_MAX_PREAUTH_CONNECTIONS,
+      `only ${closed.length} of ${FLOOD} were closed`,
+    );
     const told = closed.filter((c) => c.received.startsWith('HTTP/1.1 503 '));
     assert.ok(told.length > 0, 'no connection closed for the cap was told why');
     for (const connection of told) assert.match(replyError(connection.received, 503).message, /without a valid token/);
@@ -140,7 +172,10 @@ describe('code-mode-mcp --http under a flood of unauthenticated connections', { 
     const received = await rawExchange(Number(url.port), 'NOT HTTP AT ALL\r\n\r\n');
     assert.match(replyError(received, 400).message, /[Bb]ad request/);
     assert.equal((await post(url.href, {})).status, 401);
-    assert.equal((await post(url.href, { authorization: `Bearer ${token}`, origin: 'https://evil.example' })).status, 403);
+    assert.equal(
+      (await post(url.href, { authorization: `Bearer ${token}`, origin: 'https://evil.example' })).status,
+      403,
+    );
     assert.equal((await post(url.href, { authorization: `Bearer ${token}`, host: 'evil.example' })).status, 403);
     assert.equal((await post(url.href, { authorization: `Bearer ${token}` })).status, 200);
   });
@@ -152,7 +187,11 @@ describe('raiseFdSoftLimit', () => {
     try {
       await until(() => readFdLimits(sleeper.pid!)?.soft === 64, 'the process runs with its low limit', DEADLINE_MS);
       const logged: string[] = [];
-      const log: Logger = { info: (m) => logged.push(m), warn: (m) => logged.push(`warning: ${m}`), error: (m) => logged.push(`error: ${m}`) };
+      const log: Logger = {
+        info: (m) => logged.push(m),
+        warn: (m) => logged.push(`warning: ${m}`),
+        error: (m) => logged.push(`error: ${m}`),
+      };
       const outcome = await raiseFdSoftLimit(log, sleeper.pid!);
       assert.equal(outcome.raised, true, outcome.message);
       assert.deepEqual(readFdLimits(sleeper.pid!), { soft: 128, hard: 128 });

@@ -79,11 +79,17 @@ describe('the kernel surface inside the sandbox', { skip: notUnderDeno }, () => 
   });
 
   test('process memory, io_uring, namespaces, mounts, keys, bpf, perf, userfaultfd and personality are refused with EPERM', () => {
-    const wanted = Object.fromEntries(Object.entries(SYSCALLS).flatMap(([name, numbers]) => (numbers[column] < 0 ? [] : [[name, numbers[column]]])));
+    const wanted = Object.fromEntries(
+      Object.entries(SYSCALLS).flatMap(([name, numbers]) => (numbers[column] < 0 ? [] : [[name, numbers[column]]])),
+    );
     const errnos = errnosInside({ getpid: GETPID[column], ...wanted });
     assert.equal(errnos.getpid, 0, 'the probe itself could not make a plain system call');
     const through = Object.keys(wanted).filter((name) => errnos[name] !== EPERM);
-    assert.deepEqual(through, [], `not refused by the filter: ${through.map((name) => `${name} (errno ${errnos[name]})`).join(', ')}`);
+    assert.deepEqual(
+      through,
+      [],
+      `not refused by the filter: ${through.map((name) => `${name} (errno ${errnos[name]})`).join(', ')}`,
+    );
   });
 
   test('clone3 fails with ENOSYS, so the C library falls back to clone, which the filter can check', () => {
@@ -91,9 +97,13 @@ describe('the kernel surface inside the sandbox', { skip: notUnderDeno }, () => 
   });
 
   test("bwrap's own process (pid 1 inside) cannot be written through /proc", () => {
-    const script = "import os\ntry:\n    os.open('/proc/1/mem', os.O_RDWR)\n    print('opened')\nexcept OSError as e:\n    print(e.errno)";
+    const script =
+      "import os\ntry:\n    os.open('/proc/1/mem', os.O_RDWR)\n    print('opened')\nexcept OSError as e:\n    print(e.errno)";
     const filter = seccompFilter();
-    const result = spawnSync('bwrap', [...bubblewrapArgs([], 'off', '/', 0), '--', '/usr/bin/python3', '-c', script], { input: filter, encoding: 'utf8' });
+    const result = spawnSync('bwrap', [...bubblewrapArgs([], 'off', '/', 0), '--', '/usr/bin/python3', '-c', script], {
+      input: filter,
+      encoding: 'utf8',
+    });
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.stdout.trim(), '30', 'expected EROFS: /proc is read-only inside');
   });

@@ -41,14 +41,29 @@ describe('Pyodide with codeMode.pyodide.network on', () => {
     assert.equal(hits, 1);
     const socket = await settleInWorker(
       run,
-      inNestedWorker(`return await new Promise((resolve, reject) => { const s = require('node:net').connect(${port}, '127.0.0.1'); s.on('connect', () => { s.end(); resolve('connected'); }); s.on('error', reject); })`),
+      inNestedWorker(
+        `return await new Promise((resolve, reject) => { const s = require('node:net').connect(${port}, '127.0.0.1'); s.on('connect', () => { s.end(); resolve('connected'); }); s.on('error', reject); })`,
+      ),
     );
     assert.equal(socket, 'ok:ok:connected');
   });
 
-  test('the rest of the boundary holds', { skip: process.platform !== 'linux' && !underDeno && 'needs bubblewrap (Linux) or Deno' }, async () => {
-    assert.match(await settleInWorker(run, inNestedWorker(`process.kill(${process.pid}, 0); return 'visible'`)), underDeno ? /^ok:err:Requires run access/ : /^ok:err:kill ESRCH/);
-    assert.match(await settleInWorker(run, inNestedWorker(`return require('node:fs').readFileSync('/etc/passwd', 'utf8')`)), /^ok:err:/);
-    assert.match(await settleInWorker(run, inNestedWorker(`return require('node:child_process').execSync('id').toString()`)), /^ok:err:/);
-  });
+  test(
+    'the rest of the boundary holds',
+    { skip: process.platform !== 'linux' && !underDeno && 'needs bubblewrap (Linux) or Deno' },
+    async () => {
+      assert.match(
+        await settleInWorker(run, inNestedWorker(`process.kill(${process.pid}, 0); return 'visible'`)),
+        underDeno ? /^ok:err:Requires run access/ : /^ok:err:kill ESRCH/,
+      );
+      assert.match(
+        await settleInWorker(run, inNestedWorker(`return require('node:fs').readFileSync('/etc/passwd', 'utf8')`)),
+        /^ok:err:/,
+      );
+      assert.match(
+        await settleInWorker(run, inNestedWorker(`return require('node:child_process').execSync('id').toString()`)),
+        /^ok:err:/,
+      );
+    },
+  );
 });

@@ -63,7 +63,10 @@ describe('files the host reads as configuration', () => {
         sandbox: sandboxUnderTest,
         workspaceWritable: true,
         // An existing servers file, and one in a folder that does not exist yet.
-        protectedPaths: [path.join(configured, 'tools', 'servers.json'), path.join(configured, 'data', 'later', 'servers.json')],
+        protectedPaths: [
+          path.join(configured, 'tools', 'servers.json'),
+          path.join(configured, 'data', 'later', 'servers.json'),
+        ],
       },
     });
     before_ = snapshotTree(configured);
@@ -113,7 +116,11 @@ describe('files the host reads as configuration', () => {
         `with open(${JSON.stringify(target)}, "w") as f:\n    f.write('{"servers": {"evil": {"command": "touch", "args": ["/tmp/pwned"]}}}')`;
       const result = await attacker(code);
       assert.equal(result.success, false, `Python wrote ${target}`);
-      assert.match(result.diagnostics?.message ?? '', /Read-only file system|Errno 30|Errno 69|Permission denied/, `${target}: ${result.diagnostics?.message}`);
+      assert.match(
+        result.diagnostics?.message ?? '',
+        /Read-only file system|Errno 30|Errno 69|Permission denied/,
+        `${target}: ${result.diagnostics?.message}`,
+      );
     }
     assert.deepEqual(snapshotTree(configured), before_);
     assert.deepEqual(snapshotTree(bare), bareBefore);
@@ -159,11 +166,20 @@ describe('a --servers file inside a writable workspace, through the CLI', () => 
 
   test('Python cannot rewrite the file the server starts MCP servers from', async () => {
     const servers = path.join(workspace, 'tools', 'servers.json');
-    const connection = await connectStdio(['--workspace', workspace, '--pyodide-workspace-write', '--servers', servers, ...sandboxFlags]);
+    const connection = await connectStdio([
+      '--workspace',
+      workspace,
+      '--pyodide-workspace-write',
+      '--servers',
+      servers,
+      ...sandboxFlags,
+    ]);
     try {
       const response = await connection.client.callTool({
         name: 'run_python',
-        arguments: { code: `open(${JSON.stringify(servers)}, "w").write('{"servers": {"evil": {"command": "touch", "args": ["/tmp/pwned"]}}}')` },
+        arguments: {
+          code: `open(${JSON.stringify(servers)}, "w").write('{"servers": {"evil": {"command": "touch", "args": ["/tmp/pwned"]}}}')`,
+        },
       });
       const text = JSON.stringify(response.content);
       assert.match(text, /Read-only file system/);

@@ -38,7 +38,10 @@ function placeNode(target: string): void {
 
 /** Runs the probe under the Node at `node` and returns what it printed. */
 async function probeUnder(node: string, paths: string[] = []): Promise<ProbeResult> {
-  const child = spawn(node, ['--import', 'tsx', probeScript, JSON.stringify({ paths })], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, ['--import', 'tsx', probeScript, JSON.stringify({ paths })], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -110,7 +113,7 @@ describe('the sandbox wherever Node lives', { skip: !linux && 'bubblewrap is Lin
     assert.equal(socketHits, 0, 'a Unix socket elsewhere in /tmp was reached');
   });
 
-  test("Node in a folder of other things: only Node comes in, not the files beside it", async () => {
+  test('Node in a folder of other things: only Node comes in, not the files beside it', async () => {
     const folder = fs.mkdtempSync('/tmp/code-mode-node-');
     made.push(folder);
     const node = path.join(folder, 'node');

@@ -25,7 +25,12 @@ const scratchParent = path.join(testStorageDir, 'scratch');
 const PNG_BYTES = 'b"\\x89PNG\\r\\n\\x1a\\n" + bytes(16)';
 
 function explain(result: RunResult): string {
-  return JSON.stringify({ stdout: result.stdout, stderr: result.stderr, diagnostics: result.diagnostics, reset: result.reset_reason });
+  return JSON.stringify({
+    stdout: result.stdout,
+    stderr: result.stderr,
+    diagnostics: result.diagnostics,
+    reset: result.reset_reason,
+  });
 }
 
 /** Only a guard against something that never happens: a slow machine waits longer, it never fails sooner. */
@@ -37,7 +42,9 @@ async function pause(ms: number): Promise<void> {
 
 /** Puts the worker's output ring in a JS global of Python's realm, so a cell can change it synchronously. */
 async function reachRing(run: Run): Promise<void> {
-  await run(`import js\njs.eval("import('node:worker_threads').then((wt) => { globalThis.ringBuffer = wt.workerData.outputRing; })")`);
+  await run(
+    `import js\njs.eval("import('node:worker_threads').then((wt) => { globalThis.ringBuffer = wt.workerData.outputRing; })")`,
+  );
   for (const deadline = Date.now() + GUARD_MS; Date.now() < deadline; await pause(25)) {
     if ((await run('import js\nprint(hasattr(js.globalThis, "ringBuffer"))')).stdout === 'True\n') return;
   }
@@ -57,8 +64,14 @@ describe('Pyodide: no silent state loss', () => {
   describe('a desynchronised output ring loses the instance, announced, never a hang', () => {
     // Each is done by the cell itself, so the result of that very cell must say what happened.
     const scribbles: Record<string, { js: string; thenPrint: boolean }> = {
-      'the whole ring overwritten with 0xff, then a print': { js: 'new Uint8Array(globalThis.ringBuffer).fill(255)', thenPrint: true },
-      'the whole ring overwritten with 0xff, nothing printed after': { js: 'new Uint8Array(globalThis.ringBuffer).fill(255)', thenPrint: false },
+      'the whole ring overwritten with 0xff, then a print': {
+        js: 'new Uint8Array(globalThis.ringBuffer).fill(255)',
+        thenPrint: true,
+      },
+      'the whole ring overwritten with 0xff, nothing printed after': {
+        js: 'new Uint8Array(globalThis.ringBuffer).fill(255)',
+        thenPrint: false,
+      },
       'a bogus write counter over garbage records': {
         js: 'const b = globalThis.ringBuffer; new Uint8Array(b, 8).fill(3); const c = new Int32Array(b, 0, 2); Atomics.store(c, 0, Atomics.load(c, 1) + 1000)',
         thenPrint: false,
@@ -79,7 +92,9 @@ describe('Pyodide: no silent state loss', () => {
         try {
           assert.equal((await run('kept = "state"')).success, true);
           await reachRing(run);
-          const scribbled = await run(`import js\njs.eval(${JSON.stringify(js)})\n${thenPrint ? 'print("after the scribble")' : ''}`);
+          const scribbled = await run(
+            `import js\njs.eval(${JSON.stringify(js)})\n${thenPrint ? 'print("after the scribble")' : ''}`,
+          );
           assert.equal(scribbled.session_reset, true, explain(scribbled));
           assert.equal(scribbled.diagnostics?.error_type, 'BACKEND_CRASHED', explain(scribbled));
           assert.match(scribbled.reset_reason ?? '', /output ring .* corrupted/, explain(scribbled));
@@ -107,12 +122,19 @@ describe('Pyodide: no silent state loss', () => {
         const deadline = Date.now() + GUARD_MS;
         for (let attempt = 0; ; attempt++) {
           assert.ok(Date.now() < deadline, 'the scribble never happened');
-          const probe = attempt === 0 && setUp.session_reset ? setUp : await run('import js\nprint(getattr(js.globalThis, "scribbled", False), kept)');
+          const probe =
+            attempt === 0 && setUp.session_reset
+              ? setUp
+              : await run('import js\nprint(getattr(js.globalThis, "scribbled", False), kept)');
           if (probe.session_reset) {
             assert.match(probe.reset_reason ?? '', /output ring .* corrupted/, explain(probe));
             break;
           }
-          assert.equal(probe.stdout, 'False state\n', `the ring was scribbled over and the session went on without saying so: ${explain(probe)}`);
+          assert.equal(
+            probe.stdout,
+            'False state\n',
+            `the ring was scribbled over and the session went on without saying so: ${explain(probe)}`,
+          );
           await pause(25);
         }
         assert.equal((await run('print("fresh")')).stdout, 'fresh\n');
@@ -125,14 +147,20 @@ describe('Pyodide: no silent state loss', () => {
   describe('user code that replaces what the harness uses breaks none of the later runs', () => {
     const patches: Record<string, string> = {
       'json.dumps replaced': 'import json\njson.dumps = lambda *a, **k: 1/0',
-      'json.loads replaced, and the json module taken away': 'import json, sys\njson.loads = lambda *a, **k: 1/0\nsys.modules["json"] = None',
-      'traceback replaced': 'import traceback\ntraceback.format_exception = traceback.format_exception_only = lambda *a, **k: 1/0\ntraceback.TracebackException = None',
+      'json.loads replaced, and the json module taken away':
+        'import json, sys\njson.loads = lambda *a, **k: 1/0\nsys.modules["json"] = None',
+      'traceback replaced':
+        'import traceback\ntraceback.format_exception = traceback.format_exception_only = lambda *a, **k: 1/0\ntraceback.TracebackException = None',
       'linecache.cache replaced': 'import linecache\nlinecache.cache = None',
-      'os.getcwd, os.chdir, os.fstat, os.open and os.path.join replaced': 'import os\nos.getcwd = os.chdir = os.fstat = os.open = lambda *a, **k: 1/0\nos.path.join = None',
+      'os.getcwd, os.chdir, os.fstat, os.open and os.path.join replaced':
+        'import os\nos.getcwd = os.chdir = os.fstat = os.open = lambda *a, **k: 1/0\nos.path.join = None',
       'sys.path and sys.argv replaced': 'import sys\nsys.path = None\nsys.argv = None',
-      'builtins.str, isinstance, type and len replaced': 'import builtins\nbuiltins.str = builtins.isinstance = builtins.type = builtins.len = lambda *a, **k: 1/0',
-      'io, base64 and binascii replaced': 'import io, base64, binascii\nio.BytesIO = io.open = base64.b64encode = binascii.b2a_base64 = None',
-      'a sys.stdout whose flush raises SystemExit': 'import sys\nclass Stream:\n    def write(self, text): return len(text)\n    def flush(self): raise SystemExit(3)\nsys.stdout = Stream()',
+      'builtins.str, isinstance, type and len replaced':
+        'import builtins\nbuiltins.str = builtins.isinstance = builtins.type = builtins.len = lambda *a, **k: 1/0',
+      'io, base64 and binascii replaced':
+        'import io, base64, binascii\nio.BytesIO = io.open = base64.b64encode = binascii.b2a_base64 = None',
+      'a sys.stdout whose flush raises SystemExit':
+        'import sys\nclass Stream:\n    def write(self, text): return len(text)\n    def flush(self): raise SystemExit(3)\nsys.stdout = Stream()',
     };
     for (const [name, patch] of Object.entries(patches)) {
       test(name, async () => {
@@ -153,7 +181,10 @@ describe('Pyodide: no silent state loss', () => {
           const shown = await run(`display(${PNG_BYTES}, title="shown")\nprint(kept)`);
           assert.equal(shown.success, true, explain(shown));
           assert.equal(shown.stdout, '42\n');
-          assert.deepEqual(shown.displays?.map((d) => [d.mime, d.title]), [['image/png', 'shown']]);
+          assert.deepEqual(
+            shown.displays?.map((d) => [d.mime, d.title]),
+            [['image/png', 'shown']],
+          );
         } finally {
           await engine.resetSession(session, 'pyodide');
         }
@@ -165,11 +196,15 @@ describe('Pyodide: no silent state loss', () => {
       const run: Run = (code) => engine.run({ code, backend: 'pyodide', session });
       try {
         await run('kept = 1');
-        const failed = await run('class Unprintable(Exception):\n    def __str__(self): raise RuntimeError("no str")\n    def __repr__(self): raise RuntimeError("no repr")\nraise Unprintable()');
+        const failed = await run(
+          'class Unprintable(Exception):\n    def __str__(self): raise RuntimeError("no str")\n    def __repr__(self): raise RuntimeError("no repr")\nraise Unprintable()',
+        );
         assert.equal(failed.diagnostics?.exception, 'Unprintable', explain(failed));
         assert.equal(failed.diagnostics?.message, 'Unprintable: <exception str() failed>');
         assert.match(failed.diagnostics?.traceback ?? '', /raise Unprintable\(\)/);
-        const exited = await run('class Code:\n    __hash__ = None\n    def __eq__(self, other): raise RuntimeError("no eq")\n    def __str__(self): raise RuntimeError("no str")\nraise SystemExit(Code())');
+        const exited = await run(
+          'class Code:\n    __hash__ = None\n    def __eq__(self, other): raise RuntimeError("no eq")\n    def __str__(self): raise RuntimeError("no str")\nraise SystemExit(Code())',
+        );
         assert.equal(exited.diagnostics?.exception, 'SystemExit', explain(exited));
         const next = await run('print(kept)');
         assert.equal(next.stdout, '1\n', explain(next));
@@ -205,17 +240,24 @@ describe('scratch folders are per session', () => {
     assert.notEqual(aliceScratch, bobScratch);
     for (const folder of [aliceScratch, bobScratch]) assert.equal(path.dirname(folder), fs.realpathSync(scratchParent));
     const secret = path.join(aliceScratch, 'secret.txt');
-    const wrote = await alice(`open(${JSON.stringify(secret)}, "w").write("alice's secret")\nprint(${JSON.stringify(secret)})`);
+    const wrote = await alice(
+      `open(${JSON.stringify(secret)}, "w").write("alice's secret")\nprint(${JSON.stringify(secret)})`,
+    );
     assert.equal(wrote.success, true, explain(wrote));
     assert.equal(wrote.displays?.[0]?.data, "alice's secret", 'her own printed file is shown to her');
 
     const read = await bob(`print(open(${JSON.stringify(secret)}).read())`);
     assert.equal(read.diagnostics?.exception, 'FileNotFoundError', explain(read));
-    const listed = await bob(`import os\nprint(os.listdir(${JSON.stringify(scratchParent)}) if os.path.isdir(${JSON.stringify(scratchParent)}) else [])`);
+    const listed = await bob(
+      `import os\nprint(os.listdir(${JSON.stringify(scratchParent)}) if os.path.isdir(${JSON.stringify(scratchParent)}) else [])`,
+    );
     assert.doesNotMatch(listed.stdout, new RegExp(path.basename(aliceScratch)), explain(listed));
     for (const attempt of [
       await settleInWorker(bob, `import('node:fs').then((fs) => fs.readFileSync(${JSON.stringify(secret)}, 'utf8'))`),
-      await settleInWorker(bob, inNestedWorker(`return require('node:fs').readFileSync(${JSON.stringify(secret)}, 'utf8')`)),
+      await settleInWorker(
+        bob,
+        inNestedWorker(`return require('node:fs').readFileSync(${JSON.stringify(secret)}, 'utf8')`),
+      ),
     ]) {
       assert.doesNotMatch(attempt, /alice's secret|^ok:ok:|^ok:(?!err)/, attempt);
     }
@@ -244,7 +286,13 @@ describe('scratch folders are per session', () => {
     const folder = await scratchOf(run);
     await run(`open(${JSON.stringify(path.join(folder, 'data.txt'))}, "w").write("data")`);
     // A run that asks for a fresh interpreter, and a reset from VS Code: the session goes on, with its files.
-    const fresh = await engine.run({ code: 'import os\nprint(os.environ["CODE_MODE_SCRATCH"])', backend: 'pyodide', session: 'kept', scope: 'client-carol', reset: true });
+    const fresh = await engine.run({
+      code: 'import os\nprint(os.environ["CODE_MODE_SCRATCH"])',
+      backend: 'pyodide',
+      session: 'kept',
+      scope: 'client-carol',
+      reset: true,
+    });
     assert.equal(fresh.stdout.trim(), folder);
     await engine.resetSession('kept', 'pyodide');
     assert.equal(await scratchOf(run), folder);
@@ -255,11 +303,15 @@ describe('scratch folders are per session', () => {
   });
 
   test('an evicted session and a disposed engine take their folders along', async () => {
-    const small = createEngine({ storageDir: testStorageDir, config: { maxSessions: 1 }, pyodide: { sandbox: sandboxUnderTest } });
+    const small = createEngine({
+      storageDir: testStorageDir,
+      config: { maxSessions: 1 },
+      pyodide: { sandbox: sandboxUnderTest },
+    });
     try {
       const first = await scratchOf((code) => small.run({ code, backend: 'python', session: 'first' }));
       const second = await scratchOf((code) => small.run({ code, backend: 'python', session: 'second' }));
-      await until(() => !fs.existsSync(first), 'the evicted session\'s folder is removed');
+      await until(() => !fs.existsSync(first), "the evicted session's folder is removed");
       assert.ok(fs.existsSync(second));
       await small.dispose();
       assert.equal(fs.existsSync(second), false, 'disposing the engine removes the folders of its sessions');
@@ -278,9 +330,26 @@ describe('two HTTP clients of one CLI server', () => {
 
   before(async () => {
     workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-workspace-'));
-    child = spawn(process.execPath, [cliPath, '--http', '--backend', 'pyodide', '--storage', testStorageDir, '--workspace', workspace, ...sandboxFlags], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(
+      process.execPath,
+      [
+        cliPath,
+        '--http',
+        '--backend',
+        'pyodide',
+        '--storage',
+        testStorageDir,
+        '--workspace',
+        workspace,
+        ...sandboxFlags,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await until(() => /bearer token .*: (\S+)/.test(stderr) || child.exitCode !== null, 'the CLI says where it serves, with which token');
+    await until(
+      () => /bearer token .*: (\S+)/.test(stderr) || child.exitCode !== null,
+      'the CLI says where it serves, with which token',
+    );
     url = /MCP over HTTP on (\S+)/.exec(stderr)?.[1] ?? '';
     token = /bearer token .*: (\S+)/.exec(stderr)?.[1] ?? '';
     assert.ok(url && token, stderr);
@@ -297,12 +366,15 @@ describe('two HTTP clients of one CLI server', () => {
   test("cannot read each other's scratch files; each one's folder goes when it does", async () => {
     const a = await connectHttp(url, token);
     const b = await connectHttp(url, token);
-    const own = async (client: typeof a.client) => (await runPython(client, { code: 'import os\nprint(os.environ["CODE_MODE_SCRATCH"])' })).result.stdout.trim();
+    const own = async (client: typeof a.client) =>
+      (await runPython(client, { code: 'import os\nprint(os.environ["CODE_MODE_SCRATCH"])' })).result.stdout.trim();
     const aScratch = await own(a.client);
     const bScratch = await own(b.client);
     assert.notEqual(aScratch, bScratch);
     const secret = path.join(aScratch, 'from-a.txt');
-    const wrote = await runPython(a.client, { code: `open(${JSON.stringify(secret)}, "w").write("a's data")\nprint(open(${JSON.stringify(secret)}).read())` });
+    const wrote = await runPython(a.client, {
+      code: `open(${JSON.stringify(secret)}, "w").write("a's data")\nprint(open(${JSON.stringify(secret)}).read())`,
+    });
     assert.equal(wrote.result.stdout, "a's data\n", explain(wrote.result));
 
     const read = await runPython(b.client, { code: `print(open(${JSON.stringify(secret)}).read())` });
@@ -311,9 +383,17 @@ describe('two HTTP clients of one CLI server', () => {
 
     // environment tells each client the folder of its own session.
     const environmentOf = async (client: typeof a.client) =>
-      (await client.callTool({ name: 'environment', arguments: {} })).structuredContent as { sessions: { name: string; backend: string; scratch_dir: string | null }[] };
-    assert.deepEqual((await environmentOf(a.client)).sessions.map((s) => s.scratch_dir), [aScratch]);
-    assert.deepEqual((await environmentOf(b.client)).sessions.map((s) => s.scratch_dir), [bScratch]);
+      (await client.callTool({ name: 'environment', arguments: {} })).structuredContent as {
+        sessions: { name: string; backend: string; scratch_dir: string | null }[];
+      };
+    assert.deepEqual(
+      (await environmentOf(a.client)).sessions.map((s) => s.scratch_dir),
+      [aScratch],
+    );
+    assert.deepEqual(
+      (await environmentOf(b.client)).sessions.map((s) => s.scratch_dir),
+      [bScratch],
+    );
 
     // A ends its MCP session: its Python session ends, and its folder goes; B's stays until the server stops.
     await a.transport.terminateSession();

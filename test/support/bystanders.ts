@@ -20,7 +20,11 @@ export class Bystanders {
     assert.equal(this.witness.exitCode, null, 'the witness process outside the sandbox was killed');
     assert.equal(this.witness.signalCode, null, 'the witness process outside the sandbox was signalled');
     const other = await this.bystander('print(kept)');
-    assert.equal(other.stdout, 'bystander state\n', `another session lost its state: ${JSON.stringify(other.diagnostics)}`);
+    assert.equal(
+      other.stdout,
+      'bystander state\n',
+      `another session lost its state: ${JSON.stringify(other.diagnostics)}`,
+    );
   }
 
   dispose(): void {

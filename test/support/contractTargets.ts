@@ -35,8 +35,12 @@ function hubTarget(): ContractTarget {
 
 /** Under Deno (CODE_MODE_TEST_SANDBOX=deno) only Pyodide, the backend it confines: the others ran already. */
 export function contractTargets(): ContractTarget[] {
-  const local = contractBackends.map(
-    (backend): ContractTarget => ({ label: `${backend} backend`, backend, remoteKernel: false, setUp: async () => localJupyter, tearDown: async () => undefined }),
-  );
+  const local = contractBackends.map((backend): ContractTarget => ({
+    label: `${backend} backend`,
+    backend,
+    remoteKernel: false,
+    setUp: async () => localJupyter,
+    tearDown: async () => undefined,
+  }));
   return underDeno ? local : [...local, hubTarget()];
 }

@@ -2,7 +2,13 @@
 // lose that state the way a killed interpreter does, and can hold a run until released. For fast engine tests
 // of what is the engine's job (sessions, queueing, eviction, announcements), not the backends'.
 import type { BackendState } from '../../src/engine/types';
-import type { BackendFactory, BackendOutcome, BackendRunRequest, BackendSession, BackendSink } from '../../src/engine/backends/contract';
+import type {
+  BackendFactory,
+  BackendOutcome,
+  BackendRunRequest,
+  BackendSession,
+  BackendSink,
+} from '../../src/engine/backends/contract';
 import { StateLoss } from '../../src/engine/backends/stateLoss';
 
 export class FakeSession implements BackendSession {
@@ -64,7 +70,11 @@ export class FakeSession implements BackendSession {
   async restart(): Promise<void> {
     this.runsSinceStart = 0;
     const failure = this.restartFailure;
-    this.held?.(failure === undefined ? { status: 'crashed', message: 'restarted' } : { status: 'crashed', message: `could not be restarted: ${failure}`, restartFailed: failure });
+    this.held?.(
+      failure === undefined
+        ? { status: 'crashed', message: 'restarted' }
+        : { status: 'crashed', message: `could not be restarted: ${failure}`, restartFailed: failure },
+    );
     this.held = undefined;
     if (failure !== undefined) throw new Error(failure);
   }

@@ -19,9 +19,18 @@ export interface RawReply {
 }
 
 /** A raw POST, so headers can be set the way an attacker (or a browser) would; over `socketPath` when given. */
-export function post(url: string, headers: Record<string, string>, body = initializeBody, socketPath?: string): Promise<RawReply> {
+export function post(
+  url: string,
+  headers: Record<string, string>,
+  body = initializeBody,
+  socketPath?: string,
+): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const options = { method: 'POST', socketPath, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } };
+    const options = {
+      method: 'POST',
+      socketPath,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    };
     const req = http.request(url, options, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
@@ -32,9 +41,14 @@ export function post(url: string, headers: Record<string, string>, body = initia
   });
 }
 
-export async function connectHttp(url: string, token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+export async function connectHttp(
+  url: string,
+  token: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'http-test', version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   await client.connect(transport);
   return { client, transport };
 }
@@ -71,7 +85,11 @@ export function sseRequest(
         while ((end = buffered.indexOf('\n\n')) >= 0) {
           const lines = buffered.slice(0, end).split('\n');
           buffered = buffered.slice(end + 2);
-          const field = (name: string) => lines.find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+          const field = (name: string) =>
+            lines
+              .find((l) => l.startsWith(`${name}:`))
+              ?.slice(name.length + 1)
+              .trim();
           if (onEvent({ id: field('id'), data: field('data') ?? '' })) {
             req.destroy();
             resolve();

@@ -6,7 +6,10 @@ import type { JupyterSettings } from '../../src/engine/index';
 /** The interpreter with jupyter_server and ipykernel. */
 export const jupyterPython = process.env.CODE_MODE_TEST_JUPYTER_PYTHON ?? '/usr/bin/python3';
 
-if (!fs.existsSync(jupyterPython)) throw new Error(`${jupyterPython} is missing: run "npm run test:system" (installs jupyter-server and python3-ipykernel)`);
+if (!fs.existsSync(jupyterPython))
+  throw new Error(
+    `${jupyterPython} is missing: run "npm run test:system" (installs jupyter-server and python3-ipykernel)`,
+  );
 
 /** A local server started on first use from `jupyterPython`, as the CLI's `--jupyter-url local` does. */
 export const localJupyter: JupyterSettings = { url: 'local', python: jupyterPython };

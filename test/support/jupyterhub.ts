@@ -38,8 +38,10 @@ export interface TestHub {
 
 function whyNoHub(): string | undefined {
   if (process.platform !== 'linux') return 'JupyterHub tests need Linux';
-  if (!fs.existsSync(JUPYTERHUB)) return `${JUPYTERHUB} is missing: run "npm run test:system" (installs Debian's jupyterhub)`;
-  if (process.getuid?.() !== 0) return "the JupyterHub tests run as root (the local process spawner switches to the hub user's uid)";
+  if (!fs.existsSync(JUPYTERHUB))
+    return `${JUPYTERHUB} is missing: run "npm run test:system" (installs Debian's jupyterhub)`;
+  if (process.getuid?.() !== 0)
+    return "the JupyterHub tests run as root (the local process spawner switches to the hub user's uid)";
   return undefined;
 }
 
@@ -53,7 +55,8 @@ function run(command: string, args: string[]): string {
 function ensureUser(home: string): { uid: number; gid: number } {
   const exists = spawnSync('id', ['-u', HUB_USER]).status === 0;
   if (exists) run('usermod', ['--home', home, HUB_USER]);
-  else run('useradd', ['--home-dir', home, '--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', HUB_USER]);
+  else
+    run('useradd', ['--home-dir', home, '--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', HUB_USER]);
   const uid = Number(run('id', ['-u', HUB_USER]));
   const gid = Number(run('id', ['-g', HUB_USER]));
   fs.mkdirSync(home, { recursive: true });
@@ -61,7 +64,13 @@ function ensureUser(home: string): { uid: number; gid: number } {
   return { uid, gid };
 }
 
-function hubConfig(options: { dir: string; publicPort: number; hubPort: number; proxyPort: number; token: string }): string {
+function hubConfig(options: {
+  dir: string;
+  publicPort: number;
+  hubPort: number;
+  proxyPort: number;
+  token: string;
+}): string {
   const py = (value: string) => JSON.stringify(value);
   return `
 c.JupyterHub.bind_url = ${py(`http://127.0.0.1:${options.publicPort}`)}
@@ -101,19 +110,35 @@ export async function startTestHub(): Promise<TestHub> {
   fs.chmodSync(dir, 0o711);
   const home = path.join(dir, 'home');
   const { uid, gid } = ensureUser(home);
-  const [publicPort, hubPort, proxyPort] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
+  const [publicPort, hubPort, proxyPort] = [
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+  ];
   const token = randomBytes(24).toString('hex');
   const config = path.join(dir, 'jupyterhub_config.py');
   fs.writeFileSync(config, hubConfig({ dir, publicPort, hubPort, proxyPort, token }));
-  const env = { PATH: SYSTEM_PATH, HOME: dir, LANG: 'C.UTF-8', NODE_PATH: '/usr/share/nodejs', CONFIGPROXY_AUTH_TOKEN: randomBytes(24).toString('hex') };
+  const env = {
+    PATH: SYSTEM_PATH,
+    HOME: dir,
+    LANG: 'C.UTF-8',
+    NODE_PATH: '/usr/share/nodejs',
+    CONFIGPROXY_AUTH_TOKEN: randomBytes(24).toString('hex'),
+  };
   const log = fs.openSync(path.join(dir, 'jupyterhub.log'), 'a');
-  const hub: ChildProcess = spawn(JUPYTERHUB, [`--config=${config}`], { cwd: dir, env, stdio: ['ignore', log, log], detached: true });
+  const hub: ChildProcess = spawn(JUPYTERHUB, [`--config=${config}`], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', log, log],
+    detached: true,
+  });
   fs.closeSync(log);
   let exited = false;
   hub.once('exit', () => (exited = true));
   const hubUrl = `http://127.0.0.1:${publicPort}/`;
   const userUrl = `${hubUrl}user/${HUB_USER}/`;
-  const api = (method: string, route: string) => fetch(`${hubUrl}hub/api/${route}`, { method, headers: { Authorization: `token ${token}` } });
+  const api = (method: string, route: string) =>
+    fetch(`${hubUrl}hub/api/${route}`, { method, headers: { Authorization: `token ${token}` } });
   const logTail = () => fs.readFileSync(path.join(dir, 'jupyterhub.log'), 'utf8').split('\n').slice(-20).join('\n');
   const serverState = async () => {
     const response = await api('GET', `users/${HUB_USER}`);
@@ -148,13 +173,17 @@ export async function startTestHub(): Promise<TestHub> {
 
   const startServer = async () => {
     const response = await api('POST', `users/${HUB_USER}/server`);
-    if (response.status !== 201 && response.status !== 202 && response.status !== 400) throw new Error(`starting the user's server: ${response.status} ${await response.text()}`);
+    if (response.status !== 201 && response.status !== 202 && response.status !== 400)
+      throw new Error(`starting the user's server: ${response.status} ${await response.text()}`);
     await pollUntil("the user's server being ready", async () => ((await serverState())?.ready ? true : undefined));
-    await pollUntil("the user's server answering through the proxy", async () => ((await fetch(`${userUrl}api/status`, { headers: { Authorization: `token ${token}` } })).ok ? true : undefined));
+    await pollUntil("the user's server answering through the proxy", async () =>
+      (await fetch(`${userUrl}api/status`, { headers: { Authorization: `token ${token}` } })).ok ? true : undefined,
+    );
   };
   const stopServer = async () => {
     const response = await api('DELETE', `users/${HUB_USER}/server`);
-    if (response.status !== 202 && response.status !== 204) throw new Error(`stopping the user's server: ${response.status} ${await response.text()}`);
+    if (response.status !== 202 && response.status !== 204)
+      throw new Error(`stopping the user's server: ${response.status} ${await response.text()}`);
     await pollUntil("the user's server stopping", async () => ((await serverState()) === undefined ? true : undefined));
   };
   return { userUrl, hubUrl, token, home, dir, uid, gid, startServer, stopServer, stop };

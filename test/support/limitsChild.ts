@@ -11,7 +11,8 @@ import { testStorageDir } from './mcp';
 import { sandboxUnderTest } from './sandboxUnderTest';
 
 /** Python that raises displays.py's own limits, as any code in a run may. */
-const RAISE_LIMITS = 'import _code_mode_displays as d\nfor name in ("MAX_DATA_BYTES", "MAX_DATA_CHARS", "MAX_PER_RUN"):\n    setattr(d, name, 10**12)\n';
+const RAISE_LIMITS =
+  'import _code_mode_displays as d\nfor name in ("MAX_DATA_BYTES", "MAX_DATA_CHARS", "MAX_PER_RUN"):\n    setattr(d, name, 10**12)\n';
 
 /** PNG bytes whose base64 is exactly 5 MiB, the largest display the documented limit allows. */
 const MAX_SIZE_PNG = 'png = b"\\x89PNG\\r\\n\\x1a\\n" + bytes(3932152)\n';
@@ -33,7 +34,10 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   // Runs of 20 displays of 5 MiB each, within every documented limit: 1 GiB in all. The workspace-Python backend
   // sends them fastest; what the server keeps of them does not depend on the backend.
-  history: { backend: 'python', runs: Array.from({ length: 10 }, () => `${MAX_SIZE_PNG}for i in range(20):\n    display(png)\nprint("shown")`) },
+  history: {
+    backend: 'python',
+    runs: Array.from({ length: 10 }, () => `${MAX_SIZE_PNG}for i in range(20):\n    display(png)\nprint("shown")`),
+  },
 };
 
 /** Heap in use after a full collection, once the current turn (which still holds the result) is over. */
@@ -49,7 +53,12 @@ function summary(result: RunResult): Record<string, unknown> {
     stdout: result.stdout,
     diagnostics: result.diagnostics,
     session_reset: result.session_reset,
-    displays: (result.displays ?? []).map((d) => ({ mime: d.mime, bytes: Buffer.byteLength(d.data), head: d.data.slice(0, 40), tail: d.data.slice(-120) })),
+    displays: (result.displays ?? []).map((d) => ({
+      mime: d.mime,
+      bytes: Buffer.byteLength(d.data),
+      head: d.data.slice(0, 40),
+      tail: d.data.slice(-120),
+    })),
   };
 }
 
@@ -64,14 +73,19 @@ async function main(): Promise<void> {
   try {
     for (const code of runs) {
       // As text at once: slices of a display's data would keep all of it alive.
-      const described = JSON.stringify(summary(await engine.run({ code, backend, session: `limits-${scenario}`, timeoutS: 0 })));
+      const described = JSON.stringify(
+        summary(await engine.run({ code, backend, session: `limits-${scenario}`, timeoutS: 0 })),
+      );
       const line = {
         ...(JSON.parse(described) as object),
         // With the run's result let go of: what the server holds between runs.
         heapUsed: await settledHeap(),
         history: {
           retainedBytes: (history as { retainedBytes?: number }).retainedBytes,
-          runs: history.all().map((r) => ({ displays: r.displays.length, dropped: (r as { displaysDropped?: unknown }).displaysDropped })),
+          runs: history.all().map((r) => ({
+            displays: r.displays.length,
+            dropped: (r as { displaysDropped?: unknown }).displaysDropped,
+          })),
         },
       };
       process.stdout.write(`${JSON.stringify(line)}\n`);

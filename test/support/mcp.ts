@@ -19,7 +19,11 @@ export interface StdioConnection {
 }
 
 /** A real MCP client talking to the built CLI over stdio; `capabilities` are the client's own (e.g. elicitation). */
-export async function connectStdio(args: string[] = [], env: Record<string, string> = {}, capabilities: ClientCapabilities = {}): Promise<StdioConnection> {
+export async function connectStdio(
+  args: string[] = [],
+  env: Record<string, string> = {},
+  capabilities: ClientCapabilities = {},
+): Promise<StdioConnection> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cliPath, '--storage', testStorageDir, ...args],
@@ -43,7 +47,11 @@ export interface RunCall {
 export async function runPython(
   client: Client,
   args: Record<string, unknown>,
-  options: { signal?: AbortSignal; onprogress?: (p: { progress: number; message?: string }) => void; timeout?: number } = {},
+  options: {
+    signal?: AbortSignal;
+    onprogress?: (p: { progress: number; message?: string }) => void;
+    timeout?: number;
+  } = {},
 ): Promise<RunCall> {
   const raw = (await client.callTool({ name: 'run_python', arguments: args }, undefined, {
     timeout: options.timeout ?? 120_000,

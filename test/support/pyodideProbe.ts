@@ -56,7 +56,10 @@ export function writeToChannel(bytes: string): string {
 
 /** A nested-worker body that connects to `port` on loopback, or to the Unix socket at `socketPath`. */
 export function connectBody(target: { port: number; host?: string } | { socketPath: string }): string {
-  const args = 'socketPath' in target ? JSON.stringify(target.socketPath) : `${target.port}, ${JSON.stringify(target.host ?? '127.0.0.1')}`;
+  const args =
+    'socketPath' in target
+      ? JSON.stringify(target.socketPath)
+      : `${target.port}, ${JSON.stringify(target.host ?? '127.0.0.1')}`;
   return `return await new Promise((resolve, reject) => { const s = require('node:net').connect(${args}); s.on('connect', () => { s.destroy(); resolve('connected'); }); s.on('error', reject); })`;
 }
 

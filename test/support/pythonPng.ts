@@ -38,11 +38,12 @@ export function checkPng(png: Buffer): { width: number; height: number } {
   if (!png.subarray(0, 8).equals(PNG_MAGIC)) throw new Error('not a PNG: wrong signature');
   const idat: Buffer[] = [];
   let header: Buffer | undefined;
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const length = png.readUInt32BE(at);
     const kind = png.subarray(at + 4, at + 8);
     const body = png.subarray(at + 8, at + 8 + length);
-    if (png.readUInt32BE(at + 8 + length) !== crc32(Buffer.concat([kind, body]))) throw new Error(`bad CRC in ${kind.toString('latin1')}`);
+    if (png.readUInt32BE(at + 8 + length) !== crc32(Buffer.concat([kind, body])))
+      throw new Error(`bad CRC in ${kind.toString('latin1')}`);
     if (kind.toString('latin1') === 'IHDR') header = body;
     if (kind.toString('latin1') === 'IDAT') idat.push(body);
     at += 12 + length;
@@ -50,8 +51,10 @@ export function checkPng(png: Buffer): { width: number; height: number } {
   if (!header) throw new Error('no IHDR chunk');
   const { width, height } = { width: header.readUInt32BE(0), height: header.readUInt32BE(4) };
   const channels = { 2: 3, 6: 4 }[header[9]];
-  if (header[8] !== 8 || !channels) throw new Error(`unexpected PNG format: depth ${header[8]}, colour type ${header[9]}`);
+  if (header[8] !== 8 || !channels)
+    throw new Error(`unexpected PNG format: depth ${header[8]}, colour type ${header[9]}`);
   const rows = zlib.inflateSync(Buffer.concat(idat));
-  if (rows.length !== height * (1 + width * channels)) throw new Error(`image data is ${rows.length} bytes, not ${height} rows of ${width} pixels`);
+  if (rows.length !== height * (1 + width * channels))
+    throw new Error(`image data is ${rows.length} bytes, not ${height} rows of ${width} pixels`);
   return { width, height };
 }

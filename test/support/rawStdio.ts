@@ -32,7 +32,11 @@ export class RawStdioServer {
 
   static async start(args: string[], capabilities: Record<string, unknown> = {}): Promise<RawStdioServer> {
     const server = new RawStdioServer(spawn(process.execPath, [cliPath, '--storage', testStorageDir, ...args]));
-    const init = await server.request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'raw-stdio-test', version: '1' } });
+    const init = await server.request(0, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities,
+      clientInfo: { name: 'raw-stdio-test', version: '1' },
+    });
     if (!('result' in init)) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
     server.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     return server;
@@ -44,8 +48,9 @@ export class RawStdioServer {
 
   /** Waits until stderr matches: logs travel on their own pipe, so they can trail the answer on stdout. */
   async stderrMatching(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
-    for (const deadline = Date.now() + timeoutMs; !pattern.test(this.stderrText); ) {
-      if (Date.now() > deadline) throw new Error(`stderr never matched ${pattern} within ${timeoutMs} ms:\n${this.stderrText.slice(-2000)}`);
+    for (const deadline = Date.now() + timeoutMs; !pattern.test(this.stderrText);) {
+      if (Date.now() > deadline)
+        throw new Error(`stderr never matched ${pattern} within ${timeoutMs} ms:\n${this.stderrText.slice(-2000)}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return this.stderrText;
@@ -59,7 +64,12 @@ export class RawStdioServer {
     this.child.stdin.end();
   }
 
-  async request(id: number | string, method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<RawMessage> {
+  async request(
+    id: number | string,
+    method: string,
+    params?: Record<string, unknown>,
+    timeoutMs?: number,
+  ): Promise<RawMessage> {
     this.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) })}\n`);
     return this.answerTo(id, timeoutMs);
   }
@@ -75,7 +85,11 @@ export class RawStdioServer {
       };
       const timer = setTimeout(() => {
         done();
-        reject(new Error(`no answer with id ${JSON.stringify(id)} within ${timeoutMs} ms; stderr:\n${this.stderrText.slice(-2000)}`));
+        reject(
+          new Error(
+            `no answer with id ${JSON.stringify(id)} within ${timeoutMs} ms; stderr:\n${this.stderrText.slice(-2000)}`,
+          ),
+        );
       }, timeoutMs);
       const done = () => {
         clearTimeout(timer);
@@ -90,7 +104,7 @@ export class RawStdioServer {
 
   /** The next request from the server (e.g. elicitation/create) with this method not taken yet, once it arrives. */
   async requestFromServer(method: string, timeoutMs = 120_000): Promise<RawMessage> {
-    for (const deadline = Date.now() + timeoutMs; ; ) {
+    for (const deadline = Date.now() + timeoutMs; ;) {
       const found = this.arrived.find((m) => m.method === method && 'id' in m && !this.takenRequests.has(m));
       if (found) {
         this.takenRequests.add(found);

@@ -26,7 +26,14 @@ async function main(): Promise<void> {
       reads[file] = await nested(`return require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8')`);
       connects[file] = await nested(connectBody({ socketPath: file }));
     }
-    const result = { execPath: process.execPath, sandbox: engine.sandbox('pyodide'), python: { stdout: python.stdout, diagnostics: python.diagnostics }, inside, reads, connects };
+    const result = {
+      execPath: process.execPath,
+      sandbox: engine.sandbox('pyodide'),
+      python: { stdout: python.stdout, diagnostics: python.diagnostics },
+      inside,
+      reads,
+      connects,
+    };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await engine.dispose();

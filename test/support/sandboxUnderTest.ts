@@ -6,7 +6,8 @@ import { isSandboxChoice, type SandboxChoice } from '../../src/engine/sandbox/in
 import { BACKEND_KINDS, type BackendKind } from '../../src/engine/types';
 
 const requested = process.env.CODE_MODE_TEST_SANDBOX ?? 'auto';
-if (!isSandboxChoice(requested)) throw new Error(`CODE_MODE_TEST_SANDBOX must be auto, bubblewrap or deno, not ${requested}`);
+if (!isSandboxChoice(requested))
+  throw new Error(`CODE_MODE_TEST_SANDBOX must be auto, bubblewrap or deno, not ${requested}`);
 
 export const sandboxUnderTest: SandboxChoice = requested;
 export const underDeno = sandboxUnderTest === 'deno';

@@ -52,7 +52,8 @@ function frameReader(onFrame: (opcode: number) => void): (chunk: Buffer) => void
 
 export async function startWebSocketTap(target: { host: string; port: number }): Promise<WebSocketTap> {
   const counts = new Map<string, number>();
-  const counter = (direction: string) => (opcode: number) => counts.set(`${direction}:${opcode}`, (counts.get(`${direction}:${opcode}`) ?? 0) + 1);
+  const counter = (direction: string) => (opcode: number) =>
+    counts.set(`${direction}:${opcode}`, (counts.get(`${direction}:${opcode}`) ?? 0) + 1);
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);

@@ -6,7 +6,6 @@ import * as path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { crc32 } from './crc32';
 
-
 /** 1980-01-01, the earliest date a zip entry can carry. */
 const DOS_DATE = (1 << 5) | 1;
 
@@ -69,10 +68,20 @@ export function buildWheel(dir: string, options: WheelOptions): string {
   const distInfo = `${options.name}-${options.version}.dist-info`;
   const files: [string, Buffer][] = [
     [`${options.name}/__init__.py`, Buffer.from(options.init)],
-    [`${distInfo}/METADATA`, Buffer.from(`Metadata-Version: 2.1\nName: ${options.name}\nVersion: ${options.version}\nSummary: A test package\n`)],
-    [`${distInfo}/WHEEL`, Buffer.from('Wheel-Version: 1.0\nGenerator: code-mode-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n')],
+    [
+      `${distInfo}/METADATA`,
+      Buffer.from(
+        `Metadata-Version: 2.1\nName: ${options.name}\nVersion: ${options.version}\nSummary: A test package\n`,
+      ),
+    ],
+    [
+      `${distInfo}/WHEEL`,
+      Buffer.from('Wheel-Version: 1.0\nGenerator: code-mode-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n'),
+    ],
   ];
-  const record = files.map(([name, data]) => `${name},sha256=${createHash('sha256').update(data).digest('base64url')},${data.length}`);
+  const record = files.map(
+    ([name, data]) => `${name},sha256=${createHash('sha256').update(data).digest('base64url')},${data.length}`,
+  );
   record.push(`${distInfo}/RECORD,,`);
   files.push([`${distInfo}/RECORD`, Buffer.from(record.join('\n') + '\n')]);
   fs.mkdirSync(dir, { recursive: true });

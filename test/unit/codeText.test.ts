@@ -25,5 +25,8 @@ test('a multi-line selection runs its full lines, dedented, so a nested block ru
 });
 
 test('a selection ending at column 0 does not take the next line', () => {
-  assert.equal(codeToRun(source, { startLine: 1, startCharacter: 0, endLine: 3, endCharacter: 0 }), 'for i in range(3):\n    print(i)');
+  assert.equal(
+    codeToRun(source, { startLine: 1, startCharacter: 0, endLine: 3, endCharacter: 0 }),
+    'for i in range(3):\n    print(i)',
+  );
 });

@@ -12,7 +12,13 @@ import { pythonDocstring, pythonParams, pythonSignature } from '../../src/engine
 import { mergeServers, parseServers, readServersFile, stripJsonComments } from '../../src/engine/codemode/serverConfig';
 import type { ToolProvider, ToolSpec } from '../../src/engine/codemode/toolProvider';
 import { toolErrorMessage, toolValue } from '../../src/engine/codemode/toolValue';
-import { silentLogger, type HostCallRun, type ToolApprovalAnswer, type ToolApprovalRequest, type ToolCallRecord } from '../../src/engine/types';
+import {
+  silentLogger,
+  type HostCallRun,
+  type ToolApprovalAnswer,
+  type ToolApprovalRequest,
+  type ToolCallRecord,
+} from '../../src/engine/types';
 
 test('names become Python identifiers, unique, keywords avoided', () => {
   assert.equal(toIdentifier('read-file'), 'read_file');
@@ -37,8 +43,14 @@ test('signatures and docstrings come from the JSON schema, required first', () =
     required: ['file-path', 'from'],
   };
   const params = pythonParams(schema);
-  assert.deepEqual(params.map((p) => p.ident), ['file_path', 'from_', 'limit', 'mode', 'tags']);
-  assert.equal(pythonSignature('read', params), 'read(*, file_path: str, from_: str, limit: int = None, mode: Literal["a", "b"] = None, tags: list[str] = None)');
+  assert.deepEqual(
+    params.map((p) => p.ident),
+    ['file_path', 'from_', 'limit', 'mode', 'tags'],
+  );
+  assert.equal(
+    pythonSignature('read', params),
+    'read(*, file_path: str, from_: str, limit: int = None, mode: Literal["a", "b"] = None, tags: list[str] = None)',
+  );
   const doc = pythonDocstring('Reads a file.', params, 'read-file', 'read');
   assert.match(doc, /file_path \(str\) \(sent as "file-path"\): Where/);
   assert.match(doc, /limit \(int, optional\): How many/);
@@ -80,7 +92,10 @@ test('server configs: stdio and http entries, variables, and a broken entry that
 test("VS Code's mcp.json with comments and trailing commas reads; a broken file is a problem, not a crash", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cm-config-'));
   const file = path.join(dir, 'mcp.json');
-  fs.writeFileSync(file, '{\n // comment\n "servers": { "a": { "command": "x", /* why */ "args": ["http://not/a/comment"], }, },\n}');
+  fs.writeFileSync(
+    file,
+    '{\n // comment\n "servers": { "a": { "command": "x", /* why */ "args": ["http://not/a/comment"], }, },\n}',
+  );
   const read = readServersFile(file, {});
   assert.deepEqual(read.problems, []);
   assert.deepEqual(read.servers[0].transport === 'stdio' && read.servers[0].args, ['http://not/a/comment']);
@@ -99,16 +114,34 @@ test('tool values: structured content, else parsed JSON, else text; errors keep 
   assert.deepEqual(toolValue(text('{"b": [1, 2]}')), { b: [1, 2] });
   assert.equal(toolValue(text('Echo: hi')), 'Echo: hi');
   assert.equal(toolValue(text('42')), 42);
-  assert.equal(toolValue({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }), 'a\nb');
+  assert.equal(
+    toolValue({
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ],
+    }),
+    'a\nb',
+  );
   assert.equal(toolValue({ content: [] }), null);
-  assert.equal(toolErrorMessage({ isError: true, content: [{ type: 'text', text: ' Access denied ' }] }), 'Access denied');
+  assert.equal(
+    toolErrorMessage({ isError: true, content: [{ type: 'text', text: ' Access denied ' }] }),
+    'Access denied',
+  );
 });
 
 test('the allowlist limits servers and tools, and calls outside it are refused', async () => {
   const calls: string[] = [];
   const provider = (name: string, tools: string[]): ToolProvider => ({
     name,
-    listTools: async () => tools.map((t): ToolSpec => ({ server: name, name: t, description: `${t} things.`, inputSchema: { type: 'object' }, readOnly: t === 'read' })),
+    listTools: async () =>
+      tools.map((t): ToolSpec => ({
+        server: name,
+        name: t,
+        description: `${t} things.`,
+        inputSchema: { type: 'object' },
+        readOnly: t === 'read',
+      })),
     callTool: async (tool) => {
       calls.push(`${name}.${tool}`);
       return { content: [{ type: 'text', text: 'done' }] };
@@ -121,15 +154,26 @@ test('the allowlist limits servers and tools, and calls outside it are refused',
   assert.equal((await bridge.catalog()).tools.length, 3);
   bridge.policy = { allowServers: ['files'], allowTools: ['files.read'] };
   const catalog = await bridge.catalog();
-  assert.deepEqual(catalog.tools.map((t) => `${t.server}.${t.name}`), ['files.read']);
+  assert.deepEqual(
+    catalog.tools.map((t) => `${t.server}.${t.name}`),
+    ['files.read'],
+  );
   assert.deepEqual(await bridge.callFromCode('files', 'read', {}), { value: 'done' });
   await assert.rejects(bridge.callFromCode('files', 'write', {}), /not allowed by the code-mode allowlist/);
   await assert.rejects(bridge.call('web-search', 'query', {}), /not allowed/);
   await assert.rejects(bridge.call('nope', 'x', {}), /no MCP server named "nope"/);
   assert.deepEqual(calls, ['files.read']);
   bridge.policy = { allowServers: [], allowTools: [] };
-  assert.equal(await bridge.call('files', 'write', {}), 'done', 'a person invoking a tool from its form needs no question');
-  assert.deepEqual(await bridge.callFromCode('files', 'write', {}), { refused: 'files.write was not called: ' + nobodyToAsk(bridge.approval, 'files', 'write') }, 'code does');
+  assert.equal(
+    await bridge.call('files', 'write', {}),
+    'done',
+    'a person invoking a tool from its form needs no question',
+  );
+  assert.deepEqual(
+    await bridge.callFromCode('files', 'write', {}),
+    { refused: 'files.write was not called: ' + nobodyToAsk(bridge.approval, 'files', 'write') },
+    'code does',
+  );
   assert.deepEqual(calls, ['files.read', 'files.write']);
   bridge.policy = { allowServers: [], allowTools: ['web-search.*'] };
   assert.match(renderSearch(await bridge.catalog(), 'query'), /tools\.web_search\.query\(\)\n {4}query things\./);
@@ -165,17 +209,43 @@ test('the bridge asks the run\'s person for a write, remembers "for this session
     },
     recordToolCall: (call) => audit.push(call),
   };
-  assert.deepEqual(await bridge.callFromCode('files', 'write', { path: 'a' }, run), { refused: 'files.write was not called: a person declined the call to files.write' });
+  assert.deepEqual(await bridge.callFromCode('files', 'write', { path: 'a' }, run), {
+    refused: 'files.write was not called: a person declined the call to files.write',
+  });
   assert.deepEqual(sent, [], 'nothing reached the tool');
   assert.deepEqual(await bridge.callFromCode('files', 'write', { path: 'b' }, run), { value: 'done' });
   assert.deepEqual(await bridge.callFromCode('files', 'write', { path: 'c' }, run), { value: 'done' });
   assert.deepEqual(await bridge.callFromCode('vscode', 'write', {}, run), { value: 'done' });
   assert.equal(asked.length, 2);
-  assert.deepEqual(asked[0], { server: 'files', tool: 'write', args: { path: 'a' }, run: { runId: 'r1', origin: 'mcp', session: 'default' } });
-  assert.deepEqual(audit.map((c) => `${c.server}.${c.tool} ${c.ok} ${c.approval}`), ['files.write false denied', 'files.write true asked-allowed', 'files.write true session-allowed', 'vscode.write true policy-allow']);
+  assert.deepEqual(asked[0], {
+    server: 'files',
+    tool: 'write',
+    args: { path: 'a' },
+    run: { runId: 'r1', origin: 'mcp', session: 'default' },
+  });
+  assert.deepEqual(
+    audit.map((c) => `${c.server}.${c.tool} ${c.ok} ${c.approval}`),
+    [
+      'files.write false denied',
+      'files.write true asked-allowed',
+      'files.write true session-allowed',
+      'vscode.write true policy-allow',
+    ],
+  );
   assert.deepEqual(sent, ['files.write', 'files.write', 'vscode.write']);
   // A question that cannot be answered (the run stopped, the client went away) is a refusal too.
-  const stopped = await bridge.callFromCode('files', 'write', {}, { ...run, sessionAllowed: new Set(), askToolApproval: async () => Promise.reject(new Error('the run was stopped')) });
-  assert.deepEqual(stopped, { refused: 'files.write was not called: the question could not be answered (the run was stopped)' });
+  const stopped = await bridge.callFromCode(
+    'files',
+    'write',
+    {},
+    {
+      ...run,
+      sessionAllowed: new Set(),
+      askToolApproval: async () => Promise.reject(new Error('the run was stopped')),
+    },
+  );
+  assert.deepEqual(stopped, {
+    refused: 'files.write was not called: the question could not be answered (the run was stopped)',
+  });
   await bridge.dispose();
 });

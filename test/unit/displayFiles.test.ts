@@ -4,7 +4,13 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { displaysForPrintedFiles, MAX_FILES_PER_RUN, MAX_IMAGE_BYTES, MAX_TEXT_BYTES, printedPaths } from '../../src/engine/displayFiles';
+import {
+  displaysForPrintedFiles,
+  MAX_FILES_PER_RUN,
+  MAX_IMAGE_BYTES,
+  MAX_TEXT_BYTES,
+  printedPaths,
+} from '../../src/engine/displayFiles';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
@@ -16,7 +22,13 @@ describe('printedPaths', () => {
       'see "notes with spaces.md", (logs/run.log) and out/chart.png again',
       'C:\\work\\plot.JPG; ignored: model.pkl archive.tar.gz README',
     ].join('\n');
-    assert.deepEqual(printedPaths(text), ['out/chart.png', '/data/my report.csv', 'notes with spaces.md', 'logs/run.log', 'C:\\work\\plot.JPG']);
+    assert.deepEqual(printedPaths(text), [
+      'out/chart.png',
+      '/data/my report.csv',
+      'notes with spaces.md',
+      'logs/run.log',
+      'C:\\work\\plot.JPG',
+    ]);
   });
 
   test('looks at a bounded number of candidates', () => {
@@ -91,7 +103,11 @@ describe('displaysForPrintedFiles', () => {
     const opened = spyOnOpen();
     const displays = await displaysForPrintedFiles('alias.txt', roots());
     assert.deepEqual(displays, [{ mime: 'text/plain', data: 'hello\n', title: 'alias.txt' }]);
-    assert.deepEqual(opened, [path.join(workspace, 'notes.txt')], 'the real path is what is opened (and the spy sees opens)');
+    assert.deepEqual(
+      opened,
+      [path.join(workspace, 'notes.txt')],
+      'the real path is what is opened (and the spy sees opens)',
+    );
   });
 
   test('a file-system root given as a root is ignored', async () => {
@@ -114,7 +130,13 @@ describe('displaysForPrintedFiles', () => {
     fs.mkdirSync(path.join(workspace, 'folder.png'));
     if (process.platform !== 'win32') execFileSync('mkfifo', [path.join(workspace, 'pipe.txt')]);
     for (let i = 0; i < 6; i++) fs.writeFileSync(path.join(scratch, `f${i}.txt`), String(i));
-    const text = ['folder.png', 'pipe.txt', 'f0.txt', path.join(scratch, 'f0.txt'), 'f1.txt f2.txt f3.txt f4.txt f5.txt'].join('\n');
+    const text = [
+      'folder.png',
+      'pipe.txt',
+      'f0.txt',
+      path.join(scratch, 'f0.txt'),
+      'f1.txt f2.txt f3.txt f4.txt f5.txt',
+    ].join('\n');
     const displays = await displaysForPrintedFiles(text, roots());
     assert.equal(displays.length, MAX_FILES_PER_RUN);
     assert.deepEqual(

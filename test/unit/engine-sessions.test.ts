@@ -94,7 +94,10 @@ describe('engine sessions', () => {
     const refused = await run('b');
     assert.equal(refused.success, false);
     assert.equal(refused.diagnostics?.error_type, 'INVALID_ARGUMENT');
-    assert.match(refused.diagnostics?.message ?? '', /all 1 pyodide sessions are busy.*\(the limit is 1: setting codeMode\.maxSessions\)/);
+    assert.match(
+      refused.diagnostics?.message ?? '',
+      /all 1 pyodide sessions are busy.*\(the limit is 1: setting codeMode\.maxSessions\)/,
+    );
     a.release();
     assert.equal((await busy).stdout, 'a:2:x\n');
     assert.equal(a.disposed, false);
@@ -111,7 +114,13 @@ describe('engine sessions', () => {
       events.push(event);
       history.handle(event);
     });
-    const refused = await engine.run({ code: 'print(1)', backend: 'pyodide', session: 'mine', origin: 'command', script: { path: '/work/a.py', firstLine: 3 } });
+    const refused = await engine.run({
+      code: 'print(1)',
+      backend: 'pyodide',
+      session: 'mine',
+      origin: 'command',
+      script: { path: '/work/a.py', firstLine: 3 },
+    });
     assert.equal(refused.diagnostics?.error_type, 'INVALID_ARGUMENT');
     assert.deepEqual(
       events.map((e) => e.type),
@@ -119,7 +128,10 @@ describe('engine sessions', () => {
     );
     const [started] = events;
     assert.ok(started?.type === 'started');
-    assert.deepEqual([started.runId, started.backend, started.session, started.code, started.origin, started.location], [refused.run_id, 'pyodide', 'mine', 'print(1)', 'command', { file: '/work/a.py', line: 3 }]);
+    assert.deepEqual(
+      [started.runId, started.backend, started.session, started.code, started.origin, started.location],
+      [refused.run_id, 'pyodide', 'mine', 'print(1)', 'command', { file: '/work/a.py', line: 3 }],
+    );
     assert.match(history.get(refused.run_id)?.result?.diagnostics?.message ?? '', /not trusted/);
   });
 
@@ -147,7 +159,13 @@ describe('engine sessions', () => {
     const { backend, engine, run } = engineWith();
     await run('a');
     backend.latest('a')!.holdNextRun = true;
-    const stopped = await engine.run({ code: 'x', backend: 'pyodide', session: 'a', timeoutS: 0.01, timeoutSource: 'setting codeMode.run.timeoutSeconds' });
+    const stopped = await engine.run({
+      code: 'x',
+      backend: 'pyodide',
+      session: 'a',
+      timeoutS: 0.01,
+      timeoutSource: 'setting codeMode.run.timeoutSeconds',
+    });
     assert.equal(stopped.diagnostics?.error_type, 'TIMEOUT');
     assert.match(stopped.diagnostics?.message ?? '', /time limit of 0\.01 s \(setting codeMode\.run\.timeoutSeconds\)/);
     const defaults = engineWith();
@@ -162,7 +180,11 @@ describe('engine sessions', () => {
   });
 
   test("the engine's messages name a setting as its front end does, and name none it was not given", async () => {
-    const names: SettingNames = { timeout: 'flag --timeout', maxSessions: 'flag --max-sessions', jupyterUrl: 'flag --jupyter-url URL|local' };
+    const names: SettingNames = {
+      timeout: 'flag --timeout',
+      maxSessions: 'flag --max-sessions',
+      jupyterUrl: 'flag --jupyter-url URL|local',
+    };
     for (const given of [names, {}]) {
       const { backend, engine, run } = engineWith(1, given);
       await run('a');
@@ -180,7 +202,10 @@ describe('engine sessions', () => {
       if (given === names) {
         assert.match(messages[0]!, /time limit of 0\.01 s \(the default time limit: flag --timeout\)/);
         assert.match(messages[1]!, /\(the limit is 1: flag --max-sessions\)/);
-        assert.match(messages[2]!, /the jupyter backend is not available here: it needs a Jupyter Server \(flag --jupyter-url URL\|local\)$/);
+        assert.match(
+          messages[2]!,
+          /the jupyter backend is not available here: it needs a Jupyter Server \(flag --jupyter-url URL\|local\)$/,
+        );
       } else {
         assert.match(messages[0]!, /time limit of 0\.01 s \(the default time limit\)/);
         assert.match(messages[1]!, /\(the limit is 1\);/);
@@ -206,10 +231,14 @@ describe('engine sessions', () => {
       const stopped = await e.run({ code: 'x', backend: 'pyodide', session: 'a', timeoutS: 0.01 });
       assert.equal(stopped.diagnostics?.error_type, 'TIMEOUT');
       assert.equal(stopped.session_reset, true);
-      if (failure === undefined) assert.match(stopped.diagnostics?.message ?? '', /did not stop in time and was restarted/);
+      if (failure === undefined)
+        assert.match(stopped.diagnostics?.message ?? '', /did not stop in time and was restarted/);
       else {
         assert.doesNotMatch(stopped.diagnostics?.message ?? '', /was restarted/);
-        assert.match(stopped.diagnostics?.message ?? '', /could not be restarted \(404 Not Found: the kernel does not exist\)/);
+        assert.match(
+          stopped.diagnostics?.message ?? '',
+          /could not be restarted \(404 Not Found: the kernel does not exist\)/,
+        );
       }
     }
   });
@@ -220,18 +249,30 @@ describe('installs show as runs', () => {
     const { engine } = engineWith();
     const events: RunEvent[] = [];
     engine.onRunEvent((event) => events.push(event));
-    const result = await engine.installPackages({ packages: ['cmpkg==1.0', 'other'], backend: 'pyodide', session: 'i', origin: 'command' });
+    const result = await engine.installPackages({
+      packages: ['cmpkg==1.0', 'other'],
+      backend: 'pyodide',
+      session: 'i',
+      origin: 'command',
+    });
     assert.equal(result.success, false);
     const started = events.find((e) => e.type === 'started');
     assert.ok(started && started.type === 'started');
-    assert.deepEqual([started.code, started.origin, started.session, started.backend], ['%pip install cmpkg==1.0 other', 'command', 'i', 'pyodide']);
+    assert.deepEqual(
+      [started.code, started.origin, started.session, started.backend],
+      ['%pip install cmpkg==1.0 other', 'command', 'i', 'pyodide'],
+    );
     const finished = events.find((e) => e.type === 'finished');
     assert.ok(finished && finished.type === 'finished');
     assert.equal(finished.runId, started.runId);
     assert.equal(finished.result.success, false);
     assert.equal(finished.result.diagnostics?.message, result.message);
     assert.equal(finished.result.stderr, result.packages.map((p) => `${p.requested}: ${p.error}\n`).join(''));
-    assert.deepEqual(events.filter((e) => e.type === 'stderr').map((e) => e.type === 'stderr' && e.text), [finished.result.stderr], 'streamed as a run streams');
+    assert.deepEqual(
+      events.filter((e) => e.type === 'stderr').map((e) => e.type === 'stderr' && e.text),
+      [finished.result.stderr],
+      'streamed as a run streams',
+    );
     events.length = 0;
     await engine.checkPackages({ packages: ['cmpkg'], backend: 'pyodide', session: 'i' });
     assert.deepEqual(events, [], 'a check changes nothing, so it is no run');

@@ -11,7 +11,8 @@ import { createEngine } from '../../src/engine/index';
 import type { Engine } from '../../src/engine/engine';
 import { until } from '../support/http';
 
-const SCRATCH_AND_HOST_CALL = "import os, _code_mode_host as host\nprint(os.environ['CODE_MODE_SCRATCH'])\nprint(host.call('echo', [1, 2]))";
+const SCRATCH_AND_HOST_CALL =
+  "import os, _code_mode_host as host\nprint(os.environ['CODE_MODE_SCRATCH'])\nprint(host.call('echo', [1, 2]))";
 
 describe('the spare Pyodide interpreter', () => {
   let storage: string;
@@ -44,7 +45,11 @@ describe('the spare Pyodide interpreter', () => {
     const [scratch, echoed] = result.stdout.trimEnd().split('\n');
     assert.equal(scratch, session.scratchDir, 'the spare scratch folder is the session’s own');
     assert.ok(fs.statSync(scratch).isDirectory());
-    assert.equal(echoed, "{'method': 'echo', 'params': [1, 2]}", 'host calls reach the engine through the session that took the spare');
+    assert.equal(
+      echoed,
+      "{'method': 'echo', 'params': [1, 2]}",
+      'host calls reach the engine through the session that took the spare',
+    );
     assert.equal(result.session_reset, undefined, 'a fresh session announces no loss');
     const next = await readySpare();
     assert.notEqual(next, sparePid, 'a new spare was started after the first was taken');
@@ -79,12 +84,17 @@ describe('the spare Pyodide interpreter', () => {
   it('is ended when none is wanted, and when its backend is turned off', async () => {
     const sparePid = await readySpare();
     const sessionFolders = engine.describeSessions().map((s) => s.scratchDir);
-    const spareScratch = fs.readdirSync(path.join(storage, 'scratch')).filter((name) => !sessionFolders.includes(path.join(storage, 'scratch', name)));
+    const spareScratch = fs
+      .readdirSync(path.join(storage, 'scratch'))
+      .filter((name) => !sessionFolders.includes(path.join(storage, 'scratch', name)));
     assert.equal(spareScratch.length, 1, 'the spare has a folder of its own');
     engine.keepSpare(undefined);
     assert.equal(engine.spareInfo(), undefined);
     await until(() => !processAlive(sparePid), 'the unwanted spare to end');
-    await until(() => spareScratch.every((name) => !fs.existsSync(path.join(storage, 'scratch', name))), 'its scratch folder to go');
+    await until(
+      () => spareScratch.every((name) => !fs.existsSync(path.join(storage, 'scratch', name))),
+      'its scratch folder to go',
+    );
     engine.keepSpare('pyodide');
     await readySpare();
     await engine.setBackendEnabled('pyodide', false, 'off for the test');

@@ -10,7 +10,8 @@ describe('the sandbox file view', () => {
 
   before(() => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-file-view-')));
-    for (const dir of ['.git', 'src/lib', 'dist', 'cache/outbox']) fs.mkdirSync(path.join(root, dir), { recursive: true });
+    for (const dir of ['.git', 'src/lib', 'dist', 'cache/outbox'])
+      fs.mkdirSync(path.join(root, dir), { recursive: true });
     fs.writeFileSync(path.join(root, 'notes.txt'), '');
     fs.symlinkSync('/etc', path.join(root, 'etc-link'));
   });
@@ -26,9 +27,15 @@ describe('the sandbox file view', () => {
     assert.equal(writableIn(path.join(root, 'notes.txt'), mounts), true);
     assert.equal(writableIn(path.join(root, '.git', 'config'), mounts), false);
     // A symlink is never mounted: it would make its target writable at the link's path.
-    assert.equal(mounts.some((mount) => mount.path.endsWith('etc-link')), false);
+    assert.equal(
+      mounts.some((mount) => mount.path.endsWith('etc-link')),
+      false,
+    );
     const depths = mounts.map((mount) => mount.path.split(path.sep).length);
-    assert.deepEqual(depths, [...depths].sort((a, b) => a - b));
+    assert.deepEqual(
+      depths,
+      [...depths].sort((a, b) => a - b),
+    );
   });
 
   test('what is asked for read-only stays read-only inside a writable workspace, and a writable folder inside it stays writable', () => {
@@ -44,7 +51,12 @@ describe('the sandbox file view', () => {
   });
 
   test('a protected file that does not exist yet freezes the nearest existing folder above it, keeping its entries writable', () => {
-    const { mounts } = fileView({ readOnly: [], readWrite: [path.join(root, 'src')], workspaceRoots: [], protectedPaths: [path.join(root, 'src', 'conf', 'servers.json')] });
+    const { mounts } = fileView({
+      readOnly: [],
+      readWrite: [path.join(root, 'src')],
+      workspaceRoots: [],
+      protectedPaths: [path.join(root, 'src', 'conf', 'servers.json')],
+    });
     assert.equal(writableIn(path.join(root, 'src', 'conf'), mounts), false);
     assert.equal(writableIn(path.join(root, 'src', 'other.py'), mounts), false);
     assert.equal(writableIn(path.join(root, 'src', 'lib', 'module.py'), mounts), true);

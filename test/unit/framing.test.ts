@@ -69,11 +69,14 @@ test('an oversized incoming frame is refused from its header, before its body is
   const decoder = new FrameDecoder(1024);
   const header = Buffer.alloc(4);
   header.writeUInt32BE(1025, 0);
-  assert.throws(() => decoder.push(header), (error: unknown) => {
-    assert.ok(error instanceof FrameError);
-    assert.match(error.message, /1025 bytes exceeds the limit of 1024 bytes/);
-    return true;
-  });
+  assert.throws(
+    () => decoder.push(header),
+    (error: unknown) => {
+      assert.ok(error instanceof FrameError);
+      assert.match(error.message, /1025 bytes exceeds the limit of 1024 bytes/);
+      return true;
+    },
+  );
   assert.equal(decoder.pendingBytes, 0);
   // The stream is out of step from here on; the decoder says so instead of misreading what follows.
   assert.throws(() => decoder.push(encodeFrame(1)), /corrupt/);
@@ -87,7 +90,10 @@ test('a frame at exactly the limit is accepted', () => {
 });
 
 test('encoding refuses a message over the limit and a value JSON cannot carry', () => {
-  assert.throws(() => encodeFrame('x'.repeat(200), 100), (error: unknown) => error instanceof FrameError && /exceeds the limit of 100 bytes/.test(error.message));
+  assert.throws(
+    () => encodeFrame('x'.repeat(200), 100),
+    (error: unknown) => error instanceof FrameError && /exceeds the limit of 100 bytes/.test(error.message),
+  );
   assert.throws(() => encodeFrame(undefined), FrameError);
 });
 
@@ -95,9 +101,12 @@ test('a body that is not JSON is a clear error', () => {
   const body = Buffer.from('{not json', 'utf8');
   const header = Buffer.alloc(4);
   header.writeUInt32BE(body.length, 0);
-  assert.throws(() => new FrameDecoder().push(Buffer.concat([header, body])), (error: unknown) => {
-    assert.ok(error instanceof FrameError);
-    assert.match(error.message, /not valid JSON/);
-    return true;
-  });
+  assert.throws(
+    () => new FrameDecoder().push(Buffer.concat([header, body])),
+    (error: unknown) => {
+      assert.ok(error instanceof FrameError);
+      assert.match(error.message, /not valid JSON/);
+      return true;
+    },
+  );
 });

@@ -4,7 +4,15 @@ import { RunHistory, type SavedRun } from '../../src/engine/history';
 import { shapeResult } from '../../src/engine/result';
 import type { RunEvent } from '../../src/engine/types';
 
-const started = (runId: string): RunEvent => ({ type: 'started', runId, session: 'default', backend: 'pyodide', code: 'print(1)', origin: 'test', startedAt: 1 });
+const started = (runId: string): RunEvent => ({
+  type: 'started',
+  runId,
+  session: 'default',
+  backend: 'pyodide',
+  code: 'print(1)',
+  origin: 'test',
+  startedAt: 1,
+});
 
 test('a run is recorded from start to finish and its result replaces the streamed output', () => {
   const history = new RunHistory();
@@ -24,7 +32,10 @@ test('a run is recorded from start to finish and its result replaces the streame
 test('the history is bounded, dropping the oldest runs', () => {
   const history = new RunHistory(3);
   for (const id of ['1', '2', '3', '4', '5']) history.handle(started(id));
-  assert.deepEqual(history.all().map((r) => r.run.runId), ['3', '4', '5']);
+  assert.deepEqual(
+    history.all().map((r) => r.run.runId),
+    ['3', '4', '5'],
+  );
   history.handle({ type: 'stdout', runId: '1', text: 'late output of a dropped run' });
   assert.equal(history.get('1'), undefined);
 });
@@ -41,7 +52,10 @@ const MIB = 1024 * 1024;
 const finished = (runId: string, stdout = ''): RunEvent => ({
   type: 'finished',
   runId,
-  result: { ...shapeResult({ runId, backend: 'pyodide', session: 'default', durationMs: 1, diagnostics: null }), stdout },
+  result: {
+    ...shapeResult({ runId, backend: 'pyodide', session: 'default', durationMs: 1, diagnostics: null }),
+    stdout,
+  },
 });
 
 test('the history is bounded in bytes: older runs give up their displays first, with a note saying so', () => {
@@ -51,7 +65,14 @@ test('the history is bounded in bytes: older runs give up their displays first, 
     const id = `r${run}`;
     history.handle(started(id));
     for (let i = 0; i < 4; i++) history.handle({ type: 'display', runId: id, display: image });
-    const result = shapeResult({ runId: id, backend: 'pyodide', session: 'default', durationMs: 1, diagnostics: null, displays: Array(4).fill(image) });
+    const result = shapeResult({
+      runId: id,
+      backend: 'pyodide',
+      session: 'default',
+      durationMs: 1,
+      diagnostics: null,
+      displays: Array(4).fill(image),
+    });
     history.handle({ type: 'finished', runId: id, result });
     assert.equal(result.displays?.length, 4, "the caller's result keeps its displays");
     assert.ok(history.retainedBytes <= 30 * MIB, `run ${run}: ${history.retainedBytes} bytes kept`);
@@ -71,7 +92,8 @@ test('the history is bounded in bytes: older runs give up their displays first, 
 test('a single run larger than the budget keeps what fits and counts the rest', () => {
   const history = new RunHistory(100, undefined, 1000, 12 * MIB);
   history.handle(started('big'));
-  for (let i = 0; i < 5; i++) history.handle({ type: 'display', runId: 'big', display: { mime: 'image/png', data: 'A'.repeat(5 * MIB) } });
+  for (let i = 0; i < 5; i++)
+    history.handle({ type: 'display', runId: 'big', display: { mime: 'image/png', data: 'A'.repeat(5 * MIB) } });
   history.handle(finished('big'));
   const record = history.get('big')!;
   assert.equal(record.displays.length, 2);
@@ -112,7 +134,8 @@ test("room for a display is made of older displays only: no older run's entry go
   history.handle({ type: 'display', runId: 'a', display: { mime: 'image/png', data: 'A'.repeat(4 * MIB) } });
   history.handle(finished('a', 'output of a\n'));
   history.handle(started('b'));
-  for (let i = 0; i < 4; i++) history.handle({ type: 'display', runId: 'b', display: { mime: 'image/png', data: 'B'.repeat(4 * MIB) } });
+  for (let i = 0; i < 4; i++)
+    history.handle({ type: 'display', runId: 'b', display: { mime: 'image/png', data: 'B'.repeat(4 * MIB) } });
   history.handle(finished('b'));
   assert.equal(history.get('a')?.stdout, 'output of a\n');
   assert.equal(history.get('a')?.displaysDropped?.count, 1);

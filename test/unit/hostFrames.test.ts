@@ -3,7 +3,12 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../src/engine/framing';
 import { parseFromHost } from '../../src/engine/backends/pyodide/hostMessages';
-import { fitDisplay, framesFor, hostCallProblem, MAX_OUTPUT_CHUNK_CHARS } from '../../src/engine/backends/pyodide/hostFrames';
+import {
+  fitDisplay,
+  framesFor,
+  hostCallProblem,
+  MAX_OUTPUT_CHUNK_CHARS,
+} from '../../src/engine/backends/pyodide/hostFrames';
 import type { FromHost } from '../../src/engine/backends/pyodide/protocol';
 
 const MIB = 1024 * 1024;
@@ -11,7 +16,8 @@ const MIB = 1024 * 1024;
 /** Decodes `frames` as the backend does, checking each against the limit and the protocol's schema. */
 function decode(frames: Buffer[]): FromHost[] {
   const decoder = new FrameDecoder(MAX_FRAME_FROM_INTERPRETER_BYTES);
-  for (const frame of frames) assert.ok(frame.length <= MAX_FRAME_FROM_INTERPRETER_BYTES + 4, `a frame of ${frame.length} bytes`);
+  for (const frame of frames)
+    assert.ok(frame.length <= MAX_FRAME_FROM_INTERPRETER_BYTES + 4, `a frame of ${frame.length} bytes`);
   return frames.flatMap((frame) => decoder.push(frame)).map(parseFromHost);
 }
 
@@ -21,8 +27,18 @@ test("a result's output goes in bounded 'output' frames before it, in order, and
     framesFor({
       type: 'result',
       runId: 'r1',
-      outcome: { status: 'error', errorType: 'RuntimeError', excName: 'ValueError', message: 'x'.repeat(20 * MIB), traceback: 'y'.repeat(20 * MIB) },
-      output: [{ stream: 'stdout', text }, { stream: 'stderr', dropped: 12 }, { stream: 'stderr', text: 'bye' }],
+      outcome: {
+        status: 'error',
+        errorType: 'RuntimeError',
+        excName: 'ValueError',
+        message: 'x'.repeat(20 * MIB),
+        traceback: 'y'.repeat(20 * MIB),
+      },
+      output: [
+        { stream: 'stdout', text },
+        { stream: 'stderr', dropped: 12 },
+        { stream: 'stderr', text: 'bye' },
+      ],
     }),
   );
   const last = messages.at(-1)!;
@@ -46,14 +62,23 @@ test('a display that would not fit is cut (text) or replaced by a note (anything
   assert.ok(Buffer.byteLength(JSON.stringify(escaped.data)) <= 7 * MIB);
   assert.match(escaped.data, /\n\.\.\. \[\d+ characters not shown: a display's frame carries at most 7 MB\]$/);
   const image = fitDisplay({ mime: 'image/png', data: 'A'.repeat(60 * MIB), title: 't'.repeat(5000) }, 7 * MIB);
-  assert.deepEqual(image, { mime: 'text/plain', data: 'image/png of 62.9 MB not shown: a display carries at most 5 MB', title: 't'.repeat(1000) });
-  const [message] = decode(framesFor({ type: 'display', runId: 'r', display: { mime: 'text/markdown', data: '"'.repeat(6 * MIB) } }));
-  assert.ok(message.type === 'display' && message.display.data.endsWith("at most 7 MB]"));
+  assert.deepEqual(image, {
+    mime: 'text/plain',
+    data: 'image/png of 62.9 MB not shown: a display carries at most 5 MB',
+    title: 't'.repeat(1000),
+  });
+  const [message] = decode(
+    framesFor({ type: 'display', runId: 'r', display: { mime: 'text/markdown', data: '"'.repeat(6 * MIB) } }),
+  );
+  assert.ok(message.type === 'display' && message.display.data.endsWith('at most 7 MB]'));
 });
 
 test('a host call too large for a frame, or with too long a name, is refused before it is sent', () => {
   assert.equal(hostCallProblem('tools.x', { a: 1 }), undefined);
-  assert.match(hostCallProblem('tools.x', { blob: 'b'.repeat(9 * MIB) }) ?? '', /too large to send \(at most 8 MB as JSON\)/);
+  assert.match(
+    hostCallProblem('tools.x', { blob: 'b'.repeat(9 * MIB) }) ?? '',
+    /too large to send \(at most 8 MB as JSON\)/,
+  );
   assert.match(hostCallProblem('m'.repeat(201), {}) ?? '', /at most 200 characters/);
 });
 
@@ -63,5 +88,11 @@ test('other messages too large are shrunk to ones the schema takes', () => {
   const [loading] = decode(framesFor({ type: 'loading', stateLost: 's'.repeat(50_000) }));
   assert.ok(loading.type === 'loading' && loading.stateLost!.length === 10_000);
   const [done] = decode(framesFor({ type: 'packagesDone', id: 3, errors: ['e'.repeat(10 * MIB)], versions: {} }));
-  assert.deepEqual(done, { type: 'packagesDone', id: 3, errors: [], versions: {}, failed: 'the report of this install was too large to send' });
+  assert.deepEqual(done, {
+    type: 'packagesDone',
+    id: 3,
+    errors: [],
+    versions: {},
+    failed: 'the report of this install was too large to send',
+  });
 });

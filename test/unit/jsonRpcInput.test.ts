@@ -48,7 +48,10 @@ test('broken requests get the JSON-RPC code, and their id when it can be read', 
 
 test('the -32602 message says what is wrong with params', () => {
   const incoming = classifyIncoming('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]}');
-  assert.match(incoming.kind === 'answer' ? incoming.reply.error.message : '', /params.*expected object, received array/);
+  assert.match(
+    incoming.kind === 'answer' ? incoming.reply.error.message : '',
+    /params.*expected object, received array/,
+  );
 });
 
 test('broken notifications and responses are dropped with a reason: JSON-RPC never answers them', () => {
@@ -76,7 +79,8 @@ test('the id of an over-long message is read from its start or its end, only at 
     ['{"method":"tools/call","params":{"id":5,"code":"xxx', 'xxx"}},"jsonrpc":"2.0","id":1.5}', null],
     ['[1,2,3', '3,4]', null],
   ];
-  for (const [head, tail, id] of cases) assert.equal(idFromEdges(Buffer.from(head), tail ? Buffer.from(tail) : none), id, `${head} … ${tail}`);
+  for (const [head, tail, id] of cases)
+    assert.equal(idFromEdges(Buffer.from(head), tail ? Buffer.from(tail) : none), id, `${head} … ${tail}`);
 });
 
 test('the answer to an over-long message names its size and the limit', () => {

@@ -35,7 +35,12 @@ test('end() gives the last line when it had no newline, and nothing otherwise', 
 test('a line of exactly the limit is kept, with or without \\r; one byte more is too long', () => {
   const splitter = new LineSplitter(10);
   const ten = 'x'.repeat(10);
-  assert.deepEqual(texts(splitter.push(Buffer.from(`${ten}\n${ten}\r\n${ten}y\n${ten}y\r\n`))), [ten, ten, '<11 bytes>', '<11 bytes>']);
+  assert.deepEqual(texts(splitter.push(Buffer.from(`${ten}\n${ten}\r\n${ten}y\n${ten}y\r\n`))), [
+    ten,
+    ten,
+    '<11 bytes>',
+    '<11 bytes>',
+  ]);
 });
 
 test('an over-long line is reported with its true size and its edges, and the next line is whole', () => {

@@ -51,7 +51,12 @@ test('a capped stream keeps its head and tail where they were written, the marke
   assert.equal(items.filter((item) => item.type === 'display').length, 2);
   assert.equal(stdout.match(/bytes of output truncated/g)?.length, 1);
   assert.equal(items[0].type === 'stream' && items[0].text.startsWith('héad'), true);
-  assert.equal(items.at(-1)?.type === 'stream' && items.at(-1)!.type === 'stream' && (items.at(-1) as { text: string }).text.endsWith('tail-end\n'), true);
+  assert.equal(
+    items.at(-1)?.type === 'stream' &&
+      items.at(-1)!.type === 'stream' &&
+      (items.at(-1) as { text: string }).text.endsWith('tail-end\n'),
+    true,
+  );
 });
 
 test('bytes a source dropped before any text followed are marked at the end', () => {
@@ -69,7 +74,8 @@ test('past the entry bound, alternating streams join their last entry: the list 
   for (let i = 0; i < MAX_ORDER_ENTRIES * 2; i++) r.write(i % 2 ? 'stderr' : 'stdout', i % 2 ? 'e' : 'o');
   const items = r.order.items(r.streams);
   assert.ok(items.length <= MAX_ORDER_ENTRIES + 2, `${items.length} items`);
-  const joined = (name: StreamName) => items.map((item) => (item.type === 'stream' && item.name === name ? item.text : '')).join('');
+  const joined = (name: StreamName) =>
+    items.map((item) => (item.type === 'stream' && item.name === name ? item.text : '')).join('');
   assert.equal(joined('stdout'), 'o'.repeat(MAX_ORDER_ENTRIES));
   assert.equal(joined('stderr'), 'e'.repeat(MAX_ORDER_ENTRIES));
 });

@@ -13,7 +13,11 @@ function argsFor(manifest: object): { status: number | null; args?: string[]; st
   fs.writeFileSync(file, JSON.stringify(manifest));
   try {
     const run = spawnSync(process.execPath, [script, '--manifest', file, '--print-args'], { encoding: 'utf8' });
-    return { status: run.status, stderr: run.stderr, ...(run.status === 0 ? { args: JSON.parse(run.stdout) as string[] } : {}) };
+    return {
+      status: run.status,
+      stderr: run.stderr,
+      ...(run.status === 0 ? { args: JSON.parse(run.stdout) as string[] } : {}),
+    };
   } finally {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
@@ -23,13 +27,31 @@ const base = ['package', '--no-dependencies', '-o', 'code-mode-python.vsix'];
 
 test('config.imagesBaseUrl is the base of the images, with or without a repository', () => {
   const url = 'https://raw.githubusercontent.com/owner/code-mode-python/main/';
-  assert.deepEqual(argsFor({ config: { imagesBaseUrl: url } }).args, [...base, '--baseImagesUrl', url, '--allow-missing-repository']);
-  assert.deepEqual(argsFor({ config: { imagesBaseUrl: url }, repository: 'https://github.com/owner/code-mode-python' }).args, [...base, '--baseImagesUrl', url]);
+  assert.deepEqual(argsFor({ config: { imagesBaseUrl: url } }).args, [
+    ...base,
+    '--baseImagesUrl',
+    url,
+    '--allow-missing-repository',
+  ]);
+  assert.deepEqual(
+    argsFor({ config: { imagesBaseUrl: url }, repository: 'https://github.com/owner/code-mode-python' }).args,
+    [...base, '--baseImagesUrl', url],
+  );
 });
 
 test('without it, a repository lets vsce derive the base; with neither, links stay relative', () => {
-  assert.deepEqual(argsFor({ config: { imagesBaseUrl: '' }, repository: { type: 'git', url: 'https://github.com/owner/code-mode-python.git' } }).args, base);
-  assert.deepEqual(argsFor({ config: { imagesBaseUrl: '' } }).args, [...base, '--allow-missing-repository', '--no-rewrite-relative-links']);
+  assert.deepEqual(
+    argsFor({
+      config: { imagesBaseUrl: '' },
+      repository: { type: 'git', url: 'https://github.com/owner/code-mode-python.git' },
+    }).args,
+    base,
+  );
+  assert.deepEqual(argsFor({ config: { imagesBaseUrl: '' } }).args, [
+    ...base,
+    '--allow-missing-repository',
+    '--no-rewrite-relative-links',
+  ]);
 });
 
 test('a base that is not https is refused with what to fix, since the details page would drop its images', () => {
@@ -43,7 +65,10 @@ test('a base that is not https is refused with what to fix, since the details pa
 test("the repository's own package.json packages (its base is empty until the project has a public https home)", () => {
   const run = spawnSync(process.execPath, [script, '--print-args'], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
-  const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string>; config: { imagesBaseUrl: string } };
+  const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+    config: { imagesBaseUrl: string };
+  };
   assert.equal(manifest.scripts.package, 'node scripts/package.mjs');
   assert.equal(typeof manifest.config.imagesBaseUrl, 'string');
 });

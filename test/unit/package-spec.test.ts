@@ -4,7 +4,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { distributionForImport, missingTopLevelModule } from '../../src/engine/packages/importNames';
-import { meetsSpecifier, normalizeName, parsePackageList, parsePackageSpec, parseRequirement, parseWheelFilename, type PackageSpec } from '../../src/engine/packages/spec';
+import {
+  meetsSpecifier,
+  normalizeName,
+  parsePackageList,
+  parsePackageSpec,
+  parseRequirement,
+  parseWheelFilename,
+  type PackageSpec,
+} from '../../src/engine/packages/spec';
 import { findInWheelhouse } from '../../src/engine/packages/wheels';
 import { pyodideDistribution, pyodideIncompatibility } from '../../src/engine/backends/pyodide/packagePlan';
 
@@ -25,12 +33,27 @@ function refused(input: unknown): string {
 
 describe('package specs', () => {
   test('names, extras and specifiers are accepted and rebuilt canonically', () => {
-    assert.deepEqual(parsed('requests'), { kind: 'requirement', requested: 'requests', name: 'requests', extras: [], specifier: '', requirement: 'requests' });
+    assert.deepEqual(parsed('requests'), {
+      kind: 'requirement',
+      requested: 'requests',
+      name: 'requests',
+      extras: [],
+      specifier: '',
+      requirement: 'requests',
+    });
     const numpy = parsed(' numpy >= 1.26 , < 2 ');
     assert.equal(numpy.kind === 'requirement' && numpy.requirement, 'numpy>=1.26,<2');
     const black = parsed('black[jupyter, d]==24.1.0');
     assert.equal(black.kind === 'requirement' && black.requirement, 'black[jupyter,d]==24.1.0');
-    for (const ok of ['zope.interface', 'typing_extensions~=4.0', 'Django!=4.0.*', 'pkg===1.0-weird', 'x>=1.0rc1', 'y==2!1.0.post1.dev3+local.1']) parsed(ok);
+    for (const ok of [
+      'zope.interface',
+      'typing_extensions~=4.0',
+      'Django!=4.0.*',
+      'pkg===1.0-weird',
+      'x>=1.0rc1',
+      'y==2!1.0.post1.dev3+local.1',
+    ])
+      parsed(ok);
   });
 
   test('shell syntax, markers, options and direct references are refused with the reason', () => {
@@ -40,7 +63,20 @@ describe('package specs', () => {
     assert.match(refused('-e .'), /installer options/);
     assert.match(refused('-r requirements.txt'), /installer options/);
     assert.match(refused('pkg @ https://example.com/pkg.whl'), /direct references/);
-    for (const junk of ['numpy rm -rf ~', 'numpy && curl x', 'numpy|sh', 'numpy$(id)', '`id`', 'numpy>=', 'numpy>=abc', 'numpy 1.0', 'a b', '(numpy)', 'numpy[', 'numpy[x y]']) {
+    for (const junk of [
+      'numpy rm -rf ~',
+      'numpy && curl x',
+      'numpy|sh',
+      'numpy$(id)',
+      '`id`',
+      'numpy>=',
+      'numpy>=abc',
+      'numpy 1.0',
+      'a b',
+      '(numpy)',
+      'numpy[',
+      'numpy[x y]',
+    ]) {
       assert.match(refused(junk), /PEP 508|refused/, junk);
     }
     assert.match(refused('numpy>=1.*'), /only == and != take a ".\*" wildcard/);
@@ -117,11 +153,29 @@ describe('PEP 440 versions and specifiers (@renovatebot/pep440)', () => {
   const meets = (version: string, text: string) => meetsSpecifier(version, specifier(text));
 
   test('ordering: a wheelhouse of two versions offers the later one (pre-releases admitted)', () => {
-    const sorted = ['1.0.dev0', '1.0a1', '1.0a2.dev1', '1.0a2', '1.0b1', '1.0rc1', '1.0', '1.0.post1.dev0', '1.0.post1', '1.0.1', '1.1', '2!0.1'];
+    const sorted = [
+      '1.0.dev0',
+      '1.0a1',
+      '1.0a2.dev1',
+      '1.0a2',
+      '1.0b1',
+      '1.0rc1',
+      '1.0',
+      '1.0.post1.dev0',
+      '1.0.post1',
+      '1.0.1',
+      '1.1',
+      '2!0.1',
+    ];
     for (let i = 0; i + 1 < sorted.length; i++) {
       const house = fs.mkdtempSync(path.join(dir, 'order-'));
-      for (const version of [sorted[i + 1], sorted[i]]) fs.writeFileSync(path.join(house, `pair-${version}-py3-none-any.whl`), '');
-      assert.equal(findInWheelhouse(house, 'pair', '>=0.dev0', () => true)?.wheel.version, sorted[i + 1], `${sorted[i]} < ${sorted[i + 1]}`);
+      for (const version of [sorted[i + 1], sorted[i]])
+        fs.writeFileSync(path.join(house, `pair-${version}-py3-none-any.whl`), '');
+      assert.equal(
+        findInWheelhouse(house, 'pair', '>=0.dev0', () => true)?.wheel.version,
+        sorted[i + 1],
+        `${sorted[i]} < ${sorted[i + 1]}`,
+      );
     }
     assert.equal(meets('1.0.0', '==1.0'), true);
     assert.equal(meets('1.0-r2', '==1.0.post2'), true);
@@ -179,7 +233,14 @@ describe('PEP 440 versions and specifiers (@renovatebot/pep440)', () => {
 describe('wheelhouse and Pyodide compatibility', () => {
   const house = path.join(dir, 'house');
   fs.mkdirSync(house);
-  for (const name of ['demo-1.0-py3-none-any.whl', 'demo-1.2-py3-none-any.whl', 'demo-2.0b1-py3-none-any.whl', 'demo-1.5-cp311-cp311-manylinux_2_17_x86_64.whl', 'other-9.0-py3-none-any.whl', 'readme.txt']) {
+  for (const name of [
+    'demo-1.0-py3-none-any.whl',
+    'demo-1.2-py3-none-any.whl',
+    'demo-2.0b1-py3-none-any.whl',
+    'demo-1.5-cp311-cp311-manylinux_2_17_x86_64.whl',
+    'other-9.0-py3-none-any.whl',
+    'readme.txt',
+  ]) {
     fs.writeFileSync(path.join(house, name), '');
   }
   const { lock } = pyodideDistribution();
@@ -199,9 +260,21 @@ describe('wheelhouse and Pyodide compatibility', () => {
     const [major, minor] = lock.info.python.split('.');
     assert.equal(pyodideIncompatibility(parseWheelFilename('a-1.0-py3-none-any.whl')!, lock), undefined);
     assert.equal(pyodideIncompatibility(parseWheelFilename('a-1.0-py2.py3-none-any.whl')!, lock), undefined);
-    assert.equal(pyodideIncompatibility(parseWheelFilename(`a-1.0-cp${major}${minor}-cp${major}${minor}-pyemscripten_${tag}_wasm32.whl`)!, lock), undefined);
-    assert.match(pyodideIncompatibility(parseWheelFilename('a-1.0-cp311-cp311-manylinux_2_17_x86_64.whl')!, lock) ?? '', /not built for Pyodide/);
-    assert.match(pyodideIncompatibility(parseWheelFilename('a-1.0-py2-none-any.whl')!, lock) ?? '', /pure-Python wheel/);
+    assert.equal(
+      pyodideIncompatibility(
+        parseWheelFilename(`a-1.0-cp${major}${minor}-cp${major}${minor}-pyemscripten_${tag}_wasm32.whl`)!,
+        lock,
+      ),
+      undefined,
+    );
+    assert.match(
+      pyodideIncompatibility(parseWheelFilename('a-1.0-cp311-cp311-manylinux_2_17_x86_64.whl')!, lock) ?? '',
+      /not built for Pyodide/,
+    );
+    assert.match(
+      pyodideIncompatibility(parseWheelFilename('a-1.0-py2-none-any.whl')!, lock) ?? '',
+      /pure-Python wheel/,
+    );
   });
 });
 

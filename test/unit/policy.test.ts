@@ -22,7 +22,13 @@ test('the default policy only limits size', () => {
 });
 
 test('each rule is named in the violation', () => {
-  const policy = { ...defaultPolicy, maxCodeLines: 2, denyImports: ['socket'], allowImports: [], deniedTokens: ['eval('] };
+  const policy = {
+    ...defaultPolicy,
+    maxCodeLines: 2,
+    denyImports: ['socket'],
+    allowImports: [],
+    deniedTokens: ['eval('],
+  };
   assert.equal(checkPolicy('a\nb\nc', policy)?.rule, 'max_code_lines');
   assert.equal(checkPolicy('import socket', policy)?.rule, 'deny_imports');
   assert.equal(checkPolicy('eval("1")', policy)?.rule, 'denied_token');

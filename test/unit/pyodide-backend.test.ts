@@ -53,45 +53,61 @@ describe('Pyodide backend', () => {
     fs.rmSync(cacheDir, { recursive: true, force: true });
   });
 
-  it('creates the memory snapshot on first start and starts the next session from it', { timeout: 120_000 }, async (t) => {
-    // Leftovers: a snapshot of another Pyodide build, a temp file of a writer killed long ago, one being written.
-    fs.writeFileSync(path.join(cacheDir, 'pyodide-0.0.1-0123456789abcdef.snapshot'), 'old build');
-    const abandoned = path.join(cacheDir, 'pyodide-0.29.5-0123456789abcdef.snapshot.1-1.tmp');
-    fs.writeFileSync(abandoned, 'killed writer');
-    fs.utimesSync(abandoned, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
-    const inProgress = 'pyodide-0.29.5-0123456789abcdef.snapshot.2-1.tmp';
-    fs.writeFileSync(path.join(cacheDir, inProgress), 'another writer');
+  it(
+    'creates the memory snapshot on first start and starts the next session from it',
+    { timeout: 120_000 },
+    async (t) => {
+      // Leftovers: a snapshot of another Pyodide build, a temp file of a writer killed long ago, one being written.
+      fs.writeFileSync(path.join(cacheDir, 'pyodide-0.0.1-0123456789abcdef.snapshot'), 'old build');
+      const abandoned = path.join(cacheDir, 'pyodide-0.29.5-0123456789abcdef.snapshot.1-1.tmp');
+      fs.writeFileSync(abandoned, 'killed writer');
+      fs.utimesSync(abandoned, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+      const inProgress = 'pyodide-0.29.5-0123456789abcdef.snapshot.2-1.tmp';
+      fs.writeFileSync(path.join(cacheDir, inProgress), 'another writer');
 
-    const firstLog = new MemoryLog();
-    const first = open('first', firstLog);
-    assert.equal(first.state, 'not-loaded');
-    let begun = performance.now();
-    await first.start();
-    const coldMs = performance.now() - begun;
-    assert.equal(first.state, 'ready');
-    assert.ok(firstLog.lines.some((line) => line.includes('cold (snapshot created)')), firstLog.lines.join('\n'));
-    const files = fs.readdirSync(cacheDir).filter((name) => name !== inProgress && name !== 'outbox');
-    assert.equal(files.length, 2, `only the new snapshot and its hash are left: ${files.join(', ')}`);
-    assert.match(files[0], /^pyodide-0\.29\.5-[0-9a-f]+-[0-9a-f]{12}\.snapshot$/, 'named after the Pyodide build and the worker');
-    assert.equal(files[1], `${files[0]}.sha256`);
-    assert.deepEqual(fs.readdirSync(path.join(cacheDir, 'outbox')), [], 'the outbox the host wrote into is gone');
+      const firstLog = new MemoryLog();
+      const first = open('first', firstLog);
+      assert.equal(first.state, 'not-loaded');
+      let begun = performance.now();
+      await first.start();
+      const coldMs = performance.now() - begun;
+      assert.equal(first.state, 'ready');
+      assert.ok(
+        firstLog.lines.some((line) => line.includes('cold (snapshot created)')),
+        firstLog.lines.join('\n'),
+      );
+      const files = fs.readdirSync(cacheDir).filter((name) => name !== inProgress && name !== 'outbox');
+      assert.equal(files.length, 2, `only the new snapshot and its hash are left: ${files.join(', ')}`);
+      assert.match(
+        files[0],
+        /^pyodide-0\.29\.5-[0-9a-f]+-[0-9a-f]{12}\.snapshot$/,
+        'named after the Pyodide build and the worker',
+      );
+      assert.equal(files[1], `${files[0]}.sha256`);
+      assert.deepEqual(fs.readdirSync(path.join(cacheDir, 'outbox')), [], 'the outbox the host wrote into is gone');
 
-    const secondLog = new MemoryLog();
-    const second = open('second', secondLog);
-    begun = performance.now();
-    await second.start();
-    const snapshotMs = performance.now() - begun;
-    assert.ok(secondLog.lines.some((line) => line.includes('from the cached snapshot')), secondLog.lines.join('\n'));
-    t.diagnostic(`start: cold ${coldMs.toFixed(0)} ms (includes making the snapshot), from snapshot ${snapshotMs.toFixed(0)} ms`);
+      const secondLog = new MemoryLog();
+      const second = open('second', secondLog);
+      begun = performance.now();
+      await second.start();
+      const snapshotMs = performance.now() - begun;
+      assert.ok(
+        secondLog.lines.some((line) => line.includes('from the cached snapshot')),
+        secondLog.lines.join('\n'),
+      );
+      t.diagnostic(
+        `start: cold ${coldMs.toFixed(0)} ms (includes making the snapshot), from snapshot ${snapshotMs.toFixed(0)} ms`,
+      );
 
-    const info = second.info();
-    assert.equal(info.kind, 'pyodide');
-    assert.equal(info.pyodideVersion, '0.29.5');
-    assert.match(info.pythonVersion ?? '', /^3\.\d+\.\d+$/);
-    assert.ok(info.pid && info.pid !== process.pid);
-    await first.dispose();
-    assert.equal(first.state, 'dead');
-  });
+      const info = second.info();
+      assert.equal(info.kind, 'pyodide');
+      assert.equal(info.pyodideVersion, '0.29.5');
+      assert.match(info.pythonVersion ?? '', /^3\.\d+\.\d+$/);
+      assert.ok(info.pid && info.pid !== process.pid);
+      await first.dispose();
+      assert.equal(first.state, 'dead');
+    },
+  );
 
   it('never loses an interrupt that lands while Python polls for one', { timeout: 60_000 }, async () => {
     // CPython's poll reads the buffer and clears it in two steps; without an atomic read, about one
@@ -125,7 +141,11 @@ describe('Pyodide backend', () => {
   });
 
   it('recycles the instance after a MemoryError at the heap limit', { timeout: 60_000 }, async () => {
-    const small = open('small-heap', new MemoryLog(), createPyodideBackend({ cacheDir, heapLimitMb: 256, shippedSnapshotDir: false }));
+    const small = open(
+      'small-heap',
+      new MemoryLog(),
+      createPyodideBackend({ cacheDir, heapLimitMb: 256, shippedSnapshotDir: false }),
+    );
     await run(small, 'before_memory_error = 1');
     const { outcome } = await run(small, 'hoard = []\nwhile True:\n    hoard.append(bytearray(10 * 1024 * 1024))');
     assert.ok(outcome.status === 'error', JSON.stringify(outcome));

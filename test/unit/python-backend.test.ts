@@ -22,7 +22,11 @@ const sessions: BackendSession[] = [];
 const seenPids = new Set<number>();
 
 function newSession(name = `s${sessions.length}`): BackendSession {
-  const session = createPythonBackend({}).create({ session: name, log: quietLog, hostCall: async (method) => Promise.reject(new Error(`no host method ${method}`)) });
+  const session = createPythonBackend({}).create({
+    session: name,
+    log: quietLog,
+    hostCall: async (method) => Promise.reject(new Error(`no host method ${method}`)),
+  });
   sessions.push(session);
   return session;
 }
@@ -90,7 +94,11 @@ describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
 
   test('sys.stdout.buffer and a flush without a newline reach the sink', async () => {
     const sink = new RecordingSink();
-    const done = run(session, 'import sys, time\nsys.stdout.buffer.write("héllo ".encode())\nprint("partial", end="", flush=True)\ntime.sleep(0.3)', sink);
+    const done = run(
+      session,
+      'import sys, time\nsys.stdout.buffer.write("héllo ".encode())\nprint("partial", end="", flush=True)\ntime.sleep(0.3)',
+      sink,
+    );
     await sink.waitFor('partial');
     const { out } = await done;
     assert.equal(out, 'héllo partial');
@@ -102,7 +110,11 @@ describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
     assert.deepEqual(outcome, { status: 'ok' });
     assert.ok(Buffer.byteLength(out) <= CAP, `received ${Buffer.byteLength(out)} bytes`);
     assert.ok(out.startsWith('Hyyy') && out.endsWith('yyyT'), JSON.stringify([out.slice(0, 30), out.slice(-30)]));
-    assert.equal(Buffer.byteLength(out) + sink.droppedBytes.stdout, 10_000_002, 'every byte is either sent or counted as dropped');
+    assert.equal(
+      Buffer.byteLength(out) + sink.droppedBytes.stdout,
+      10_000_002,
+      'every byte is either sent or counted as dropped',
+    );
   });
 
   test('an interrupt before the interpreter is up calls the run off', async () => {
@@ -128,7 +140,12 @@ describe('workspace Python backend', { timeout: TEST_TIMEOUT }, () => {
 
   test('a flood of interrupts while output streams never breaks the protocol', async () => {
     const sink = new RecordingSink();
-    const done = run(session, 'import sys\nprint("go", flush=True)\ntry:\n    while True:\n        print("z" * 100)\n        sys.stderr.write("e")\nexcept KeyboardInterrupt:\n    print("stopped")', sink, 1 << 20);
+    const done = run(
+      session,
+      'import sys\nprint("go", flush=True)\ntry:\n    while True:\n        print("z" * 100)\n        sys.stderr.write("e")\nexcept KeyboardInterrupt:\n    print("stopped")',
+      sink,
+      1 << 20,
+    );
     await sink.waitFor('go');
     for (let i = 0; i < 20; i++) {
       session.interrupt();
@@ -144,7 +161,11 @@ describe('restarts and crashes', { timeout: TEST_TIMEOUT }, () => {
   test('restart() also kills processes the code started', async () => {
     const session = newSession();
     const sink = new RecordingSink();
-    const done = run(session, 'import subprocess\np = subprocess.Popen(["sleep", "1000"])\nprint("child", p.pid, flush=True)\nwhile True:\n    pass', sink);
+    const done = run(
+      session,
+      'import subprocess\np = subprocess.Popen(["sleep", "1000"])\nprint("child", p.pid, flush=True)\nwhile True:\n    pass',
+      sink,
+    );
     await sink.waitFor('\n');
     const childPid = outerPid(session, Number(/child (\d+)/.exec(sink.out)?.[1]));
     assert.ok(childPid > 0);
@@ -184,7 +205,11 @@ describe('restarts and crashes', { timeout: TEST_TIMEOUT }, () => {
   });
 
   test('an interpreter that cannot start rejects start() with a clear error', async () => {
-    const session = createPythonBackend({ pythonPath: '/nonexistent/python3' }).create({ session: 'bad', log: quietLog, hostCall: async () => null });
+    const session = createPythonBackend({ pythonPath: '/nonexistent/python3' }).create({
+      session: 'bad',
+      log: quietLog,
+      hostCall: async () => null,
+    });
     await assert.rejects(session.start(), /\/nonexistent\/python3.*ENOENT/);
     assert.equal(session.state, 'dead');
     await session.dispose();
@@ -270,8 +295,14 @@ describe('interpreter resolution', () => {
   });
 
   test('CODE_MODE_PYTHON wins over PATH', () => {
-    assert.equal(resolvePythonInterpreter(undefined, { [PYTHON_ENV_VAR]: '/from/env/python', PATH: dir }), '/from/env/python');
-    assert.equal(resolvePythonInterpreter('  ', { [PYTHON_ENV_VAR]: '/from/env/python', PATH: dir }), '/from/env/python');
+    assert.equal(
+      resolvePythonInterpreter(undefined, { [PYTHON_ENV_VAR]: '/from/env/python', PATH: dir }),
+      '/from/env/python',
+    );
+    assert.equal(
+      resolvePythonInterpreter('  ', { [PYTHON_ENV_VAR]: '/from/env/python', PATH: dir }),
+      '/from/env/python',
+    );
   });
 
   test('PATH is searched for python3, then python, skipping what is not an executable file', () => {
@@ -281,7 +312,10 @@ describe('interpreter resolution', () => {
     const python = path.join(other, 'python');
     fs.writeFileSync(python, '#!/bin/sh\n', { mode: 0o755 });
     assert.equal(resolvePythonInterpreter(undefined, { PATH: other }), python);
-    assert.equal(resolvePythonInterpreter(undefined, { PATH: [other, dir].join(path.delimiter) }), path.join(dir, 'python3'));
+    assert.equal(
+      resolvePythonInterpreter(undefined, { PATH: [other, dir].join(path.delimiter) }),
+      path.join(dir, 'python3'),
+    );
   });
 
   test('no interpreter anywhere is a clear error', () => {

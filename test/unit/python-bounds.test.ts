@@ -18,7 +18,11 @@ const log: Logger = { info() {}, warn: (message) => warnings.push(message), erro
 const sessions: BackendSession[] = [];
 
 function newSession(config: PythonBackendConfig = {}): BackendSession {
-  const session = createPythonBackend(config).create({ session: `bounds${sessions.length}`, log, hostCall: async () => null });
+  const session = createPythonBackend(config).create({
+    session: `bounds${sessions.length}`,
+    log,
+    hostCall: async () => null,
+  });
   sessions.push(session);
   return session;
 }
@@ -36,7 +40,9 @@ function strays(session: BackendSession): string[] {
 /** The pids the code printed before `marker`, as this process sees them (see outerPid). */
 async function pidsPrinted(session: BackendSession, sink: RecordingSink, marker: string): Promise<number[]> {
   await sink.waitFor(`${marker}\n`);
-  return (new RegExp(`(.*) ${marker}\\n`).exec(sink.out)?.[1] ?? '').split(' ').map((pid) => outerPid(session, Number(pid)));
+  return (new RegExp(`(.*) ${marker}\\n`).exec(sink.out)?.[1] ?? '')
+    .split(' ')
+    .map((pid) => outerPid(session, Number(pid)));
 }
 
 describe('an interpreter lost between runs', { timeout: TEST_TIMEOUT }, () => {
@@ -120,9 +126,15 @@ describe('stdio broken by a run is repaired before the next', { timeout: TEST_TI
   });
 
   test('sys.stdout, sys.stderr and the sys.__std*__ originals closed; sys.stdin replaced', async () => {
-    await run(session, 'import sys\nsys.stdout.close()\nsys.stderr.close()\nsys.__stdout__.close()\nsys.__stderr__.close()\nsys.stdin = None');
+    await run(
+      session,
+      'import sys\nsys.stdout.close()\nsys.stderr.close()\nsys.__stdout__.close()\nsys.__stderr__.close()\nsys.stdin = None',
+    );
     await assertAllArrive();
-    const { out } = await run(session, 'import sys\nprint(sys.stdin.read(), sys.__stdout__.closed, sys.__stderr__.closed)');
+    const { out } = await run(
+      session,
+      'import sys\nprint(sys.stdin.read(), sys.__stdout__.closed, sys.__stderr__.closed)',
+    );
     assert.equal(out, ' False False\n');
   });
 
@@ -143,7 +155,8 @@ describe('stdio broken by a run is repaired before the next', { timeout: TEST_TI
 });
 
 describe('the memory limit', { timeout: TEST_TIMEOUT }, () => {
-  const dataLimitMb = 'import resource\nsoft, _ = resource.getrlimit(resource.RLIMIT_DATA)\nprint(-1 if soft == resource.RLIM_INFINITY else soft // 2**20)';
+  const dataLimitMb =
+    'import resource\nsoft, _ = resource.getrlimit(resource.RLIMIT_DATA)\nprint(-1 if soft == resource.RLIM_INFINITY else soft // 2**20)';
 
   test('is 4096 MB of data by default', linuxOnly, async () => {
     assert.equal((await run(newSession(), dataLimitMb)).out, '4096\n');
@@ -153,16 +166,23 @@ describe('the memory limit', { timeout: TEST_TIMEOUT }, () => {
     assert.equal((await run(newSession({ memoryLimitMb: 0 }), dataLimitMb)).out, '-1\n');
   });
 
-  test('turns a runaway allocation into MemoryError; the session lives on and smaller ones work', linuxOnly, async () => {
-    const session = newSession({ memoryLimitMb: 512 });
-    await run(session, 'kept = "yes"');
-    const { outcome } = await run(session, 'x = bytearray(6 * 1024**3)');
-    assert.equal(outcome.status === 'error' && outcome.excName, 'MemoryError');
-    assert.equal(outcome.status === 'error' && outcome.message, "MemoryError (this session's memory limit is 512 MB)");
-    const { outcome: after, out } = await run(session, 'y = bytearray(100 * 1024**2)\nprint(kept, len(y))');
-    assert.deepEqual(after, { status: 'ok' });
-    assert.equal(out, `yes ${100 * 1024 ** 2}\n`);
-  });
+  test(
+    'turns a runaway allocation into MemoryError; the session lives on and smaller ones work',
+    linuxOnly,
+    async () => {
+      const session = newSession({ memoryLimitMb: 512 });
+      await run(session, 'kept = "yes"');
+      const { outcome } = await run(session, 'x = bytearray(6 * 1024**3)');
+      assert.equal(outcome.status === 'error' && outcome.excName, 'MemoryError');
+      assert.equal(
+        outcome.status === 'error' && outcome.message,
+        "MemoryError (this session's memory limit is 512 MB)",
+      );
+      const { outcome: after, out } = await run(session, 'y = bytearray(100 * 1024**2)\nprint(kept, len(y))');
+      assert.deepEqual(after, { status: 'ok' });
+      assert.equal(out, `yes ${100 * 1024 ** 2}\n`);
+    },
+  );
 });
 
 describe('processes a run starts', { timeout: TEST_TIMEOUT }, () => {
@@ -186,36 +206,48 @@ describe('processes a run starts', { timeout: TEST_TIMEOUT }, () => {
     '    pass',
   ].join('\n');
 
-  test('an interrupted run leaves none of the processes it started, zombies included; the session lives on', linuxOnly, async () => {
-    const session = newSession();
-    await run(session, 'kept = "yes"');
-    const sink = new RecordingSink();
-    const done = run(session, forkMany, sink);
-    const pids = await pidsPrinted(session, sink, 'started');
-    assert.equal(pids.length, 60);
-    assert.ok(strays(session).length >= 55, `the run's processes are there: ${strays(session).length}`);
-    session.interrupt();
-    assert.deepEqual((await done).outcome, { status: 'interrupted' });
-    assert.deepEqual(strays(session), []);
-    assert.equal((await run(session, 'print(kept)')).out, 'yes\n');
-  });
+  test(
+    'an interrupted run leaves none of the processes it started, zombies included; the session lives on',
+    linuxOnly,
+    async () => {
+      const session = newSession();
+      await run(session, 'kept = "yes"');
+      const sink = new RecordingSink();
+      const done = run(session, forkMany, sink);
+      const pids = await pidsPrinted(session, sink, 'started');
+      assert.equal(pids.length, 60);
+      assert.ok(strays(session).length >= 55, `the run's processes are there: ${strays(session).length}`);
+      session.interrupt();
+      assert.deepEqual((await done).outcome, { status: 'interrupted' });
+      assert.deepEqual(strays(session), []);
+      assert.equal((await run(session, 'print(kept)')).out, 'yes\n');
+    },
+  );
 
-  test('a background process from a successful run survives later runs, even interrupted ones; restart() ends it', linuxOnly, async () => {
-    const session = newSession();
-    const sink = new RecordingSink();
-    await run(session, 'import subprocess\nserver = subprocess.Popen(["sleep", "1000"])\nprint(server.pid, "server", flush=True)', sink);
-    const [server] = await pidsPrinted(session, sink, 'server');
-    await run(session, 'print("another run")');
-    const looping = new RecordingSink();
-    const done = run(session, 'print("looping", flush=True)\nwhile True:\n    pass', looping);
-    await looping.waitFor('looping');
-    session.interrupt();
-    assert.deepEqual((await done).outcome, { status: 'interrupted' });
-    assert.ok(!isGone(server), 'the server is still running');
-    assert.equal((await run(session, 'print(server.poll())')).out, 'None\n');
-    await session.restart();
-    await waitUntilGone(server);
-  });
+  test(
+    'a background process from a successful run survives later runs, even interrupted ones; restart() ends it',
+    linuxOnly,
+    async () => {
+      const session = newSession();
+      const sink = new RecordingSink();
+      await run(
+        session,
+        'import subprocess\nserver = subprocess.Popen(["sleep", "1000"])\nprint(server.pid, "server", flush=True)',
+        sink,
+      );
+      const [server] = await pidsPrinted(session, sink, 'server');
+      await run(session, 'print("another run")');
+      const looping = new RecordingSink();
+      const done = run(session, 'print("looping", flush=True)\nwhile True:\n    pass', looping);
+      await looping.waitFor('looping');
+      session.interrupt();
+      assert.deepEqual((await done).outcome, { status: 'interrupted' });
+      assert.ok(!isGone(server), 'the server is still running');
+      assert.equal((await run(session, 'print(server.poll())')).out, 'None\n');
+      await session.restart();
+      await waitUntilGone(server);
+    },
+  );
 
   const escapees = [
     'import os, subprocess, time',
@@ -258,7 +290,10 @@ describe('processes a run starts', { timeout: TEST_TIMEOUT }, () => {
 
   test('orphans of the run are reaped as they exit, so no zombies pile up', linuxOnly, async () => {
     const session = newSession();
-    await run(session, 'import subprocess\nfor _ in range(10):\n    subprocess.Popen(["sh", "-c", "sleep 0.2 &"]).wait()');
+    await run(
+      session,
+      'import subprocess\nfor _ in range(10):\n    subprocess.Popen(["sh", "-c", "sleep 0.2 &"]).wait()',
+    );
     await sleep(300);
     await waitUntil(() => strays(session).length === 0, `no zombies left: ${strays(session).join(', ')}`);
   });

@@ -45,7 +45,10 @@ describe('PendingRequests', () => {
     const requests = new PendingRequests<number, string>();
     const started = Date.now();
     const late = requests.wait(1, 50);
-    await assert.rejects(late, (error: unknown) => error instanceof RequestTimeout && /no reply to request 1 within 50 ms/.test(error.message));
+    await assert.rejects(
+      late,
+      (error: unknown) => error instanceof RequestTimeout && /no reply to request 1 within 50 ms/.test(error.message),
+    );
     assert.ok(Date.now() - started >= 45);
     assert.equal(requests.resolve(1, 'too late'), false);
     const quick = requests.wait(2, 50);

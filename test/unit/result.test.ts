@@ -10,8 +10,25 @@ const capped = (cap: number, text: string) => {
 };
 
 test('a success has null diagnostics, a duration in whole milliseconds and no optional fields', () => {
-  const result = shapeResult({ runId: 'r1', backend: 'python', session: 's', durationMs: 1.5123, diagnostics: null, stdout: capped(100, 'hi\n') });
-  assert.deepEqual(result, { success: true, stdout: 'hi\n', stderr: '', duration_ms: 2, diagnostics: null, backend: 'python', session: 's', run_id: 'r1', tool_calls: [] });
+  const result = shapeResult({
+    runId: 'r1',
+    backend: 'python',
+    session: 's',
+    durationMs: 1.5123,
+    diagnostics: null,
+    stdout: capped(100, 'hi\n'),
+  });
+  assert.deepEqual(result, {
+    success: true,
+    stdout: 'hi\n',
+    stderr: '',
+    duration_ms: 2,
+    diagnostics: null,
+    backend: 'python',
+    session: 's',
+    run_id: 'r1',
+    tool_calls: [],
+  });
 });
 
 test('truncation is said at the top and in the diagnostics', () => {
@@ -26,7 +43,14 @@ test('truncation is said at the top and in the diagnostics', () => {
   assert.equal(result.success, false);
   assert.equal(result.truncated, true);
   assert.equal(result.diagnostics?.truncated, true);
-  const ok = shapeResult({ runId: 'r3', backend: 'pyodide', session: 'default', durationMs: 5, diagnostics: null, stdout: capped(10, 'y'.repeat(100)) });
+  const ok = shapeResult({
+    runId: 'r3',
+    backend: 'pyodide',
+    session: 'default',
+    durationMs: 5,
+    diagnostics: null,
+    stdout: capped(10, 'y'.repeat(100)),
+  });
   assert.equal(ok.success, true);
   assert.equal(ok.truncated, true);
   assert.equal(ok.diagnostics, null);
@@ -41,7 +65,12 @@ test('the text rendering shows output, the error, the traceback once, hints and 
       durationMs: 12,
       stdout: capped(100, 'partial\n'),
       stderr: capped(100, 'warning\n'),
-      diagnostics: { error_type: 'RuntimeError', message: 'KeyError: x', traceback: 'Traceback...\nKeyError: x\n', hints: ['Past fix for KeyError: use .get'] },
+      diagnostics: {
+        error_type: 'RuntimeError',
+        message: 'KeyError: x',
+        traceback: 'Traceback...\nKeyError: x\n',
+        hints: ['Past fix for KeyError: use .get'],
+      },
     }),
   );
   assert.equal(

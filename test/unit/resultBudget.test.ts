@@ -12,8 +12,15 @@ const MIB = 1024 * 1024;
 
 /** A run_python result with `count` images of `size` characters of base64 each. */
 function bigResult(count: number, size: number, stdout = 'done\n'): CallToolResult {
-  const displays = Array.from({ length: count }, (_, i) => ({ mime: 'image/png', data: String(i % 10).repeat(size), title: `figure ${i}` }));
-  return toolResult({ ...shapeResult({ runId: 'r', backend: 'pyodide', session: 'default', durationMs: 1, diagnostics: null, displays }), stdout });
+  const displays = Array.from({ length: count }, (_, i) => ({
+    mime: 'image/png',
+    data: String(i % 10).repeat(size),
+    title: `figure ${i}`,
+  }));
+  return toolResult({
+    ...shapeResult({ runId: 'r', backend: 'pyodide', session: 'default', durationMs: 1, diagnostics: null, displays }),
+    stdout,
+  });
 }
 
 test('approximateBytes is close to the JSON size', () => {
@@ -30,7 +37,10 @@ test('a shrunk result keeps its text rendering and JSON, drops its displays and 
   // The displays stood between the text rendering and the JSON.
   assert.deepEqual(shrunk.content.slice(0, 2), [result.content[0], result.content.at(-1)]);
   assert.equal(shrunk.content.length, 3);
-  assert.match((shrunk.content[2] as { text: string }).text, /4 content item\(s\) \(4\.2 MB\) and the data of its displays are no longer kept: testing/);
+  assert.match(
+    (shrunk.content[2] as { text: string }).text,
+    /4 content item\(s\) \(4\.2 MB\) and the data of its displays are no longer kept: testing/,
+  );
   const displays = (shrunk.structuredContent as { displays: Record<string, unknown>[] }).displays;
   assert.deepEqual(displays[0], { mime: 'image/png', title: 'figure 0' });
   assert.equal(result.content.length, 6, 'the original is untouched');
@@ -39,7 +49,11 @@ test('a shrunk result keeps its text rendering and JSON, drops its displays and 
 
 test('the event store keeps a large result without its displays, and stays within its budget', async () => {
   const store = new BoundedEventStore(8 * MIB);
-  const message = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: bigResult(20, 5 * MIB) as unknown as Record<string, unknown> });
+  const message = (id: number): JSONRPCMessage => ({
+    jsonrpc: '2.0',
+    id,
+    result: bigResult(20, 5 * MIB) as unknown as Record<string, unknown>,
+  });
   const ids: string[] = [];
   for (let i = 0; i < 10; i++) ids.push(await store.storeEvent('s', message(i)));
   const replayed: JSONRPCMessage[] = [];
@@ -69,6 +83,9 @@ test('task results are bounded per connection: the oldest lose their displays, a
   const huge = await store.createTask({ ttl: 60_000 }, 1, { method: 'tools/call', params: {} });
   await store.storeTaskResult(huge.taskId, 'completed', bigResult(20, 5 * MIB));
   assert.ok(store.heldResultBytes <= 16 * MIB);
-  assert.equal(((await store.getTaskResult(huge.taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length, 0);
+  assert.equal(
+    ((await store.getTaskResult(huge.taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length,
+    0,
+  );
   store.close();
 });

@@ -3,7 +3,15 @@
 // of it is copied, by either end, instead of being read, waited on or allocated for.
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { createRing, DROPPED, RingCorruption, RingReader, RingWriter, STDERR, STDOUT } from '../../src/engine/backends/pyodide/ring';
+import {
+  createRing,
+  DROPPED,
+  RingCorruption,
+  RingReader,
+  RingWriter,
+  STDERR,
+  STDOUT,
+} from '../../src/engine/backends/pyodide/ring';
 
 const RING_BYTES = 64;
 

@@ -1,17 +1,32 @@
 // What the engine keeps of a run's displays, whatever the interpreter sends (runLimits.ts).
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { boundOutcome, DISPLAYS_DROPPED_MIME, headAndTail, MAX_DISPLAY_BYTES, MAX_DISPLAYS_PER_RUN, MAX_ERROR_TEXT_CHARS, RunDisplays } from '../../src/engine/runLimits';
+import {
+  boundOutcome,
+  DISPLAYS_DROPPED_MIME,
+  headAndTail,
+  MAX_DISPLAY_BYTES,
+  MAX_DISPLAYS_PER_RUN,
+  MAX_ERROR_TEXT_CHARS,
+  RunDisplays,
+} from '../../src/engine/runLimits';
 
 test('at most 20 displays a run; the rest, and the count displays.py reports, make one note', () => {
   const displays = new RunDisplays();
   const kept = Array.from({ length: 25 }, (_, i) => displays.admit({ mime: 'text/plain', data: String(i) }));
   assert.equal(kept.filter(Boolean).length, MAX_DISPLAYS_PER_RUN);
   assert.equal(displays.admit({ mime: DISPLAYS_DROPPED_MIME, data: '7' }), undefined);
-  assert.equal(displays.admit({ mime: DISPLAYS_DROPPED_MIME, data: 'lots' }), undefined, 'a count that is no number counts nothing');
+  assert.equal(
+    displays.admit({ mime: DISPLAYS_DROPPED_MIME, data: 'lots' }),
+    undefined,
+    'a count that is no number counts nothing',
+  );
   assert.equal(displays.admit('not a display'), undefined);
   assert.equal(displays.admit({ mime: 'text/plain', data: 42 }), undefined);
-  assert.deepEqual(displays.takeNote(), { mime: 'text/plain', data: '14 more display(s) not shown: at most 20 per run' });
+  assert.deepEqual(displays.takeNote(), {
+    mime: 'text/plain',
+    data: '14 more display(s) not shown: at most 20 per run',
+  });
   assert.equal(displays.takeNote(), undefined, 'once');
 });
 
@@ -22,7 +37,10 @@ test('a display over 5 MiB: text is cut with a note, anything else becomes a not
   assert.match(text.data, /^é+\n\.\.\. \[\d+ bytes not shown: a display carries at most 5 MB\]$/);
   assert.equal(text.title, 'T'.repeat(1000));
   const image = displays.admit({ mime: 'image/png', data: 'A'.repeat(MAX_DISPLAY_BYTES + 1), extra: 'dropped' })!;
-  assert.deepEqual(image, { mime: 'text/plain', data: 'image/png of 5.2 MB not shown: a display carries at most 5 MB' });
+  assert.deepEqual(image, {
+    mime: 'text/plain',
+    data: 'image/png of 5.2 MB not shown: a display carries at most 5 MB',
+  });
   const exact = displays.admit({ mime: 'image/png', data: 'A'.repeat(MAX_DISPLAY_BYTES) })!;
   assert.equal(exact.data.length, MAX_DISPLAY_BYTES, 'the limit itself is allowed');
   assert.equal(displays.admit({ mime: 'm'.repeat(500), data: 'x' })!.mime.length, 200);
@@ -33,6 +51,16 @@ test('error texts keep their head and tail, never splitting a surrogate pair', (
   const cut = headAndTail(long, MAX_ERROR_TEXT_CHARS);
   assert.ok(cut.length <= MAX_ERROR_TEXT_CHARS);
   assert.equal(Buffer.from(cut).toString(), cut, 'no lone surrogate');
-  const outcome = boundOutcome({ status: 'error', errorType: 'RuntimeError', excName: 'E', message: 'm'.repeat(10 ** 6), traceback: 't'.repeat(10 ** 6) + 'E: last line' });
-  assert.ok(outcome.status === 'error' && outcome.traceback.endsWith('E: last line') && outcome.message.length <= MAX_ERROR_TEXT_CHARS);
+  const outcome = boundOutcome({
+    status: 'error',
+    errorType: 'RuntimeError',
+    excName: 'E',
+    message: 'm'.repeat(10 ** 6),
+    traceback: 't'.repeat(10 ** 6) + 'E: last line',
+  });
+  assert.ok(
+    outcome.status === 'error' &&
+      outcome.traceback.endsWith('E: last line') &&
+      outcome.message.length <= MAX_ERROR_TEXT_CHARS,
+  );
 });

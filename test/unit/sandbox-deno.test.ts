@@ -8,7 +8,14 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DENO_VERSION, deno, denoArgs, denoEnvironment, denoTarget, symlinkDenials } from '../../src/engine/sandbox/deno';
+import {
+  DENO_VERSION,
+  deno,
+  denoArgs,
+  denoEnvironment,
+  denoTarget,
+  symlinkDenials,
+} from '../../src/engine/sandbox/deno';
 import type { Mount } from '../../src/engine/sandbox/fileView';
 import { sandboxReport } from '../../src/engine/sandbox/index';
 import { SnapshotCache } from '../../src/engine/backends/pyodide/snapshotCache';
@@ -23,7 +30,8 @@ describe('Deno as the Pyodide sandbox', () => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-deno-')));
     outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-deno-outside-')));
     fs.writeFileSync(path.join(outside, 'secret.txt'), 'secret');
-    for (const dir of ['work/.vscode', 'work/src', 'readonly', 'with, a comma']) fs.mkdirSync(path.join(root, dir), { recursive: true });
+    for (const dir of ['work/.vscode', 'work/src', 'readonly', 'with, a comma'])
+      fs.mkdirSync(path.join(root, dir), { recursive: true });
     fs.writeFileSync(path.join(root, 'readonly', 'notes.txt'), 'notes');
     fs.writeFileSync(path.join(root, 'with, a comma', 'notes.txt'), 'notes');
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'work', 'src', 'secret-link'));
@@ -53,10 +61,14 @@ describe('Deno as the Pyodide sandbox', () => {
       `const fs = require('node:fs');\nconst out = [];\nfor (const [name, action] of ${`[${lines.join(',')}]`}) { try { action(); out.push(name + ' ok'); } catch (e) { out.push(name + ' refused'); } }\nconsole.log(out.join('\\n'));\n`,
     );
     const mountList = mounts();
-    const result = spawnSync(found.binary, denoArgs({ script: [script], mounts: mountList, network: 'off', links: symlinkDenials(mountList) }), {
-      env: denoEnvironment(path.join(root, 'deno-dir')),
-      encoding: 'utf8',
-    });
+    const result = spawnSync(
+      found.binary,
+      denoArgs({ script: [script], mounts: mountList, network: 'off', links: symlinkDenials(mountList) }),
+      {
+        env: denoEnvironment(path.join(root, 'deno-dir')),
+        encoding: 'utf8',
+      },
+    );
     assert.equal(result.status, 0, result.stderr);
     return result.stdout.trim().split('\n');
   }
@@ -66,7 +78,9 @@ describe('Deno as the Pyodide sandbox', () => {
     assert.ok('binary' in found, 'unavailable' in found ? found.unavailable : '');
     assert.match(found.version, /^2\.\d+\.\d+$/);
     // The version named in the advice to install it is the one package.json pins.
-    const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(assetsDir()), 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> };
+    const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(assetsDir()), 'package.json'), 'utf8')) as {
+      optionalDependencies: Record<string, string>;
+    };
     assert.equal(manifest.optionalDependencies.deno, DENO_VERSION);
     assert.equal(denoTarget('linux', 'x64'), 'linux-x64-glibc');
     assert.equal(denoTarget('win32', 'arm64'), 'win32-arm64');
@@ -81,13 +95,30 @@ describe('Deno as the Pyodide sandbox', () => {
   });
 
   test('no flag grants processes, native code, the environment, system information, the network or remote code', () => {
-    const args = denoArgs({ script: ['host.cjs'], mounts: mounts(), network: 'off', links: { denyRead: [], denyWrite: [], truncated: false } });
+    const args = denoArgs({
+      script: ['host.cjs'],
+      mounts: mounts(),
+      network: 'off',
+      links: { denyRead: [], denyWrite: [], truncated: false },
+    });
     assert.deepEqual(
       args.filter((arg) => /^--allow-(run|ffi|env|sys|net|all|import)|^-A$/.test(arg)),
       [],
     );
-    assert.ok(args.includes('--no-prompt') && args.includes('--no-remote') && args.includes('--no-npm') && args.includes('--deny-import'));
-    assert.ok(denoArgs({ script: ['host.cjs'], mounts: mounts(), network: 'on', links: { denyRead: [], denyWrite: [], truncated: false } }).includes('--allow-net'));
+    assert.ok(
+      args.includes('--no-prompt') &&
+        args.includes('--no-remote') &&
+        args.includes('--no-npm') &&
+        args.includes('--deny-import'),
+    );
+    assert.ok(
+      denoArgs({
+        script: ['host.cjs'],
+        mounts: mounts(),
+        network: 'on',
+        links: { denyRead: [], denyWrite: [], truncated: false },
+      }).includes('--allow-net'),
+    );
   });
 
   test('reads and writes hold where the mounts say; a folder Deno cannot name (a comma) is left out, never widened', () => {

@@ -17,6 +17,11 @@ test('a run waiting for its interpreter is called off by interrupt(), and only t
 
 test('a start that fails leaves the gate open for the next run', async () => {
   const gate = new StartGate();
-  await assert.rejects(gate.pass(async () => { throw new Error('no interpreter'); }), /no interpreter/);
+  await assert.rejects(
+    gate.pass(async () => {
+      throw new Error('no interpreter');
+    }),
+    /no interpreter/,
+  );
   assert.equal(gate.busy, false);
 });

@@ -16,5 +16,9 @@ test('of two losses before the engine asks, the first is told: it took the state
   loss.remember('the connection to the Jupyter Server was lost between runs');
   assert.equal(loss.take(), 'the kernel died and the Jupyter Server restarted it between runs');
   loss.remember('the connection to the Jupyter Server was lost between runs');
-  assert.equal(loss.take(), 'the connection to the Jupyter Server was lost between runs', 'a loss after the last question is remembered afresh');
+  assert.equal(
+    loss.take(),
+    'the connection to the Jupyter Server was lost between runs',
+    'a loss after the last question is remembered afresh',
+  );
 });

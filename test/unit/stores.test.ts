@@ -10,7 +10,14 @@ import { Engine } from '../../src/engine/engine';
 import { RunHistory, type HistoryPersistence, type SavedRun } from '../../src/engine/history';
 import { shapeResult } from '../../src/engine/result';
 import { readJsonFile, writeJsonAtomic } from '../../src/engine/stores/atomicJson';
-import { CodeFiles, codeFileNameProblem, createStores, historyFile, Learnings, StoreError } from '../../src/engine/stores/index';
+import {
+  CodeFiles,
+  codeFileNameProblem,
+  createStores,
+  historyFile,
+  Learnings,
+  StoreError,
+} from '../../src/engine/stores/index';
 import type { Diagnostics, Logger, RunEvent } from '../../src/engine/types';
 import type { BackendFactory, BackendOutcome, BackendSession } from '../../src/engine/backends/contract';
 
@@ -60,7 +67,11 @@ describe('atomic JSON files', () => {
     assert.equal(readJsonFile(file, anyObject, log), undefined);
     const aside = fs.readdirSync(dir).filter((n) => n.startsWith('store.json.corrupt-'));
     assert.equal(aside.length, 1);
-    assert.equal(fs.readFileSync(path.join(dir, aside[0]), 'utf8'), '{"half": [1, 2', 'the damaged bytes are kept for a person');
+    assert.equal(
+      fs.readFileSync(path.join(dir, aside[0]), 'utf8'),
+      '{"half": [1, 2',
+      'the damaged bytes are kept for a person',
+    );
     assert.equal(fs.existsSync(file), false);
     assert.match(log.warnings.join('\n'), /damaged.*moved it aside/);
     writeJsonAtomic(file, { ok: true });
@@ -72,7 +83,10 @@ describe('atomic JSON files', () => {
     const file = path.join(dir, 'store.json');
     fs.writeFileSync(file, '[1, 2, 3]');
     const log = recordingLogger();
-    assert.equal(readJsonFile(file, (v) => (Array.isArray(v) ? undefined : v), log), undefined);
+    assert.equal(
+      readJsonFile(file, (v) => (Array.isArray(v) ? undefined : v), log),
+      undefined,
+    );
     assert.equal(fs.readdirSync(dir).filter((n) => n.startsWith('store.json.corrupt-')).length, 1);
   });
 
@@ -131,16 +145,25 @@ describe('code files', () => {
     await files.write('notes.md', 'é', 'append');
     assert.equal((await files.read('notes.md')).size, 2, 'sizes are UTF-8 bytes');
     const listed = await files.list();
-    assert.deepEqual(listed.map((f) => f.name), ['notes.md', 'prog.py']);
+    assert.deepEqual(
+      listed.map((f) => f.name),
+      ['notes.md', 'prog.py'],
+    );
     assert.ok(!Number.isNaN(Date.parse(listed[0].mtime)));
     assert.equal(files.path('prog.py'), path.join(files.dir, 'prog.py'));
   });
 
   test('the size limit is enforced on create and on append, leaving the file as it was', async () => {
     const files = new CodeFiles(path.join(freshDir(), 'code-files'), 100);
-    await assert.rejects(files.write('big.py', 'x'.repeat(101)), (e: Error) => e instanceof StoreError && /at most 100 bytes/.test(e.message));
+    await assert.rejects(
+      files.write('big.py', 'x'.repeat(101)),
+      (e: Error) => e instanceof StoreError && /at most 100 bytes/.test(e.message),
+    );
     await files.write('grow.py', 'y'.repeat(60));
-    await assert.rejects(files.write('grow.py', 'z'.repeat(41), 'append'), /would make "grow.py" 101 bytes; a code file holds at most 100 bytes/);
+    await assert.rejects(
+      files.write('grow.py', 'z'.repeat(41), 'append'),
+      /would make "grow.py" 101 bytes; a code file holds at most 100 bytes/,
+    );
     assert.equal((await files.read('grow.py')).content, 'y'.repeat(60));
     await files.write('grow.py', 'z'.repeat(40), 'append');
     assert.equal((await files.read('grow.py')).size, 100);
@@ -168,7 +191,11 @@ describe('code files', () => {
     await assert.rejects(files.write('link.py', 'pwned\n', 'append'), /symbolic link/);
     await assert.rejects(files.write('link.py', 'pwned\n', 'create'), /symbolic link/);
     assert.equal(fs.readFileSync(outside, 'utf8'), 'secret\n');
-    assert.deepEqual((await files.list()).map((f) => f.name), ['ok.py'], 'links are not listed');
+    assert.deepEqual(
+      (await files.list()).map((f) => f.name),
+      ['ok.py'],
+      'links are not listed',
+    );
   });
 
   test('a planted hard link and a FIFO are refused without blocking', async () => {
@@ -198,7 +225,10 @@ describe('code files', () => {
 
   test('reading a missing file names the files there are', async () => {
     const files = new CodeFiles(path.join(freshDir(), 'code-files'));
-    await assert.rejects(files.read('none.py'), /no code file named "none.py" \(there are no code files yet\); write it with code_file first/);
+    await assert.rejects(
+      files.read('none.py'),
+      /no code file named "none.py" \(there are no code files yet\); write it with code_file first/,
+    );
     await files.write('b.py', '');
     await files.write('a.py', '');
     await assert.rejects(files.read('none.py'), /the code files are: a\.py, b\.py/);
@@ -217,7 +247,11 @@ describe('learnings', () => {
     const log = recordingLogger();
     return { store: new Learnings(path.join(freshDir(), 'learnings.json'), log, limit), log };
   };
-  const failure = (message: string, traceback?: string): Diagnostics => ({ error_type: 'RuntimeError', message, traceback });
+  const failure = (message: string, traceback?: string): Diagnostics => ({
+    error_type: 'RuntimeError',
+    message,
+    traceback,
+  });
 
   test('input is validated with messages that say what to fix', () => {
     const { store } = newStore();
@@ -225,21 +259,48 @@ describe('learnings', () => {
       [{ kind: 'bogus' as 'error', successful_approach: 'x' }, /kind must be "error"/],
       [{ kind: 'error', successful_approach: 'x' }, /needs a non-empty error_pattern/],
       [{ kind: 'error', error_pattern: 'ab', successful_approach: 'x' }, /at least 3 characters/],
-      [{ kind: 'error', error_pattern: 'KeyError', successful_approach: '  ' }, /needs a non-empty successful_approach/],
+      [
+        { kind: 'error', error_pattern: 'KeyError', successful_approach: '  ' },
+        /needs a non-empty successful_approach/,
+      ],
       [{ kind: 'semantic', successful_approach: 'x' }, /needs a non-empty objective/],
-      [{ kind: 'semantic', objective: 'o', error_pattern: 'KeyError', successful_approach: 'x' }, /error_pattern belongs to kind "error"/],
-      [{ kind: 'error', error_pattern: 'KeyError', objective: 'o', successful_approach: 'x' }, /objective belongs to kind "semantic"/],
+      [
+        { kind: 'semantic', objective: 'o', error_pattern: 'KeyError', successful_approach: 'x' },
+        /error_pattern belongs to kind "error"/,
+      ],
+      [
+        { kind: 'error', error_pattern: 'KeyError', objective: 'o', successful_approach: 'x' },
+        /objective belongs to kind "semantic"/,
+      ],
       [{ kind: 'error', error_pattern: 'KeyError', successful_approach: 'x', tags: ['has space'] }, /tag "has space"/],
-      [{ kind: 'error', error_pattern: 'KeyError', successful_approach: 'x', tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, /at most 10 tags/],
+      [
+        {
+          kind: 'error',
+          error_pattern: 'KeyError',
+          successful_approach: 'x',
+          tags: Array.from({ length: 11 }, (_, i) => `t${i}`),
+        },
+        /at most 10 tags/,
+      ],
       [{ kind: 'error', error_pattern: 'x'.repeat(501), successful_approach: 'x' }, /at most 500 characters/],
     ];
-    for (const [input, message] of cases) assert.throws(() => store.add(input), (e: Error) => e instanceof StoreError && message.test(e.message), String(message));
+    for (const [input, message] of cases)
+      assert.throws(
+        () => store.add(input),
+        (e: Error) => e instanceof StoreError && message.test(e.message),
+        String(message),
+      );
     assert.equal(store.count(), 0);
   });
 
   test('entries carry id, kind, fields, tags, time and use count, and persist', () => {
     const { store } = newStore();
-    const { learning, updated } = store.add({ kind: 'semantic', objective: ' Plot a histogram ', successful_approach: 'matplotlib hist', tags: ['Plot', 'plot', 'matplotlib'] });
+    const { learning, updated } = store.add({
+      kind: 'semantic',
+      objective: ' Plot a histogram ',
+      successful_approach: 'matplotlib hist',
+      tags: ['Plot', 'plot', 'matplotlib'],
+    });
     assert.equal(updated, false);
     assert.match(learning.id, /^[0-9a-f]{8}$/);
     assert.equal(learning.objective, 'Plot a histogram');
@@ -253,9 +314,19 @@ describe('learnings', () => {
 
   test('the same fix for the same pattern updates the entry instead of duplicating it, keeping when it was created', async () => {
     const { store } = newStore();
-    const first = store.add({ kind: 'error', error_pattern: 'No module named', successful_approach: 'install it', tags: ['pip'] }).learning;
+    const first = store.add({
+      kind: 'error',
+      error_pattern: 'No module named',
+      successful_approach: 'install it',
+      tags: ['pip'],
+    }).learning;
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const again = store.add({ kind: 'error', error_pattern: 'no module  NAMED', successful_approach: 'Install it', tags: ['imports'] });
+    const again = store.add({
+      kind: 'error',
+      error_pattern: 'no module  NAMED',
+      successful_approach: 'Install it',
+      tags: ['imports'],
+    });
     assert.equal(again.updated, true);
     assert.equal(again.learning.id, first.id);
     assert.equal(again.learning.created_at, first.created_at);
@@ -265,29 +336,60 @@ describe('learnings', () => {
 
   test('the store is bounded, dropping the oldest', () => {
     const { store } = newStore(3);
-    for (const n of [1, 2, 3, 4, 5]) store.add({ kind: 'semantic', objective: `goal ${n}`, successful_approach: `way ${n}` });
-    assert.deepEqual(store.search('').map((l) => l.objective), ['goal 5', 'goal 4', 'goal 3']);
+    for (const n of [1, 2, 3, 4, 5])
+      store.add({ kind: 'semantic', objective: `goal ${n}`, successful_approach: `way ${n}` });
+    assert.deepEqual(
+      store.search('').map((l) => l.objective),
+      ['goal 5', 'goal 4', 'goal 3'],
+    );
   });
 
   test('search ranks tags over pattern or objective over approaches, and finds prefixes', () => {
     const { store } = newStore();
     store.add({ kind: 'semantic', objective: 'read a file', successful_approach: 'use pandas.read_csv with encoding' });
     store.add({ kind: 'semantic', objective: 'load pandas frames fast', successful_approach: 'use pyarrow' });
-    store.add({ kind: 'semantic', objective: 'dataframe joins', successful_approach: 'merge on keys', tags: ['pandas'] });
+    store.add({
+      kind: 'semantic',
+      objective: 'dataframe joins',
+      successful_approach: 'merge on keys',
+      tags: ['pandas'],
+    });
     store.add({ kind: 'semantic', objective: 'plotting', successful_approach: 'matplotlib' });
-    assert.deepEqual(store.search('pandas').map((l) => l.objective), ['dataframe joins', 'load pandas frames fast', 'read a file']);
-    assert.deepEqual(store.search('plot').map((l) => l.objective), ['plotting']);
-    assert.deepEqual(store.search('the of').map((l) => l.objective), ['plotting', 'dataframe joins', 'load pandas frames fast', 'read a file'], 'stop words only: newest first');
+    assert.deepEqual(
+      store.search('pandas').map((l) => l.objective),
+      ['dataframe joins', 'load pandas frames fast', 'read a file'],
+    );
+    assert.deepEqual(
+      store.search('plot').map((l) => l.objective),
+      ['plotting'],
+    );
+    assert.deepEqual(
+      store.search('the of').map((l) => l.objective),
+      ['plotting', 'dataframe joins', 'load pandas frames fast', 'read a file'],
+      'stop words only: newest first',
+    );
     assert.deepEqual(store.search('nothing-like-this'), []);
     assert.equal(store.search('', 2).length, 2);
   });
 
   test('hints: substring or word overlap on the exception and message, best first, at most three, uses counted', () => {
     const { store } = newStore();
-    store.add({ kind: 'error', error_pattern: "No module named 'cv2'", successful_approach: 'pip install opencv-python-headless' });
-    store.add({ kind: 'error', error_pattern: 'ModuleNotFoundError No module named', successful_approach: 'install the missing package' });
+    store.add({
+      kind: 'error',
+      error_pattern: "No module named 'cv2'",
+      successful_approach: 'pip install opencv-python-headless',
+    });
+    store.add({
+      kind: 'error',
+      error_pattern: 'ModuleNotFoundError No module named',
+      successful_approach: 'install the missing package',
+    });
     store.add({ kind: 'error', error_pattern: 'KeyError', successful_approach: 'use dict.get with a default' });
-    store.add({ kind: 'semantic', objective: 'No module named cv2', successful_approach: 'semantic learnings are never hints' });
+    store.add({
+      kind: 'semantic',
+      objective: 'No module named cv2',
+      successful_approach: 'semantic learnings are never hints',
+    });
     store.add({ kind: 'error', error_pattern: 'ZeroDivisionError', successful_approach: 'guard the divisor' });
 
     const cv2 = store.hintsFor(failure("ModuleNotFoundError: No module named 'cv2'"));
@@ -296,15 +398,32 @@ describe('learnings', () => {
       'Past fix for ModuleNotFoundError No module named: install the missing package',
     ]);
     const other = store.hintsFor(failure("ModuleNotFoundError: No module named 'sklearn'"));
-    assert.deepEqual(other, ['Past fix for ModuleNotFoundError No module named: install the missing package'], 'word overlap, not the cv2 fix');
-    assert.deepEqual(store.hintsFor(failure('KEYERROR: \'price\'')), ['Past fix for KeyError: use dict.get with a default'], 'case-insensitive');
-    assert.deepEqual(store.hintsFor(failure('ValueError: bad', 'Traceback...\n  d[k]\nKeyError: 1\n')), ['Past fix for KeyError: use dict.get with a default'], 'found in the traceback');
+    assert.deepEqual(
+      other,
+      ['Past fix for ModuleNotFoundError No module named: install the missing package'],
+      'word overlap, not the cv2 fix',
+    );
+    assert.deepEqual(
+      store.hintsFor(failure("KEYERROR: 'price'")),
+      ['Past fix for KeyError: use dict.get with a default'],
+      'case-insensitive',
+    );
+    assert.deepEqual(
+      store.hintsFor(failure('ValueError: bad', 'Traceback...\n  d[k]\nKeyError: 1\n')),
+      ['Past fix for KeyError: use dict.get with a default'],
+      'found in the traceback',
+    );
     assert.deepEqual(store.hintsFor(failure('TypeError: unsupported operand')), []);
 
-    for (let i = 0; i < 5; i++) store.add({ kind: 'error', error_pattern: `OSError case ${i}`, successful_approach: `fix ${i}` });
+    for (let i = 0; i < 5; i++)
+      store.add({ kind: 'error', error_pattern: `OSError case ${i}`, successful_approach: `fix ${i}` });
     assert.equal(store.hintsFor(failure('OSError case 1 case 2 case 3 case 4 case 0')).length, 3);
 
-    const counts = Object.fromEntries(new Learnings(store.file, recordingLogger()).search('', 50).map((l) => [l.error_pattern ?? l.objective, l.use_count]));
+    const counts = Object.fromEntries(
+      new Learnings(store.file, recordingLogger())
+        .search('', 50)
+        .map((l) => [l.error_pattern ?? l.objective, l.use_count]),
+    );
     assert.equal(counts['ModuleNotFoundError No module named'], 2);
     assert.equal(counts["No module named 'cv2'"], 1);
     assert.equal(counts.KeyError, 2);
@@ -316,7 +435,10 @@ describe('learnings', () => {
     const other = new Learnings(store.file, recordingLogger());
     store.add({ kind: 'semantic', objective: 'one', successful_approach: 'a' });
     other.add({ kind: 'semantic', objective: 'two', successful_approach: 'b' });
-    assert.deepEqual(store.search('').map((l) => l.objective), ['two', 'one']);
+    assert.deepEqual(
+      store.search('').map((l) => l.objective),
+      ['two', 'one'],
+    );
   });
 
   test('a corrupt learnings file is moved aside and the store starts empty; malformed entries are dropped alone', () => {
@@ -329,7 +451,10 @@ describe('learnings', () => {
     data.learnings.push({ id: 'x', kind: 'error' }, 'junk');
     fs.writeFileSync(store.file, JSON.stringify(data));
     const reopened = new Learnings(store.file, log);
-    assert.deepEqual(reopened.search('').map((l) => l.objective), ['after']);
+    assert.deepEqual(
+      reopened.search('').map((l) => l.objective),
+      ['after'],
+    );
     assert.match(log.warnings.join('\n'), /dropped 2 malformed learnings/);
   });
 });
@@ -347,7 +472,13 @@ describe('the engine hints hook', () => {
         start: async () => {
           state = 'ready';
         },
-        run: async (): Promise<BackendOutcome> => ({ status: 'error', errorType: 'RuntimeError', excName: 'KeyError', message: "KeyError: 'price'", traceback: "KeyError: 'price'\n" }),
+        run: async (): Promise<BackendOutcome> => ({
+          status: 'error',
+          errorType: 'RuntimeError',
+          excName: 'KeyError',
+          message: "KeyError: 'price'",
+          traceback: "KeyError: 'price'\n",
+        }),
         interrupt() {},
         restart: async () => {},
         info: () => ({ kind: 'pyodide', state }),
@@ -361,16 +492,24 @@ describe('the engine hints hook', () => {
     const engine = new Engine({ backends: [failingBackend] });
     const { store } = (() => ({ store: new Learnings(path.join(freshDir(), 'learnings.json'), recordingLogger()) }))();
     store.add({ kind: 'error', error_pattern: 'KeyError', successful_approach: 'use .get()' });
-    store.add({ kind: 'error', error_pattern: 'INVALID_ARGUMENT timeout_s', successful_approach: 'keep timeout_s within 3600' });
+    store.add({
+      kind: 'error',
+      error_pattern: 'INVALID_ARGUMENT timeout_s',
+      successful_approach: 'keep timeout_s within 3600',
+    });
     engine.setHintsProvider((d) => store.hintsFor(d));
     const events: RunEvent[] = [];
     const result = await engine.run({ code: 'd["price"]', onEvent: (e) => events.push(e) });
     assert.deepEqual(result.diagnostics?.hints, ['Past fix for KeyError: use .get()']);
     const finished = events.find((e) => e.type === 'finished');
-    assert.deepEqual(finished?.type === 'finished' && finished.result.diagnostics?.hints, ['Past fix for KeyError: use .get()']);
+    assert.deepEqual(finished?.type === 'finished' && finished.result.diagnostics?.hints, [
+      'Past fix for KeyError: use .get()',
+    ]);
     const refused = await engine.run({ code: 'pass', timeoutS: 99999 });
     assert.equal(refused.diagnostics?.error_type, 'INVALID_ARGUMENT');
-    assert.deepEqual(refused.diagnostics?.hints, ['Past fix for INVALID_ARGUMENT timeout_s: keep timeout_s within 3600']);
+    assert.deepEqual(refused.diagnostics?.hints, [
+      'Past fix for INVALID_ARGUMENT timeout_s: keep timeout_s within 3600',
+    ]);
     await engine.dispose();
   });
 
@@ -390,11 +529,23 @@ describe('the engine hints hook', () => {
 });
 
 describe('run history persistence', () => {
-  const started = (runId: string, code = 'print(1)'): RunEvent => ({ type: 'started', runId, session: 's', backend: 'python', code, origin: 'mcp', startedAt: 1000 });
+  const started = (runId: string, code = 'print(1)'): RunEvent => ({
+    type: 'started',
+    runId,
+    session: 's',
+    backend: 'python',
+    code,
+    origin: 'mcp',
+    startedAt: 1000,
+  });
   const finished = (runId: string, stdout: string, diagnostics: Diagnostics | null = null): RunEvent => ({
     type: 'finished',
     runId,
-    result: { ...shapeResult({ runId, backend: 'python', session: 's', durationMs: 12, diagnostics }), stdout, displays: [{ mime: 'image/png', data: 'AAAA' }] },
+    result: {
+      ...shapeResult({ runId, backend: 'python', session: 's', durationMs: 12, diagnostics }),
+      stdout,
+      displays: [{ mime: 'image/png', data: 'AAAA' }],
+    },
   });
 
   test('finished runs round-trip through history.json with outputs cut to a few KB; live runs are not saved', async () => {
@@ -404,16 +555,32 @@ describe('run history persistence', () => {
     history.handle(finished('a', 'small\n'));
     history.handle(started('b', 'x'.repeat(50_000)));
     history.handle({ type: 'stdout', runId: 'b', text: 'streaming' });
-    history.handle(finished('b', `${'h'.repeat(10_000)}${'t'.repeat(10_000)}`, { error_type: 'RuntimeError', message: 'ValueError: v', traceback: 'T'.repeat(20_000) }));
+    history.handle(
+      finished('b', `${'h'.repeat(10_000)}${'t'.repeat(10_000)}`, {
+        error_type: 'RuntimeError',
+        message: 'ValueError: v',
+        traceback: 'T'.repeat(20_000),
+      }),
+    );
     history.handle(started('live'));
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(fs.existsSync(path.join(dir, 'history.json')), 'saved after the debounce');
 
     const restored = new RunHistory(100, historyFile(path.join(dir, 'history.json'), recordingLogger()));
-    assert.deepEqual(restored.all().map((r) => r.run.runId), ['a', 'b']);
+    assert.deepEqual(
+      restored.all().map((r) => r.run.runId),
+      ['a', 'b'],
+    );
     const a = restored.get('a');
     assert.equal(a?.stdout, 'small\n');
-    assert.deepEqual(a?.run, { runId: 'a', session: 's', backend: 'python', code: 'print(1)', origin: 'mcp', startedAt: 1000 });
+    assert.deepEqual(a?.run, {
+      runId: 'a',
+      session: 's',
+      backend: 'python',
+      code: 'print(1)',
+      origin: 'mcp',
+      startedAt: 1000,
+    });
     assert.equal(a?.result?.success, true);
     assert.equal(a?.result?.duration_ms, 12);
     assert.deepEqual(a?.displays, []);
@@ -423,7 +590,10 @@ describe('run history persistence', () => {
     assert.equal(b.result.success, false);
     assert.equal(b.result.diagnostics?.message, 'ValueError: v');
     assert.equal(b.result.truncated, true);
-    assert.ok(b.stdout.length < 5000 && b.stdout.startsWith('hhh') && b.stdout.endsWith('ttt'), 'head and tail of stdout');
+    assert.ok(
+      b.stdout.length < 5000 && b.stdout.startsWith('hhh') && b.stdout.endsWith('ttt'),
+      'head and tail of stdout',
+    );
     assert.match(b.stdout, /characters not kept in the history/);
     assert.ok((b.result.diagnostics?.traceback?.length ?? 0) < 5000);
     assert.ok(b.run.code.length < 17_000);
@@ -433,7 +603,10 @@ describe('run history persistence', () => {
     restored.handle(finished('c', 'third\n'));
     restored.flush();
     const again = new RunHistory(100, historyFile(path.join(dir, 'history.json'), recordingLogger()));
-    assert.deepEqual(again.all().map((r) => r.run.runId), ['a', 'b', 'c']);
+    assert.deepEqual(
+      again.all().map((r) => r.run.runId),
+      ['a', 'b', 'c'],
+    );
     assert.equal(again.get('b')?.stdout, b.stdout, 'a loaded run saved again is not cut twice');
     assert.equal(again.get('b')?.run.code, b.run.code);
   });
@@ -451,8 +624,14 @@ describe('run history persistence', () => {
     history.flush();
     history.flush();
     assert.equal(saves.length, 1, 'one save for four runs; a second flush has nothing to write');
-    assert.deepEqual(saves[0].map((r) => r.run.runId), ['2', '3', '4']);
-    assert.deepEqual(new RunHistory(2, memory).all().map((r) => r.run.runId), ['3', '4']);
+    assert.deepEqual(
+      saves[0].map((r) => r.run.runId),
+      ['2', '3', '4'],
+    );
+    assert.deepEqual(
+      new RunHistory(2, memory).all().map((r) => r.run.runId),
+      ['3', '4'],
+    );
     history.clear();
     history.flush();
     assert.deepEqual(stored, []);

@@ -20,7 +20,11 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `probe` until it gives a value; the bound is a guard against a hang, not a timing assertion. */
-export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

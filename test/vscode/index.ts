@@ -19,8 +19,14 @@ export function run(): Promise<void> {
   if (process.env.CODE_MODE_TEST_GREP) mocha.grep(new RegExp(process.env.CODE_MODE_TEST_GREP));
 
   const suiteDir = path.join(__dirname, 'suite');
-  const files = fs.existsSync(suiteDir) ? fs.readdirSync(suiteDir).filter((f) => f.endsWith('.test.js')).sort() : [];
-  if (!files.length) return Promise.reject(new Error(`no *.test.js under ${suiteDir}; build with: node esbuild.mjs --tests`));
+  const files = fs.existsSync(suiteDir)
+    ? fs
+        .readdirSync(suiteDir)
+        .filter((f) => f.endsWith('.test.js'))
+        .sort()
+    : [];
+  if (!files.length)
+    return Promise.reject(new Error(`no *.test.js under ${suiteDir}; build with: node esbuild.mjs --tests`));
   for (const f of files) mocha.addFile(path.join(suiteDir, f));
 
   return new Promise((resolve, reject) => {

@@ -15,7 +15,14 @@ import type { RunEvent, RunResult } from '../../src/engine/types';
 import { testStorageDir } from '../support/mcp';
 import { checkPng, PYTHON_PNG_ENCODER } from '../support/pythonPng';
 import { makeNonce, renderResultsHtml } from '../../src/vscode/views/resultsHtml';
-import { messageForRunEvent, parsePageMessage, type HostToPageMessage, type PageToHostMessage, type RunCard, type RunInfo } from '../../src/webview/protocol';
+import {
+  messageForRunEvent,
+  parsePageMessage,
+  type HostToPageMessage,
+  type PageToHostMessage,
+  type RunCard,
+  type RunInfo,
+} from '../../src/webview/protocol';
 import { crc32 } from '../support/crc32';
 
 const root = path.resolve(__dirname, '../..');
@@ -122,7 +129,6 @@ const THEMES: Record<Theme, Record<string, string>> = { dark: DARK_VARS, light: 
 
 // ---- a small valid PNG, built by hand so the test needs no image library --------------------------
 
-
 function pngChunk(type: string, data: Buffer): Buffer {
   const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
   const length = Buffer.alloc(4);
@@ -150,7 +156,12 @@ function gradientPng(size: number): Buffer {
     }
   }
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, pngChunk('IHDR', header), pngChunk('IDAT', zlib.deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    signature,
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', zlib.deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 // ---- fixtures ------------------------------------------------------------------------------------------
@@ -164,7 +175,17 @@ function runInfo(runId: string, code = 'print("hello")', extra: Partial<RunInfo>
 }
 
 function result(runId: string, extra: Partial<RunResult> = {}): RunResult {
-  return { success: true, stdout: '', stderr: '', duration_ms: 42, diagnostics: null, backend: 'pyodide', session: 'default', run_id: runId, ...extra };
+  return {
+    success: true,
+    stdout: '',
+    stderr: '',
+    duration_ms: 42,
+    diagnostics: null,
+    backend: 'pyodide',
+    session: 'default',
+    run_id: runId,
+    ...extra,
+  };
 }
 
 const DATAFRAME_HTML = `<div>
@@ -221,7 +242,10 @@ function pageHtml(theme: Theme): string {
     title: 'Python Results',
   });
   return html
-    .replace('<link rel="stylesheet"', `<link rel="stylesheet" href="${origin}/theme-${theme}.css">\n<link rel="stylesheet"`)
+    .replace(
+      '<link rel="stylesheet"',
+      `<link rel="stylesheet" href="${origin}/theme-${theme}.css">\n<link rel="stylesheet"`,
+    )
     .replace('<body>', `<body class="vscode-${theme}">`);
 }
 
@@ -230,11 +254,16 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse): void {
   const send = (type: string, body: string | Buffer): void => {
     res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
   };
-  if (url.pathname === '/') return send('text/html; charset=utf-8', pageHtml(url.searchParams.get('theme') === 'light' ? 'light' : 'dark'));
-  if (url.pathname === '/dist/webview.js') return send('text/javascript', fs.readFileSync(path.join(root, 'dist/webview.js')));
-  if (url.pathname === '/media/results.css') return send('text/css', fs.readFileSync(path.join(root, 'media/results.css')));
-  if (url.pathname === '/dist/codicons/codicon.css') return send('text/css', fs.readFileSync(path.join(root, 'dist/codicons/codicon.css')));
-  if (url.pathname === '/dist/codicons/codicon.ttf') return send('font/ttf', fs.readFileSync(path.join(root, 'dist/codicons/codicon.ttf')));
+  if (url.pathname === '/')
+    return send('text/html; charset=utf-8', pageHtml(url.searchParams.get('theme') === 'light' ? 'light' : 'dark'));
+  if (url.pathname === '/dist/webview.js')
+    return send('text/javascript', fs.readFileSync(path.join(root, 'dist/webview.js')));
+  if (url.pathname === '/media/results.css')
+    return send('text/css', fs.readFileSync(path.join(root, 'media/results.css')));
+  if (url.pathname === '/dist/codicons/codicon.css')
+    return send('text/css', fs.readFileSync(path.join(root, 'dist/codicons/codicon.css')));
+  if (url.pathname === '/dist/codicons/codicon.ttf')
+    return send('font/ttf', fs.readFileSync(path.join(root, 'dist/codicons/codicon.ttf')));
   if (url.pathname === '/theme-dark.css') return send('text/css', themeCss('dark'));
   if (url.pathname === '/theme-light.css') return send('text/css', themeCss('light'));
   res.writeHead(404).end();
@@ -270,7 +299,9 @@ async function openPage(theme: Theme = 'dark', width = 820): Promise<Harness> {
   page.on('pageerror', (error) => errors.push(error));
   await page.addInitScript({ content: FAKE_VSCODE_API });
   await page.goto(`${origin}/?theme=${theme}`);
-  await page.waitForFunction(() => (window as unknown as { __sent: { type: string }[] }).__sent.some((m) => m.type === 'ready'));
+  await page.waitForFunction(() =>
+    (window as unknown as { __sent: { type: string }[] }).__sent.some((m) => m.type === 'ready'),
+  );
   return { page, errors };
 }
 
@@ -286,7 +317,11 @@ async function sent(page: Page): Promise<PageToHostMessage[]> {
 
 /** Waits until `selector`'s text contains `text` (output is written on the next animation frame). */
 async function waitForText(page: Page, selector: string, text: string): Promise<void> {
-  await page.waitForFunction(([s, t]) => (document.querySelector(s)?.textContent ?? '').includes(t), [selector, text] as const, { timeout: 5000 });
+  await page.waitForFunction(
+    ([s, t]) => (document.querySelector(s)?.textContent ?? '').includes(t),
+    [selector, text] as const,
+    { timeout: 5000 },
+  );
 }
 
 function card(runId: string): string {
@@ -294,7 +329,10 @@ function card(runId: string): string {
 }
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(root, 'dist/webview.js')), 'dist/webview.js is missing: run `node esbuild.mjs` first');
+  assert.ok(
+    fs.existsSync(path.join(root, 'dist/webview.js')),
+    'dist/webview.js is missing: run `node esbuild.mjs` first',
+  );
   fs.mkdirSync(outDir, { recursive: true });
   server = http.createServer(serve);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -313,9 +351,16 @@ after(async () => {
 describe('protocol and document', () => {
   test('parsePageMessage accepts the page messages, copies only known fields and rejects the rest', () => {
     assert.deepEqual(parsePageMessage({ type: 'ready', extra: 1 }), { type: 'ready' });
-    assert.deepEqual(parsePageMessage({ type: 'rerun', runId: 'r1', code: 'import os' }), { type: 'rerun', runId: 'r1' });
+    assert.deepEqual(parsePageMessage({ type: 'rerun', runId: 'r1', code: 'import os' }), {
+      type: 'rerun',
+      runId: 'r1',
+    });
     assert.deepEqual(parsePageMessage({ type: 'interrupt', runId: 'r1' }), { type: 'interrupt', runId: 'r1' });
-    assert.deepEqual(parsePageMessage({ type: 'openLocation', file: '/work/a.py', line: 3, extra: 1 }), { type: 'openLocation', file: '/work/a.py', line: 3 });
+    assert.deepEqual(parsePageMessage({ type: 'openLocation', file: '/work/a.py', line: 3, extra: 1 }), {
+      type: 'openLocation',
+      file: '/work/a.py',
+      line: 3,
+    });
     assert.deepEqual(parsePageMessage({ type: 'invokeTool', requestId: 'q', server: 's', name: 'n', args: { a: 1 } }), {
       type: 'invokeTool',
       requestId: 'q',
@@ -323,7 +368,12 @@ describe('protocol and document', () => {
       name: 'n',
       args: { a: 1 },
     });
-    assert.deepEqual(parsePageMessage({ type: 'invokeTool', requestId: 'q', name: 'n', args: {} }), { type: 'invokeTool', requestId: 'q', name: 'n', args: {} });
+    assert.deepEqual(parsePageMessage({ type: 'invokeTool', requestId: 'q', name: 'n', args: {} }), {
+      type: 'invokeTool',
+      requestId: 'q',
+      name: 'n',
+      args: {},
+    });
     for (const bad of [
       null,
       'ready',
@@ -349,11 +399,24 @@ describe('protocol and document', () => {
   test('messageForRunEvent maps every engine run event to its page message', () => {
     const info = runInfo('e1');
     assert.deepEqual(messageForRunEvent({ type: 'started', ...info }), { type: 'runStarted', run: info });
-    assert.deepEqual(messageForRunEvent({ type: 'stderr', runId: 'e1', text: 'warn' }), { type: 'runOutput', runId: 'e1', stream: 'stderr', text: 'warn' });
+    assert.deepEqual(messageForRunEvent({ type: 'stderr', runId: 'e1', text: 'warn' }), {
+      type: 'runOutput',
+      runId: 'e1',
+      stream: 'stderr',
+      text: 'warn',
+    });
     const display = { mime: 'text/plain', data: 'x' };
-    assert.deepEqual(messageForRunEvent({ type: 'display', runId: 'e1', display }), { type: 'runDisplay', runId: 'e1', display });
+    assert.deepEqual(messageForRunEvent({ type: 'display', runId: 'e1', display }), {
+      type: 'runDisplay',
+      runId: 'e1',
+      display,
+    });
     const done = result('e1');
-    assert.deepEqual(messageForRunEvent({ type: 'finished', runId: 'e1', result: done }), { type: 'runFinished', runId: 'e1', result: done });
+    assert.deepEqual(messageForRunEvent({ type: 'finished', runId: 'e1', result: done }), {
+      type: 'runFinished',
+      runId: 'e1',
+      result: done,
+    });
   });
 
   test('renderResultsHtml writes a strict CSP, a nonced script and escaped values', () => {
@@ -387,11 +450,21 @@ describe('results page in Chromium', () => {
   test('a finished successful run shows status, backend, session, origin, duration and stdout', async () => {
     const { page, errors } = await openPage();
     assert.equal(await page.textContent('.empty-state .empty-title'), 'No Python runs yet');
-    assert.match((await page.textContent('.empty-state .empty-how')) ?? '', /press (Ctrl|Cmd)\+Alt\+Enter to run the selection or the current line, or ▶ in the editor title to run the file/);
+    assert.match(
+      (await page.textContent('.empty-state .empty-how')) ?? '',
+      /press (Ctrl|Cmd)\+Alt\+Enter to run the selection or the current line, or ▶ in the editor title to run the file/,
+    );
     await post(
       page,
-      { type: 'runStarted', run: runInfo('ok1', 'total = sum(range(10))\nprint(total)', { origin: 'mcp', session: 'analysis' }) },
-      { type: 'runFinished', runId: 'ok1', result: result('ok1', { stdout: '45\n', duration_ms: 1234, session: 'analysis' }) },
+      {
+        type: 'runStarted',
+        run: runInfo('ok1', 'total = sum(range(10))\nprint(total)', { origin: 'mcp', session: 'analysis' }),
+      },
+      {
+        type: 'runFinished',
+        runId: 'ok1',
+        result: result('ok1', { stdout: '45\n', duration_ms: 1234, session: 'analysis' }),
+      },
     );
     await waitForText(page, `${card('ok1')} .stdout`, '45');
     const view = await page.$eval(card('ok1'), (node) => ({
@@ -427,7 +500,10 @@ describe('results page in Chromium', () => {
 
   test('a streaming run updates live, can be interrupted, and ends with the result text', async () => {
     const { page, errors } = await openPage();
-    await post(page, { type: 'runStarted', run: runInfo('s1', 'for i in range(3):\n    print("step", i)\n    time.sleep(1)', { backend: 'python' }) });
+    await post(page, {
+      type: 'runStarted',
+      run: runInfo('s1', 'for i in range(3):\n    print("step", i)\n    time.sleep(1)', { backend: 'python' }),
+    });
     assert.equal(await page.getAttribute(card('s1'), 'data-status'), 'running');
     assert.equal(await page.textContent(`${card('s1')} .badge`), 'running');
     assert.ok(await page.isVisible(`${card('s1')} .spinner`));
@@ -443,10 +519,15 @@ describe('results page in Chromium', () => {
 
     // A burst of chunks lands in one frame and nothing is lost or duplicated; it comes after the stderr it followed.
     await page.evaluate(() => {
-      for (let i = 0; i < 500; i++) window.postMessage({ type: 'runOutput', runId: 's1', stream: 'stdout', text: `line ${i}\n` }, '*');
+      for (let i = 0; i < 500; i++)
+        window.postMessage({ type: 'runOutput', runId: 's1', stream: 'stdout', text: `line ${i}\n` }, '*');
     });
     await waitForText(page, `${card('s1')} .stdout:last-child`, 'line 499');
-    assert.deepEqual(await page.$$eval(`${card('s1')} .outputs > *`, (nodes) => nodes.map((node) => node.className)), ['stream stdout', 'stream stderr', 'stream stdout']);
+    assert.deepEqual(await page.$$eval(`${card('s1')} .outputs > *`, (nodes) => nodes.map((node) => node.className)), [
+      'stream stdout',
+      'stream stderr',
+      'stream stdout',
+    ]);
     const burst = (await page.textContent(`${card('s1')} .stdout:last-child pre`)) ?? '';
     assert.equal(burst.split('\n').filter((l) => l.startsWith('line ')).length, 500);
 
@@ -461,9 +542,22 @@ describe('results page in Chromium', () => {
     }));
     assert.deepEqual(label, { text: 'Interrupting…', font: true, icon: '' });
 
-    await post(page, { type: 'runFinished', runId: 's1', result: result('s1', { backend: 'python', stdout: 'step 0\nstep 1\nstep 2\n', stderr: 'DeprecationWarning: soon\n', duration_ms: 3021 }) });
+    await post(page, {
+      type: 'runFinished',
+      runId: 's1',
+      result: result('s1', {
+        backend: 'python',
+        stdout: 'step 0\nstep 1\nstep 2\n',
+        stderr: 'DeprecationWarning: soon\n',
+        duration_ms: 3021,
+      }),
+    });
     await page.waitForSelector(`${card('s1')}[data-status="ok"]`);
-    assert.equal(await page.textContent(`${card('s1')} .stdout pre`), 'step 0\nstep 1\nstep 2\n', 'the result is authoritative');
+    assert.equal(
+      await page.textContent(`${card('s1')} .stdout pre`),
+      'step 0\nstep 1\nstep 2\n',
+      'the result is authoritative',
+    );
     assert.equal(await page.textContent(`${card('s1')} .duration`), '3.02 s');
     assert.ok(await page.isHidden(`${card('s1')} .interrupt`));
     assert.ok(await page.isHidden(`${card('s1')} .spinner`));
@@ -482,7 +576,9 @@ describe('results page in Chromium', () => {
       { type: 'runOutput', runId: 'o1', stream: 'stdout', text: 'done\n' },
     );
     const order = () =>
-      page.$$eval(`${card('o1')} .outputs > *`, (nodes) => nodes.map((node) => (node.matches('.stream') ? node.textContent : `[${node.getAttribute('data-mime')}]`)));
+      page.$$eval(`${card('o1')} .outputs > *`, (nodes) =>
+        nodes.map((node) => (node.matches('.stream') ? node.textContent : `[${node.getAttribute('data-mime')}]`)),
+      );
     await waitForText(page, `${card('o1')} .stdout:last-child`, 'done');
     assert.deepEqual(await order(), ['a\n', '[text/html]', 'done\n'], 'live');
     // The result's order is authoritative, also for what never streamed (the figure a run left open).
@@ -493,9 +589,17 @@ describe('results page in Chromium', () => {
       { type: 'stream', name: 'stderr', text: 'warned\n' },
       { type: 'display', index: 1 },
     ] as const;
-    await post(page, { type: 'runFinished', runId: 'o1', result: result('o1', { stdout: 'a\ndone\n', stderr: 'warned\n', displays: [table, png], outputs: [...outputs] }) });
+    await post(page, {
+      type: 'runFinished',
+      runId: 'o1',
+      result: result('o1', { stdout: 'a\ndone\n', stderr: 'warned\n', displays: [table, png], outputs: [...outputs] }),
+    });
     await page.waitForSelector(`${card('o1')}[data-status="ok"]`);
-    assert.deepEqual(await order(), ['a\n', '[text/html]', 'done\n', 'stderrwarned\n', '[image/png]'], 'from the result');
+    assert.deepEqual(
+      await order(),
+      ['a\n', '[text/html]', 'done\n', 'stderrwarned\n', '[image/png]'],
+      'from the result',
+    );
     assert.deepEqual(errors, []);
   });
 
@@ -504,7 +608,15 @@ describe('results page in Chromium', () => {
     await post(
       page,
       { type: 'runStarted', run: runInfo('j1', '1/0', { backend: 'jupyter' }) },
-      { type: 'runFinished', runId: 'j1', result: result('j1', { backend: 'jupyter', success: false, diagnostics: { error_type: 'CANCELLED', message: 'the run was cancelled. The session state is kept.' } }) },
+      {
+        type: 'runFinished',
+        runId: 'j1',
+        result: result('j1', {
+          backend: 'jupyter',
+          success: false,
+          diagnostics: { error_type: 'CANCELLED', message: 'the run was cancelled. The session state is kept.' },
+        }),
+      },
       { type: 'runStarted', run: { ...runInfo('f1', 'print(1)', { origin: 'explorer' }), tool: 'run_python' } },
     );
     await page.waitForSelector(`${card('j1')}[data-status="error"]`);
@@ -513,28 +625,52 @@ describe('results page in Chromium', () => {
     assert.equal(await page.textContent(`${card('f1')} .origin`), 'run_python form');
     // The other page showing this run (side bar or panel beside) asked to interrupt it: this one says so too.
     await post(page, { type: 'interrupting', runId: 'f1' });
-    await page.waitForFunction((s) => (document.querySelector(s) as HTMLButtonElement).disabled, `${card('f1')} .interrupt`);
+    await page.waitForFunction(
+      (s) => (document.querySelector(s) as HTMLButtonElement).disabled,
+      `${card('f1')} .interrupt`,
+    );
     assert.equal(await page.textContent(`${card('f1')} .interrupt .label`), 'Interrupting…');
     assert.deepEqual(errors, []);
   });
 
-  test("in a narrow view a traceback scrolls sideways: its ^^^ markers stay under the code they point at", async () => {
+  test('in a narrow view a traceback scrolls sideways: its ^^^ markers stay under the code they point at', async () => {
     const { page, errors } = await openPage('dark', 340);
-    const code = '    result = compute_the_ratio_of(first_measurement_value, second_measurement_value) / zero_denominator';
+    const code =
+      '    result = compute_the_ratio_of(first_measurement_value, second_measurement_value) / zero_denominator';
     const marker = `    ${' '.repeat(code.indexOf('compute') - 4)}${'^'.repeat(code.length - code.indexOf('compute'))}`;
     const traceback = `Traceback (most recent call last):\n  File "/work/report.py", line 9, in <module>\n${code}\n${marker}\nZeroDivisionError: division by zero\n`;
     await post(
       page,
       { type: 'runStarted', run: runInfo('tb1', 'report()') },
-      { type: 'runFinished', runId: 'tb1', result: result('tb1', { success: false, diagnostics: { error_type: 'RuntimeError', exception: 'ZeroDivisionError', message: 'division by zero', traceback } }) },
+      {
+        type: 'runFinished',
+        runId: 'tb1',
+        result: result('tb1', {
+          success: false,
+          diagnostics: {
+            error_type: 'RuntimeError',
+            exception: 'ZeroDivisionError',
+            message: 'division by zero',
+            traceback,
+          },
+        }),
+      },
     );
     const box = await page.waitForSelector(`${card('tb1')} .traceback`);
     const shape = await box.evaluate((node) => {
       const lineHeight = parseFloat(getComputedStyle(node).lineHeight);
       const padding = parseFloat(getComputedStyle(node).paddingTop) + parseFloat(getComputedStyle(node).paddingBottom);
-      return { lines: Math.round((node.scrollHeight - padding) / lineHeight), sideways: node.scrollWidth > node.clientWidth, pageSideways: document.documentElement.scrollWidth > window.innerWidth };
+      return {
+        lines: Math.round((node.scrollHeight - padding) / lineHeight),
+        sideways: node.scrollWidth > node.clientWidth,
+        pageSideways: document.documentElement.scrollWidth > window.innerWidth,
+      };
     });
-    assert.deepEqual(shape, { lines: 5, sideways: true, pageSideways: false }, 'five lines, none wrapped; the traceback scrolls, the page does not');
+    assert.deepEqual(
+      shape,
+      { lines: 5, sideways: true, pageSideways: false },
+      'five lines, none wrapped; the traceback scrolls, the page does not',
+    );
     assert.deepEqual(errors, []);
   });
 
@@ -543,7 +679,8 @@ describe('results page in Chromium', () => {
     await post(page, { type: 'runStarted', run: runInfo('flood') });
     await page.evaluate(() => {
       const chunk = 'x'.repeat(9_999) + '\n';
-      for (let i = 0; i < 40; i++) window.postMessage({ type: 'runOutput', runId: 'flood', stream: 'stdout', text: chunk }, '*');
+      for (let i = 0; i < 40; i++)
+        window.postMessage({ type: 'runOutput', runId: 'flood', stream: 'stdout', text: chunk }, '*');
     });
     await waitForText(page, `${card('flood')} .stdout`, 'not kept in this view');
     const length = await page.$eval(`${card('flood')} .stdout pre`, (node) => node.textContent?.length ?? 0);
@@ -566,7 +703,13 @@ describe('results page in Chromium', () => {
           stdout: hostile,
           stderr: 'about to fail\n',
           duration_ms: 8,
-          diagnostics: { error_type: 'RuntimeError', exception: 'ZeroDivisionError', message: 'ZeroDivisionError: division by zero', traceback, hints: ['Check the divisor before dividing.'] },
+          diagnostics: {
+            error_type: 'RuntimeError',
+            exception: 'ZeroDivisionError',
+            message: 'ZeroDivisionError: division by zero',
+            traceback,
+            hints: ['Check the divisor before dividing.'],
+          },
         }),
       },
       { type: 'runStarted', run: runInfo('t1', 'while True: pass') },
@@ -576,24 +719,43 @@ describe('results page in Chromium', () => {
         result: result('t1', {
           success: false,
           duration_ms: 30_004,
-          diagnostics: { error_type: 'TIMEOUT', message: 'Execution timed out after 30 s', timeout_s: 30, session_reset: true },
+          diagnostics: {
+            error_type: 'TIMEOUT',
+            message: 'Execution timed out after 30 s',
+            timeout_s: 30,
+            session_reset: true,
+          },
         }),
       },
     );
     await page.waitForSelector(`${card('err1')}[data-status="error"]`);
-    assert.equal(await page.textContent(`${card('err1')} .badge`), 'ZeroDivisionError', 'the badge names the Python exception');
+    assert.equal(
+      await page.textContent(`${card('err1')} .badge`),
+      'ZeroDivisionError',
+      'the badge names the Python exception',
+    );
     assert.equal(await page.textContent(`${card('err1')} .error-title`), 'ZeroDivisionError: division by zero');
     assert.equal(await page.textContent(`${card('err1')} .traceback`), traceback);
-    const links = await page.$$eval(`${card('err1')} .traceback a.location`, (nodes) => nodes.map((n) => n.textContent));
+    const links = await page.$$eval(`${card('err1')} .traceback a.location`, (nodes) =>
+      nodes.map((n) => n.textContent),
+    );
     assert.deepEqual(links, ['File "/work/project/calc.py", line 2'], 'file frames are links; cell frames are not');
     await page.click(`${card('err1')} .traceback a.location`);
-    assert.deepEqual((await sent(page)).filter((m) => m.type === 'openLocation'), [{ type: 'openLocation', file: '/work/project/calc.py', line: 2 }]);
+    assert.deepEqual(
+      (await sent(page)).filter((m) => m.type === 'openLocation'),
+      [{ type: 'openLocation', file: '/work/project/calc.py', line: 2 }],
+    );
     assert.equal(await page.textContent(`${card('err1')} .hints li`), 'Check the divisor before dividing.');
     assert.equal(await page.textContent(`${card('err1')} .stderr pre`), 'about to fail\n');
     assert.equal(await page.textContent(`${card('err1')} .stdout pre`), hostile, 'markup in output is shown as text');
-    assert.equal(await page.$$eval(`${card('err1')} .stdout img, ${card('err1')} .stdout script`, (nodes) => nodes.length), 0);
+    assert.equal(
+      await page.$$eval(`${card('err1')} .stdout img, ${card('err1')} .stdout script`, (nodes) => nodes.length),
+      0,
+    );
     assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
-    const [stdoutBg, stderrBg] = await page.$$eval(`${card('err1')} .stream`, (nodes) => nodes.map((n) => getComputedStyle(n).backgroundColor));
+    const [stdoutBg, stderrBg] = await page.$$eval(`${card('err1')} .stream`, (nodes) =>
+      nodes.map((n) => getComputedStyle(n).backgroundColor),
+    );
     assert.notEqual(stdoutBg, stderrBg, 'stderr is styled apart from stdout');
 
     // A run refused before it started (Restricted Mode): the badge says it did not run, the title says why.
@@ -603,11 +765,22 @@ describe('results page in Chromium', () => {
       {
         type: 'runFinished',
         runId: 'r1',
-        result: result('r1', { success: false, duration_ms: 0, backend: 'python', diagnostics: { error_type: 'INVALID_ARGUMENT', message: 'Workspace Python is off because this workspace is not trusted (Restricted Mode).' } }),
+        result: result('r1', {
+          success: false,
+          duration_ms: 0,
+          backend: 'python',
+          diagnostics: {
+            error_type: 'INVALID_ARGUMENT',
+            message: 'Workspace Python is off because this workspace is not trusted (Restricted Mode).',
+          },
+        }),
       },
     );
     await waitForText(page, `${card('r1')} .badge`, 'Not run');
-    assert.equal(await page.textContent(`${card('r1')} .error-title`), 'Workspace Python is off because this workspace is not trusted (Restricted Mode).');
+    assert.equal(
+      await page.textContent(`${card('r1')} .error-title`),
+      'Workspace Python is off because this workspace is not trusted (Restricted Mode).',
+    );
     assert.doesNotMatch((await page.textContent(card('r1'))) ?? '', /INVALID_ARGUMENT/);
 
     assert.equal(await page.textContent(`${card('t1')} .badge`), 'Timed out');
@@ -632,13 +805,18 @@ describe('results page in Chromium', () => {
       { type: 'runFinished', runId: 'tc2', result: result('tc2', { stdout: '1\n', tool_calls: [] }) },
     );
     await waitForText(page, `${card('tc1')} .tool-calls-title`, 'Tool calls · 3 · 1 refused');
-    const rows = await page.$$eval(`${card('tc1')} .tool-call`, (nodes) => nodes.map((n) => Array.from(n.children, (c) => c.textContent)));
+    const rows = await page.$$eval(`${card('tc1')} .tool-call`, (nodes) =>
+      nodes.map((n) => Array.from(n.children, (c) => c.textContent)),
+    );
     assert.deepEqual(rows, [
       ['memory.read_graph', 'ok · 3 ms', 'read-only'],
       ['memory.create_entities', 'not called', 'denied'],
       ['memory.add_observations', 'ok · 12 ms', 'asked-allowed'],
     ]);
-    assert.match((await page.getAttribute(`${card('tc1')} .tool-call[data-approval="denied"] .tool-call-approval`, 'title')) ?? '', /not called/);
+    assert.match(
+      (await page.getAttribute(`${card('tc1')} .tool-call[data-approval="denied"] .tool-call-approval`, 'title')) ?? '',
+      /not called/,
+    );
     assert.ok(await page.isHidden(`${card('tc2')} .tool-calls`), 'a run without tool calls shows no list');
     assert.deepEqual(errors, []);
   });
@@ -656,14 +834,22 @@ describe('results page in Chromium', () => {
       { type: 'runStarted', run: runInfo('img1', 'plt.plot(x, y); plt.show()') },
       { type: 'runDisplay', runId: 'img1', display: { mime: 'image/png', data: png, title: 'gradient.png' } },
       { type: 'runDisplay', runId: 'img1', display: { mime: 'image/svg+xml', data: CHART_SVG } },
-      { type: 'runDisplay', runId: 'img1', display: { mime: 'image/svg+xml', data: Buffer.from(CHART_SVG).toString('base64') } },
+      {
+        type: 'runDisplay',
+        runId: 'img1',
+        display: { mime: 'image/svg+xml', data: Buffer.from(CHART_SVG).toString('base64') },
+      },
     );
     await page.waitForFunction(() => {
       const images = Array.from(document.querySelectorAll('.run-card .display img')) as HTMLImageElement[];
       return images.length === 3 && images.every((img) => img.complete && img.naturalWidth > 0);
     });
     const images = await page.$$eval(`${card('img1')} .display img`, (nodes) =>
-      (nodes as HTMLImageElement[]).map((img) => ({ width: img.naturalWidth, height: img.naturalHeight, scheme: img.src.slice(0, img.src.indexOf(',')) })),
+      (nodes as HTMLImageElement[]).map((img) => ({
+        width: img.naturalWidth,
+        height: img.naturalHeight,
+        scheme: img.src.slice(0, img.src.indexOf(',')),
+      })),
     );
     assert.deepEqual(images, [
       { width: 64, height: 64, scheme: 'data:image/png;base64' },
@@ -685,7 +871,11 @@ describe('results page in Chromium', () => {
     assert.equal(await page.$$eval(`${card('img1')} .display`, (nodes) => nodes.length), 3);
 
     // Broken image data becomes a note instead of a broken image icon.
-    await post(page, { type: 'runStarted', run: runInfo('img2') }, { type: 'runDisplay', runId: 'img2', display: { mime: 'image/png', data: 'bm90IGEgcG5n' } });
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('img2') },
+      { type: 'runDisplay', runId: 'img2', display: { mime: 'image/png', data: 'bm90IGEgcG5n' } },
+    );
     await waitForText(page, `${card('img2')} .display`, 'could not be decoded');
     assert.deepEqual(errors, []);
   });
@@ -694,7 +884,10 @@ describe('results page in Chromium', () => {
     const { page, errors } = await openPage('dark', 420);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     const png = gradientPng(640).toString('base64');
-    const rows = Array.from({ length: 200 }, (_, i) => `<tr>${Array.from({ length: 30 }, (_, j) => `<td>r${i}c${j}</td>`).join('')}</tr>`).join('');
+    const rows = Array.from(
+      { length: 200 },
+      (_, i) => `<tr>${Array.from({ length: 30 }, (_, j) => `<td>r${i}c${j}</td>`).join('')}</tr>`,
+    ).join('');
     await post(
       page,
       { type: 'runStarted', run: runInfo('fig1', 'plt.show(); display(df)') },
@@ -703,7 +896,10 @@ describe('results page in Chromium', () => {
       { type: 'runDisplay', runId: 'fig1', display: { mime: 'text/html', data: `<table>${rows}</table>` } },
     );
     const figure = `${card('fig1')} .display[data-mime="image/png"]`;
-    await page.waitForFunction((s) => (document.querySelector(`${s} img`) as HTMLImageElement | null)?.complete === true, figure);
+    await page.waitForFunction(
+      (s) => (document.querySelector(`${s} img`) as HTMLImageElement | null)?.complete === true,
+      figure,
+    );
     const shown = await page.$eval(`${figure} img`, (img) => img.getBoundingClientRect().width);
     assert.ok(shown < 420, `fitted in the card (${shown} px)`);
 
@@ -712,7 +908,11 @@ describe('results page in Chromium', () => {
     await page.waitForSelector('dialog.lightbox[open]');
     assert.equal(await page.textContent('.lightbox-head span'), 'out/loss curve.png');
     await page.click('.lightbox-body img');
-    assert.equal(await page.$eval('.lightbox-body img', (img) => Math.round(img.getBoundingClientRect().width)), 640, 'its own size');
+    assert.equal(
+      await page.$eval('.lightbox-body img', (img) => Math.round(img.getBoundingClientRect().width)),
+      640,
+      'its own size',
+    );
     await page.keyboard.press('Escape');
     await page.waitForFunction(() => !document.querySelector('dialog.lightbox'));
 
@@ -731,7 +931,9 @@ describe('results page in Chromium', () => {
 
     // Copy puts a PNG of the figure on the clipboard.
     await page.click(`${figure} .copy-image`);
-    await page.waitForFunction(() => document.querySelector('.copy-image.flashed')?.getAttribute('aria-label') === 'Copied');
+    await page.waitForFunction(
+      () => document.querySelector('.copy-image.flashed')?.getAttribute('aria-label') === 'Copied',
+    );
     const copied = await page.evaluate(async () => {
       const [item] = await navigator.clipboard.read();
       const blob = await item!.getType('image/png');
@@ -742,10 +944,17 @@ describe('results page in Chromium', () => {
     // The table keeps to the card's width and a bounded height, and scrolls inside its frame.
     const frameBox = await page.$eval(`${card('fig1')} .html-frame-wrapper`, (node) => node.getBoundingClientRect());
     assert.ok(frameBox.height <= 480 && frameBox.right <= 420, JSON.stringify(frameBox));
-    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'the view does not scroll sideways');
+    assert.equal(
+      await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+      true,
+      'the view does not scroll sideways',
+    );
     const frame = page.frames().find((f) => f !== page.mainFrame() && f.url().startsWith('about:srcdoc'))!;
     await frame.waitForSelector('td');
-    const scroll = await frame.evaluate(() => ({ down: document.scrollingElement!.scrollHeight > window.innerHeight, across: document.scrollingElement!.scrollWidth > window.innerWidth }));
+    const scroll = await frame.evaluate(() => ({
+      down: document.scrollingElement!.scrollHeight > window.innerHeight,
+      across: document.scrollingElement!.scrollWidth > window.innerWidth,
+    }));
     assert.deepEqual(scroll, { down: true, across: true });
     assert.deepEqual(errors, []);
   });
@@ -755,11 +964,19 @@ describe('results page in Chromium', () => {
     await post(
       page,
       { type: 'runStarted', run: runInfo('html1', 'df.head()') },
-      { type: 'runDisplay', runId: 'html1', display: { mime: 'text/html', data: DATAFRAME_HTML, title: 'DataFrame 4 × 4' } },
+      {
+        type: 'runDisplay',
+        runId: 'html1',
+        display: { mime: 'text/html', data: DATAFRAME_HTML, title: 'DataFrame 4 × 4' },
+      },
     );
     const frameSelector = `${card('html1')} iframe.html-frame`;
     await page.waitForSelector(frameSelector);
-    const attrs = await page.$eval(frameSelector, (frame) => ({ sandbox: frame.getAttribute('sandbox'), hasSrcdoc: frame.hasAttribute('srcdoc'), src: frame.getAttribute('src') }));
+    const attrs = await page.$eval(frameSelector, (frame) => ({
+      sandbox: frame.getAttribute('sandbox'),
+      hasSrcdoc: frame.hasAttribute('srcdoc'),
+      src: frame.getAttribute('src'),
+    }));
     assert.deepEqual(attrs, { sandbox: '', hasSrcdoc: true, src: null });
 
     const handle = await page.$(frameSelector);
@@ -784,28 +1001,46 @@ describe('results page in Chromium', () => {
 
     // A theme switch restyles the frame.
     await page.evaluate(() => document.body.classList.replace('vscode-dark', 'vscode-light'));
-    await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLIFrameElement).dataset.scheme === 'light', frameSelector);
+    await page.waitForFunction(
+      (sel) => (document.querySelector(sel) as HTMLIFrameElement).dataset.scheme === 'light',
+      frameSelector,
+    );
   });
 
   test('a real run: display() of a pure-Python PNG, and a matplotlib figure where /usr/bin/python3 has it', async () => {
     // Debian's python3-matplotlib serves /usr/bin/python3; without it the run still shows the pure-Python PNG.
     const system = '/usr/bin/python3';
-    const withMatplotlib = fs.existsSync(system) && spawnSync(system, ['-c', 'import matplotlib'], { stdio: 'ignore' }).status === 0;
+    const withMatplotlib =
+      fs.existsSync(system) && spawnSync(system, ['-c', 'import matplotlib'], { stdio: 'ignore' }).status === 0;
     const engine = createEngine({ storageDir: testStorageDir, pythonPath: withMatplotlib ? system : undefined });
     const events: RunEvent[] = [];
     const code = [
       PYTHON_PNG_ENCODER,
       'display(make_png(96, 64), title="gradient made with zlib and struct")',
-      ...(withMatplotlib ? ['import matplotlib.pyplot as plt', 'plt.plot([0, 1, 2, 3, 4], [0, 1, 4, 9, 16], marker="o")', 'plt.title("squares")'] : []),
+      ...(withMatplotlib
+        ? [
+            'import matplotlib.pyplot as plt',
+            'plt.plot([0, 1, 2, 3, 4], [0, 1, 4, 9, 16], marker="o")',
+            'plt.title("squares")',
+          ]
+        : []),
     ].join('\n');
     try {
-      const run = await engine.run({ code, backend: 'python', origin: 'command', onEvent: (event) => events.push(event) });
+      const run = await engine.run({
+        code,
+        backend: 'python',
+        origin: 'command',
+        onEvent: (event) => events.push(event),
+      });
       assert.equal(run.success, true, JSON.stringify(run.diagnostics));
     } finally {
       await engine.dispose();
     }
     const shown = events.flatMap((event) => (event.type === 'display' ? [event.display] : []));
-    assert.deepEqual(shown.map((d) => d.title), ['gradient made with zlib and struct', ...(withMatplotlib ? ['Figure 1'] : [])]);
+    assert.deepEqual(
+      shown.map((d) => d.title),
+      ['gradient made with zlib and struct', ...(withMatplotlib ? ['Figure 1'] : [])],
+    );
     const sizes = shown.map((d) => checkPng(Buffer.from(d.data, 'base64')));
     fs.writeFileSync(path.join(outDir, 'webview-display-fixture.png'), Buffer.from(shown[0].data, 'base64'));
 
@@ -813,19 +1048,22 @@ describe('results page in Chromium', () => {
     await post(page, ...events.map(messageForRunEvent));
     const runId = events[0].runId;
     await page.waitForSelector(`${card(runId)}[data-status="ok"]`);
-    await page.waitForFunction(
-      (count) => {
-        const images = Array.from(document.querySelectorAll('.run-card .display img')) as HTMLImageElement[];
-        return images.length === count && images.every((img) => img.complete && img.naturalWidth > 0);
-      },
-      shown.length,
-    );
+    await page.waitForFunction((count) => {
+      const images = Array.from(document.querySelectorAll('.run-card .display img')) as HTMLImageElement[];
+      return images.length === count && images.every((img) => img.complete && img.naturalWidth > 0);
+    }, shown.length);
     const rendered = await page.$$eval(`${card(runId)} .display img`, (nodes) =>
       (nodes as HTMLImageElement[]).map((img) => ({ width: img.naturalWidth, height: img.naturalHeight })),
     );
     assert.deepEqual(rendered, sizes);
-    assert.deepEqual(await page.$$eval(`${card(runId)} figcaption`, (nodes) => nodes.map((n) => n.textContent)), shown.map((d) => d.title));
-    await page.setViewportSize({ width: 760, height: await page.evaluate(() => document.documentElement.scrollHeight) });
+    assert.deepEqual(
+      await page.$$eval(`${card(runId)} figcaption`, (nodes) => nodes.map((n) => n.textContent)),
+      shown.map((d) => d.title),
+    );
+    await page.setViewportSize({
+      width: 760,
+      height: await page.evaluate(() => document.documentElement.scrollHeight),
+    });
     await page.screenshot({ path: path.join(outDir, 'webview-run-displays.png'), animations: 'disabled' });
     assert.deepEqual(errors, []);
   });
@@ -843,7 +1081,10 @@ describe('results page in Chromium', () => {
       violations: (window as unknown as { __violations: { directive: string; blocked: string }[] }).__violations,
     }));
     assert.equal(state.injected, false);
-    assert.ok(state.violations.some((v) => v.directive === 'script-src-elem' && v.blocked === 'inline'), JSON.stringify(state.violations));
+    assert.ok(
+      state.violations.some((v) => v.directive === 'script-src-elem' && v.blocked === 'inline'),
+      JSON.stringify(state.violations),
+    );
   });
 
   test("the buttons' icons are codicons, from the extension's own font file and no other origin", async () => {
@@ -858,18 +1099,30 @@ describe('results page in Chromium', () => {
     const glyphs = await page.$$eval('button .codicon', (nodes) =>
       nodes.map((node) => {
         const before = getComputedStyle(node, '::before');
-        return { icon: Array.from(node.classList).find((c) => c !== 'codicon'), font: before.fontFamily, glyph: before.content.codePointAt(1), width: node.getBoundingClientRect().width };
+        return {
+          icon: Array.from(node.classList).find((c) => c !== 'codicon'),
+          font: before.fontFamily,
+          glyph: before.content.codePointAt(1),
+          width: node.getBoundingClientRect().width,
+        };
       }),
     );
     const shown = new Map(glyphs.map((g) => [g.icon, g]));
-    for (const [icon, codepoint] of [['codicon-clear-all', 0xeabf], ['codicon-debug-rerun', 0xebc0], ['codicon-copy', 0xebcc]] as const) {
+    for (const [icon, codepoint] of [
+      ['codicon-clear-all', 0xeabf],
+      ['codicon-debug-rerun', 0xebc0],
+      ['codicon-copy', 0xebcc],
+    ] as const) {
       const glyph = shown.get(icon);
       assert.ok(glyph, `${icon} is on the page: ${JSON.stringify(glyphs)}`);
       assert.equal(glyph.font, 'codicon');
       assert.equal(glyph.glyph, codepoint, `${icon} draws its codicon`);
       assert.equal(glyph.width, 14, `${icon} is a 14px glyph`);
     }
-    const font = await page.evaluate(() => ({ loaded: document.fonts.check('14px codicon'), faces: Array.from(document.fonts as unknown as Iterable<FontFace>, (f) => `${f.family}:${f.status}`) }));
+    const font = await page.evaluate(() => ({
+      loaded: document.fonts.check('14px codicon'),
+      faces: Array.from(document.fonts as unknown as Iterable<FontFace>, (f) => `${f.family}:${f.status}`),
+    }));
     assert.ok(font.loaded, `the codicon font is loaded: ${font.faces.join(', ')}`);
 
     // The same font from another origin (localhost is not 127.0.0.1) is refused by font-src.
@@ -883,7 +1136,9 @@ describe('results page in Chromium', () => {
       }
     }, foreign);
     assert.equal(outcome, 'refused');
-    const violations = await page.evaluate(() => (window as unknown as { __violations: { directive: string; blocked: string }[] }).__violations);
+    const violations = await page.evaluate(
+      () => (window as unknown as { __violations: { directive: string; blocked: string }[] }).__violations,
+    );
     assert.deepEqual(violations, [{ directive: 'font-src', blocked: foreign, sample: '' }]);
     assert.deepEqual(errors, []);
   });
@@ -907,14 +1162,23 @@ describe('results page in Chromium', () => {
             detail: { enum: ['summary', 'hourly', 'full'], default: 'summary' },
             coords: { type: 'object', description: 'lat/lon' },
             fields: { type: 'array', items: { type: 'string' } },
-            stations: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, height: { type: 'number' } }, required: ['id'] } },
+            stations: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { id: { type: 'string' }, height: { type: 'number' } },
+                required: ['id'],
+              },
+            },
           },
           required: ['city'],
         },
       },
     });
     await page.waitForSelector('.tool-panel:not([hidden]) form');
-    const kinds = await page.$$eval('.tool-form [data-kind]', (nodes) => nodes.map((n) => `${(n as HTMLInputElement).name}:${n.getAttribute('data-kind')}:${n.tagName.toLowerCase()}`));
+    const kinds = await page.$$eval('.tool-form [data-kind]', (nodes) =>
+      nodes.map((n) => `${(n as HTMLInputElement).name}:${n.getAttribute('data-kind')}:${n.tagName.toLowerCase()}`),
+    );
     assert.deepEqual(kinds, [
       'city:string:input',
       'days:integer:input',
@@ -928,8 +1192,14 @@ describe('results page in Chromium', () => {
     ]);
     assert.equal(await page.textContent('.tool-name'), 'weather›forecast');
     // A JSON value shows the shape it needs and an example, not a bare box.
-    assert.equal(await page.textContent('.field:has([name="stations"]) .field-shape'), '[{id: string, height?: number}]');
-    assert.equal(await page.getAttribute('[name="stations"]', 'placeholder'), JSON.stringify([{ id: '', height: 0 }], null, 2));
+    assert.equal(
+      await page.textContent('.field:has([name="stations"]) .field-shape'),
+      '[{id: string, height?: number}]',
+    );
+    assert.equal(
+      await page.getAttribute('[name="stations"]', 'placeholder'),
+      JSON.stringify([{ id: '', height: 0 }], null, 2),
+    );
 
     // Missing required value and bad JSON are reported next to their fields, and nothing is sent.
     await page.fill('[name="coords"]', '{ not json');
@@ -951,11 +1221,25 @@ describe('results page in Chromium', () => {
     assert.deepEqual(parsePageMessage(invoke), invoke, 'the host validator accepts what the form sends');
     assert.equal(invoke.server, 'weather');
     assert.equal(invoke.name, 'forecast');
-    assert.deepEqual(invoke.args, { city: 'Lisbon', days: 5, threshold: 0.25, metric: true, alerts: true, detail: 'hourly', coords: { lat: 38.7, lon: -9.1 }, fields: ['temp', 'rain'] });
+    assert.deepEqual(invoke.args, {
+      city: 'Lisbon',
+      days: 5,
+      threshold: 0.25,
+      metric: true,
+      alerts: true,
+      detail: 'hourly',
+      coords: { lat: 38.7, lon: -9.1 },
+      fields: ['temp', 'rain'],
+    });
     assert.ok(await page.isDisabled('.tool-form button[type="submit"]'), 'one request at a time');
 
     await post(page, { type: 'toolResult', requestId: 'someone-else', ok: true, content: 'ignored' });
-    await post(page, { type: 'toolResult', requestId: invoke.requestId, ok: true, content: [{ type: 'text', text: 'Sunny, 24 °C' }] });
+    await post(page, {
+      type: 'toolResult',
+      requestId: invoke.requestId,
+      ok: true,
+      content: [{ type: 'text', text: 'Sunny, 24 °C' }],
+    });
     await waitForText(page, '.tool-result', 'Sunny, 24 °C');
     assert.ok(!((await page.textContent('.tool-result')) ?? '').includes('ignored'));
     assert.ok(await page.isEnabled('.tool-form button[type="submit"]'));
@@ -968,7 +1252,13 @@ describe('results page in Chromium', () => {
 
   test('history replaces the cards, newest first, and the bound drops the oldest', async () => {
     const { page } = await openPage();
-    const runs: RunCard[] = Array.from({ length: 105 }, (_, i) => ({ run: runInfo(`h${i}`, `print(${i})`), stdout: `${i}\n`, stderr: '', displays: [], result: result(`h${i}`, { stdout: `${i}\n` }) }));
+    const runs: RunCard[] = Array.from({ length: 105 }, (_, i) => ({
+      run: runInfo(`h${i}`, `print(${i})`),
+      stdout: `${i}\n`,
+      stderr: '',
+      displays: [],
+      result: result(`h${i}`, { stdout: `${i}\n` }),
+    }));
     await post(page, { type: 'history', runs });
     await page.waitForFunction(() => document.querySelectorAll('.run-card').length === 100);
     assert.equal(await page.getAttribute('.run-card:first-child', 'data-run-id'), 'h104');
@@ -983,24 +1273,79 @@ describe('results page in Chromium', () => {
     assert.equal(await page.getAttribute('.run-card:last-child', 'data-run-id'), 'h6');
   });
 
-  test("a run whose displays the history no longer keeps says so, and the page bounds the displays it keeps", async () => {
+  test('a run whose displays the history no longer keeps says so, and the page bounds the displays it keeps', async () => {
     const { page, errors } = await openPage();
-    const dropped = { count: 3, bytes: 12_000_000, reason: 'the history keeps the displays of recent runs only (64 MB in all)' };
-    await post(page, { type: 'history', runs: [{ run: runInfo('d0'), stdout: 'x\n', stderr: '', displays: [], result: result('d0', { stdout: 'x\n' }), displaysDropped: dropped }] });
+    const dropped = {
+      count: 3,
+      bytes: 12_000_000,
+      reason: 'the history keeps the displays of recent runs only (64 MB in all)',
+    };
+    await post(page, {
+      type: 'history',
+      runs: [
+        {
+          run: runInfo('d0'),
+          stdout: 'x\n',
+          stderr: '',
+          displays: [],
+          result: result('d0', { stdout: 'x\n' }),
+          displaysDropped: dropped,
+        },
+      ],
+    });
     await waitForText(page, `${card('d0')} .displays-dropped`, '3 displays (12.0 MB) of this run are no longer shown');
-    assert.match((await page.textContent(`${card('d0')} .displays-dropped`)) ?? '', /recent runs only \(64 MB in all\)\. Re-run to see them again\.$/);
+    assert.match(
+      (await page.textContent(`${card('d0')} .displays-dropped`)) ?? '',
+      /recent runs only \(64 MB in all\)\. Re-run to see them again\.$/,
+    );
 
     // Five runs of 16 M characters each, made in the page: past 64 M the oldest cards let go of theirs.
     await page.evaluate(() => {
       for (let i = 1; i <= 5; i++) {
         const runId = `d${i}`;
-        window.postMessage({ type: 'runStarted', run: { runId, session: 'default', backend: 'pyodide', code: 'display(big)', origin: 'command', startedAt: Date.now() } }, '*');
-        window.postMessage({ type: 'runDisplay', runId, display: { mime: 'text/plain', data: 'y'.repeat(16 * 1024 * 1024) } }, '*');
-        window.postMessage({ type: 'runFinished', runId, result: { success: true, stdout: '', stderr: '', duration_ms: 1, diagnostics: null, backend: 'pyodide', session: 'default', run_id: runId } }, '*');
+        window.postMessage(
+          {
+            type: 'runStarted',
+            run: {
+              runId,
+              session: 'default',
+              backend: 'pyodide',
+              code: 'display(big)',
+              origin: 'command',
+              startedAt: Date.now(),
+            },
+          },
+          '*',
+        );
+        window.postMessage(
+          { type: 'runDisplay', runId, display: { mime: 'text/plain', data: 'y'.repeat(16 * 1024 * 1024) } },
+          '*',
+        );
+        window.postMessage(
+          {
+            type: 'runFinished',
+            runId,
+            result: {
+              success: true,
+              stdout: '',
+              stderr: '',
+              duration_ms: 1,
+              diagnostics: null,
+              backend: 'pyodide',
+              session: 'default',
+              run_id: runId,
+            },
+          },
+          '*',
+        );
       }
     });
     await waitForText(page, `${card('d5')} .badge`, 'ok');
-    await waitForText(page, `${card('d1')} .displays-dropped`, '1 display (16.8 MB) of this run is no longer shown: this view keeps the displays of recent runs only (64 MB in all)');
+    await waitForText(
+      page,
+      `${card('d1')} .displays-dropped`,
+      '1 display (16.8 MB) of this run is no longer shown: this view keeps the displays of recent runs only (64 MB in all)',
+    );
     assert.equal(await page.$$eval(`${card('d1')} .display`, (nodes) => nodes.length), 0);
     for (const kept of ['d2', 'd3', 'd4', 'd5']) {
       assert.equal(await page.$$eval(`${card(kept)} .display`, (nodes) => nodes.length), 1, kept);
@@ -1019,7 +1364,10 @@ describe('results page in Chromium', () => {
       { type: 'runFinished', runId: 'a2', result: result('a2', { stdout: 'b\n' }) },
     );
     await page.click(`${card('a1')} .rerun`);
-    assert.deepEqual((await sent(page)).filter((m) => m.type === 'rerun'), [{ type: 'rerun', runId: 'a1' }]);
+    assert.deepEqual(
+      (await sent(page)).filter((m) => m.type === 'rerun'),
+      [{ type: 'rerun', runId: 'a1' }],
+    );
 
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     await page.click(`${card('a2')} .copy`);
@@ -1052,7 +1400,11 @@ describe('results page in Chromium', () => {
     );
     await page.waitForSelector(`${card('s7')}[data-status="ok"]`);
     const top = (selector: string) => page.$eval(selector, (node) => Math.round(node.getBoundingClientRect().top));
-    const inView = (selector: string) => page.$eval(selector, (node) => node.getBoundingClientRect().top >= 0 && node.getBoundingClientRect().top < window.innerHeight);
+    const inView = (selector: string) =>
+      page.$eval(
+        selector,
+        (node) => node.getBoundingClientRect().top >= 0 && node.getBoundingClientRect().top < window.innerHeight,
+      );
 
     // Slightly scrolled still counts as following the newest run.
     await page.evaluate(() => window.scrollTo(0, 60));
@@ -1062,7 +1414,9 @@ describe('results page in Chromium', () => {
 
     // Scrolled down to read an older run: it stays where it is.
     await page.evaluate(() => window.scrollTo(0, 1500));
-    const reading = await page.evaluate(() => document.elementFromPoint(400, 450)!.closest('.run-card')!.getAttribute('data-run-id')!);
+    const reading = await page.evaluate(() =>
+      document.elementFromPoint(400, 450)!.closest('.run-card')!.getAttribute('data-run-id')!,
+    );
     const before = await top(card(reading));
     await post(page, { type: 'runStarted', run: runInfo('new2') });
     await page.waitForSelector(card('new2'));
@@ -1080,7 +1434,13 @@ describe('results page in Chromium', () => {
     assert.ok(await inView(card('new2b')), 'the marker took the person to the newest run');
     assert.ok(await page.isHidden('.new-results'));
     // After a reload the page starts at the newest run, whatever scroll position was restored.
-    const restored = Array.from({ length: 8 }, (_, i) => ({ run: runInfo(`h${i}`), stdout: lines, stderr: '', displays: [], result: result(`h${i}`, { stdout: lines }) }));
+    const restored = Array.from({ length: 8 }, (_, i) => ({
+      run: runInfo(`h${i}`),
+      stdout: lines,
+      stderr: '',
+      displays: [],
+      result: result(`h${i}`, { stdout: lines }),
+    }));
     await post(page, { type: 'history', runs: restored });
     await page.evaluate(() => window.scrollTo(0, 1500));
     assert.ok((await page.evaluate(() => window.scrollY)) > 1000, 'the page is long enough to be scrolled');
@@ -1124,9 +1484,24 @@ async function populate(page: Page): Promise<void> {
   startedAt = Date.now() - 60_000;
   await post(
     page,
-    { type: 'runStarted', run: runInfo('shot-ok', 'import sys\nprint(sys.version.split()[0])\nprint(sum(range(1_000_000)))', { origin: 'command' }) },
-    { type: 'runFinished', runId: 'shot-ok', result: result('shot-ok', { stdout: '3.12.7\n499999500000\n', duration_ms: 184 }) },
-    { type: 'runStarted', run: runInfo('shot-err', 'rates = {"EUR": 1.0, "USD": 1.08}\nprint(rates["GBP"])', { origin: 'mcp', backend: 'python' }) },
+    {
+      type: 'runStarted',
+      run: runInfo('shot-ok', 'import sys\nprint(sys.version.split()[0])\nprint(sum(range(1_000_000)))', {
+        origin: 'command',
+      }),
+    },
+    {
+      type: 'runFinished',
+      runId: 'shot-ok',
+      result: result('shot-ok', { stdout: '3.12.7\n499999500000\n', duration_ms: 184 }),
+    },
+    {
+      type: 'runStarted',
+      run: runInfo('shot-err', 'rates = {"EUR": 1.0, "USD": 1.08}\nprint(rates["GBP"])', {
+        origin: 'mcp',
+        backend: 'python',
+      }),
+    },
     {
       type: 'runFinished',
       runId: 'shot-err',
@@ -1138,23 +1513,54 @@ async function populate(page: Page): Promise<void> {
         diagnostics: {
           error_type: 'RuntimeError',
           message: "KeyError: 'GBP'",
-          traceback: 'Traceback (most recent call last):\n  File "<cell 4>", line 2, in <module>\n    print(rates["GBP"])\n          ~~~~~^^^^^^^\nKeyError: \'GBP\'\n',
+          traceback:
+            'Traceback (most recent call last):\n  File "<cell 4>", line 2, in <module>\n    print(rates["GBP"])\n          ~~~~~^^^^^^^\nKeyError: \'GBP\'\n',
           hints: ['Use rates.get(code) and handle a missing currency.'],
         },
       }),
     },
-    { type: 'runStarted', run: runInfo('shot-table', 'import pandas as pd\ndf = pd.read_csv("weather.csv")\ndf.head(4)', { origin: 'explorer', session: 'analysis' }) },
+    {
+      type: 'runStarted',
+      run: runInfo('shot-table', 'import pandas as pd\ndf = pd.read_csv("weather.csv")\ndf.head(4)', {
+        origin: 'explorer',
+        session: 'analysis',
+      }),
+    },
     { type: 'runDisplay', runId: 'shot-table', display: { mime: 'text/html', data: DATAFRAME_HTML } },
-    { type: 'runFinished', runId: 'shot-table', result: result('shot-table', { session: 'analysis', duration_ms: 2310 }) },
-    { type: 'runStarted', run: runInfo('shot-plot', 'import matplotlib.pyplot as plt\nplt.plot(days, anomaly)\nplt.title("Daily temperature anomaly")\nplt.show()', { origin: 'mcp', session: 'analysis' }) },
+    {
+      type: 'runFinished',
+      runId: 'shot-table',
+      result: result('shot-table', { session: 'analysis', duration_ms: 2310 }),
+    },
+    {
+      type: 'runStarted',
+      run: runInfo(
+        'shot-plot',
+        'import matplotlib.pyplot as plt\nplt.plot(days, anomaly)\nplt.title("Daily temperature anomaly")\nplt.show()',
+        { origin: 'mcp', session: 'analysis' },
+      ),
+    },
     { type: 'runOutput', runId: 'shot-plot', stream: 'stdout', text: 'loaded 40 days of readings\n' },
     { type: 'runDisplay', runId: 'shot-plot', display: { mime: 'image/svg+xml', data: CHART_SVG, title: 'Figure 1' } },
-    { type: 'runFinished', runId: 'shot-plot', result: result('shot-plot', { session: 'analysis', stdout: 'loaded 40 days of readings\n', duration_ms: 1562 }) },
-    { type: 'runStarted', run: runInfo('shot-live', 'for epoch in range(5):\n    loss = train(model, epoch)\n    print(f"epoch {epoch}: loss={loss:.3f}")', { origin: 'command', backend: 'python', startedAt: Date.now() - 2_400 }) },
+    {
+      type: 'runFinished',
+      runId: 'shot-plot',
+      result: result('shot-plot', { session: 'analysis', stdout: 'loaded 40 days of readings\n', duration_ms: 1562 }),
+    },
+    {
+      type: 'runStarted',
+      run: runInfo(
+        'shot-live',
+        'for epoch in range(5):\n    loss = train(model, epoch)\n    print(f"epoch {epoch}: loss={loss:.3f}")',
+        { origin: 'command', backend: 'python', startedAt: Date.now() - 2_400 },
+      ),
+    },
     { type: 'runOutput', runId: 'shot-live', stream: 'stdout', text: 'epoch 0: loss=0.912\nepoch 1: loss=0.644\n' },
     { type: 'runOutput', runId: 'shot-live', stream: 'stdout', text: 'epoch 2: loss=0.481\n' },
   );
-  await page.waitForFunction(() => Array.from(document.querySelectorAll('.display img')).every((img) => (img as HTMLImageElement).complete));
+  await page.waitForFunction(() =>
+    Array.from(document.querySelectorAll('.display img')).every((img) => (img as HTMLImageElement).complete),
+  );
   await waitForText(page, `${card('shot-live')} .stdout`, 'epoch 2');
   await page.waitForFunction(() => document.fonts.status === 'loaded');
 }

@@ -27,7 +27,10 @@ async function codeModeLmTools(): Promise<readonly vscode.LanguageModelToolInfor
     'Code Mode MCP tools in vscode.lm.tools',
     async () => {
       await Promise.race([
-        vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true }),
+        vscode.commands.executeCommand('workbench.mcp.startServer', '*', {
+          waitForLiveTools: true,
+          autoTrustChanges: true,
+        }),
         sleep(5000),
       ]);
       const tools = vscode.lm.tools.filter((t) => /run_python/.test(t.name));
@@ -54,7 +57,14 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const { explorer } = await api();
     const sections = await explorer.getChildren();
     const labels = sections.map((s) => explorer.getTreeItem(s).label);
-    assert.deepEqual(labels, ['Backends', 'Tools', "VS Code's Tools", 'External Servers', 'Agent Scripts', 'Recent Runs']);
+    assert.deepEqual(labels, [
+      'Backends',
+      'Tools',
+      "VS Code's Tools",
+      'External Servers',
+      'Agent Scripts',
+      'Recent Runs',
+    ]);
     const items = sections.map((s) => explorer.getTreeItem(s));
     // Tools are folded; VS Code's own are a section of their own, not a server the person configured.
     assert.deepEqual(
@@ -63,38 +73,76 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     );
     assert.match(String(items[4]!.description), /agents/);
     const servers = (await explorer.getChildren(sections[3])) as ExplorerNode[];
-    assert.ok(!servers.some((n) => n.kind === 'server' && n.status.name === 'vscode'), `External Servers: ${servers.map((n) => explorer.getTreeItem(n).label).join(', ')}`);
+    assert.ok(
+      !servers.some((n) => n.kind === 'server' && n.status.name === 'vscode'),
+      `External Servers: ${servers.map((n) => explorer.getTreeItem(n).label).join(', ')}`,
+    );
     const backends = await explorer.getChildren(sections[0]);
     assert.deepEqual(
       backends.map((b) => explorer.getTreeItem(b).label),
       ['Pyodide (WebAssembly)', 'Workspace Python'],
     );
     const tools = (await explorer.getChildren(sections[1])) as ExplorerNode[];
-    assert.ok(tools.some((t) => t.kind === 'tool' && t.tool.name === 'run_python'), 'run_python listed');
+    assert.ok(
+      tools.some((t) => t.kind === 'tool' && t.tool.name === 'run_python'),
+      'run_python listed',
+    );
     // VS Code's Tools are the ones Python can use: VS Code's chat-internal tools are left out.
-    const listed = ((await explorer.getChildren(sections[2])) as ExplorerNode[]).map((n) => String(explorer.getTreeItem(n).label));
-    const internal = vscode.lm.tools.map((t) => t.name).filter((name) => /_internal$|confirmation/.test(name) || ['task_complete', 'runSubagent', 'inline_chat_exit'].includes(name));
+    const listed = ((await explorer.getChildren(sections[2])) as ExplorerNode[]).map((n) =>
+      String(explorer.getTreeItem(n).label),
+    );
+    const internal = vscode.lm.tools
+      .map((t) => t.name)
+      .filter(
+        (name) =>
+          /_internal$|confirmation/.test(name) || ['task_complete', 'runSubagent', 'inline_chat_exit'].includes(name),
+      );
     assert.ok(internal.length > 0, 'this VS Code has internal tools to leave out');
-    assert.deepEqual(listed.filter((label) => internal.includes(label)), [], `listed: ${listed.join(', ')}`);
-    assert.ok(listed.length > 0 && listed.every((label) => vscode.lm.tools.some((t) => t.name === label)), `listed: ${listed.join(', ')}`);
+    assert.deepEqual(
+      listed.filter((label) => internal.includes(label)),
+      [],
+      `listed: ${listed.join(', ')}`,
+    );
+    assert.ok(
+      listed.length > 0 && listed.every((label) => vscode.lm.tools.some((t) => t.name === label)),
+      `listed: ${listed.join(', ')}`,
+    );
   });
 
   it("settings read right to a newcomer: your runs' first, the agents' saying so, Markdown with links, no language category", () => {
     const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
       categories: string[];
-      contributes: { configuration: { title: string; order: number; properties: Record<string, { markdownDescription?: string; description?: string; order: number }> }[] };
+      contributes: {
+        configuration: {
+          title: string;
+          order: number;
+          properties: Record<string, { markdownDescription?: string; description?: string; order: number }>;
+        }[];
+      };
     };
     const sections = [...manifest.contributes.configuration].sort((a, b) => a.order - b.order);
-    assert.deepEqual(sections.map((section) => section.title), ['Your Runs', "Agents' Runs (MCP)", 'Interpreters', 'Tools Python Code Can Call', 'Guardrails']);
+    assert.deepEqual(
+      sections.map((section) => section.title),
+      ['Your Runs', "Agents' Runs (MCP)", 'Interpreters', 'Tools Python Code Can Call', 'Guardrails'],
+    );
     const first = Object.entries(sections[0]!.properties).sort(([, a], [, b]) => a.order - b.order)[0]!;
     assert.equal(first[0], 'codeMode.run.backend');
     const agents = sections[1]!.properties['codeMode.defaultBackend']!;
-    assert.match(agents.markdownDescription ?? '', /^Backend of agents' runs .* Your own runs use #codeMode\.run\.backend#\.$/);
+    assert.match(
+      agents.markdownDescription ?? '',
+      /^Backend of agents' runs .* Your own runs use #codeMode\.run\.backend#\.$/,
+    );
     const all = sections.flatMap((section) => Object.entries(section.properties));
-    assert.deepEqual(all.filter(([, p]) => !p.markdownDescription || p.description !== undefined).map(([key]) => key), [], 'every setting has a Markdown description');
+    assert.deepEqual(
+      all.filter(([, p]) => !p.markdownDescription || p.description !== undefined).map(([key]) => key),
+      [],
+      'every setting has a Markdown description',
+    );
     // Every link names a setting there is.
     const keys = new Set(all.map(([key]) => key));
-    const links = all.flatMap(([, p]) => [...(p.markdownDescription ?? '').matchAll(/#(codeMode\.[\w.]+)#/g)].map((m) => m[1]!));
+    const links = all.flatMap(([, p]) =>
+      [...(p.markdownDescription ?? '').matchAll(/#(codeMode\.[\w.]+)#/g)].map((m) => m[1]!),
+    );
     assert.ok(links.length >= 5 && links.every((link) => keys.has(link)), links.join(', '));
     assert.ok(!manifest.categories.includes('Programming Languages'));
     // VS Code registered them: the values resolve through the configuration API.
@@ -141,34 +189,57 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const folder = vscode.workspace.workspaceFolders![0]!.uri;
     await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder, 'data.csv'), Buffer.from('city,temp\nOslo,4\n'));
     const file = vscode.Uri.joinPath(folder, 'ordered.py');
-    await vscode.workspace.fs.writeFile(file, Buffer.from('print("read from data.csv")\ndisplay("THE-TABLE")\nprint("done")\n'));
+    await vscode.workspace.fs.writeFile(
+      file,
+      Buffer.from('print("read from data.csv")\ndisplay("THE-TABLE")\nprint("done")\n'),
+    );
     await vscode.window.showTextDocument(file);
     const result = (await vscode.commands.executeCommand('codeMode.runFile')) as RunResult;
     assert.equal(result.success, true, JSON.stringify(result.diagnostics));
-    assert.deepEqual(result.displays, [{ mime: 'text/plain', data: 'THE-TABLE' }], 'only what the code displayed, not data.csv');
+    assert.deepEqual(
+      result.displays,
+      [{ mime: 'text/plain', data: 'THE-TABLE' }],
+      'only what the code displayed, not data.csv',
+    );
     await vscode.commands.executeCommand('codeMode.openResults');
-    const card = await until('the ordered card', async () => (await codeMode.results.probe()).find((c) => c.runId === result.run_id && c.status === 'ok'));
+    const card = await until('the ordered card', async () =>
+      (await codeMode.results.probe()).find((c) => c.runId === result.run_id && c.status === 'ok'),
+    );
     const at = (text: string) => card.text.indexOf(text);
-    assert.ok(at('read from data.csv') >= 0 && at('read from data.csv') < at('THE-TABLE') && at('THE-TABLE') < at('done'), card.text);
+    assert.ok(
+      at('read from data.csv') >= 0 && at('read from data.csv') < at('THE-TABLE') && at('THE-TABLE') < at('done'),
+      card.text,
+    );
     assert.ok(!card.text.includes('Oslo'), 'the csv was not attached');
     // The runs channel follows the same order.
     const channel = codeMode.runsChannelText();
     const from = channel.lastIndexOf('read from data.csv');
-    assert.ok(from >= 0 && from < channel.indexOf('[display text/plain]', from) && channel.indexOf('[display text/plain]', from) < channel.indexOf('done', from), channel.slice(-400));
+    assert.ok(
+      from >= 0 &&
+        from < channel.indexOf('[display text/plain]', from) &&
+        channel.indexOf('[display text/plain]', from) < channel.indexOf('done', from),
+      channel.slice(-400),
+    );
   });
 
   it("a run from run_python's tool form is named after the tool, in the card and in Recent Runs", async () => {
     const codeMode = await api();
     const reply = await codeMode.results.invokeFromForm(undefined, 'run_python', { code: 'print("from the form")' });
     assert.equal(reply.ok, true, JSON.stringify(reply.content));
-    const record = await until('the form run in the history', () => codeMode.history.all().find((r) => r.run.code === 'print("from the form")' && r.result));
+    const record = await until('the form run in the history', () =>
+      codeMode.history.all().find((r) => r.run.code === 'print("from the form")' && r.result),
+    );
     assert.deepEqual([record.run.origin, record.run.tool], ['explorer', 'run_python']);
     const { explorer } = codeMode;
-    const runs = (await explorer.getChildren((await explorer.getChildren()).find((n) => n.kind === 'section' && n.section === 'runs'))) as ExplorerNode[];
+    const runs = (await explorer.getChildren(
+      (await explorer.getChildren()).find((n) => n.kind === 'section' && n.section === 'runs'),
+    )) as ExplorerNode[];
     const node = runs.find((n) => n.kind === 'run' && n.record.run.runId === record.run.runId)!;
     assert.equal(explorer.getTreeItem(node).label, 'run_python: print("from the form")');
     await vscode.commands.executeCommand('codeMode.openResults');
-    const card = await until('the form run card', async () => (await codeMode.results.probe()).find((c) => c.runId === record.run.runId));
+    const card = await until('the form run card', async () =>
+      (await codeMode.results.probe()).find((c) => c.runId === record.run.runId),
+    );
     assert.match(card.text, /run_python form/);
   });
 
@@ -185,12 +256,17 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const first = channel.indexOf('line 00000 xxx');
     const leftOut = channel.search(/\n… \d+ KB of stdout left out; the first and the last part are kept/);
     const last = channel.indexOf('line 01999 xxx');
-    assert.ok(first > 0 && leftOut > first && last > leftOut, `head, the left-out line, then the tail:\n${channel.slice(0, 300)}\n…\n${channel.slice(-300)}`);
+    assert.ok(
+      first > 0 && leftOut > first && last > leftOut,
+      `head, the left-out line, then the tail:\n${channel.slice(0, 300)}\n…\n${channel.slice(-300)}`,
+    );
   });
 
   it('run selection streams into the output channel, the history and the results webview', async () => {
     const codeMode = await api();
-    const editor = await openPython('import sys\nfor i in range(3):\n    print("line", i)\nprint("to stderr", file=sys.stderr)\n');
+    const editor = await openPython(
+      'import sys\nfor i in range(3):\n    print("line", i)\nprint("to stderr", file=sys.stderr)\n',
+    );
     editor.selection = new vscode.Selection(0, 0, 4, 0);
     const seen: string[] = [];
     const sub = codeMode.container.engine.onRunEvent((e) => {
@@ -223,7 +299,9 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     await codeMode.container.stores.codeFiles.write('explorer_demo.py', 'print("from a code file", 6 * 7)\n', 'create');
     const { explorer } = codeMode;
     const sections = await explorer.getChildren();
-    const files = (await explorer.getChildren(sections.find((n) => n.kind === 'section' && n.section === 'files'))) as ExplorerNode[];
+    const files = (await explorer.getChildren(
+      sections.find((n) => n.kind === 'section' && n.section === 'files'),
+    )) as ExplorerNode[];
     const demo = files.find((n) => n.kind === 'codeFile' && n.file.name === 'explorer_demo.py');
     assert.ok(demo, 'the code file is listed');
     const item = explorer.getTreeItem(demo);
@@ -231,7 +309,9 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.match(vscode.window.activeTextEditor?.document.getText() ?? '', /from a code file/);
     const ran = (await vscode.commands.executeCommand('codeMode.explorer.runCodeFile', demo)) as RunResult;
     assert.equal(ran.stdout, 'from a code file 42\n');
-    const runNode = ((await explorer.getChildren(sections.find((n) => n.kind === 'section' && n.section === 'runs'))) as ExplorerNode[]).find((n) => n.kind === 'run' && n.record.run.runId === ran.run_id);
+    const runNode = (
+      (await explorer.getChildren(sections.find((n) => n.kind === 'section' && n.section === 'runs'))) as ExplorerNode[]
+    ).find((n) => n.kind === 'run' && n.record.run.runId === ran.run_id);
     assert.ok(runNode, 'the run is in Recent Runs');
     const again = (await vscode.commands.executeCommand('codeMode.explorer.rerun', runNode)) as RunResult;
     assert.equal(again.stdout, 'from a code file 42\n');
@@ -241,31 +321,63 @@ function toolText(result: vscode.LanguageModelToolResult): string {
   it('Install Packages installs a local wheel into the Pyodide session your runs use', async () => {
     const codeMode = await api();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cm-wheel-'));
-    const wheel = buildWheel(dir, { name: 'cm_vscode_pkg', version: '1.2.3', init: 'VALUE = "installed from a wheel"\n' });
-    const installed = (await vscode.commands.executeCommand('codeMode.installPackages', [wheel], 'pyodide')) as PackagesResult;
+    const wheel = buildWheel(dir, {
+      name: 'cm_vscode_pkg',
+      version: '1.2.3',
+      init: 'VALUE = "installed from a wheel"\n',
+    });
+    const installed = (await vscode.commands.executeCommand(
+      'codeMode.installPackages',
+      [wheel],
+      'pyodide',
+    )) as PackagesResult;
     assert.equal(installed.success, true, JSON.stringify(installed));
     assert.equal(installed.packages[0].version, '1.2.3');
     assert.equal(installed.session, 'interactive');
     const engine = await codeMode.container.engine.get();
-    const result = await engine.run({ code: 'import cm_vscode_pkg\nprint(cm_vscode_pkg.VALUE)', backend: 'pyodide', session: 'interactive' });
+    const result = await engine.run({
+      code: 'import cm_vscode_pkg\nprint(cm_vscode_pkg.VALUE)',
+      backend: 'pyodide',
+      session: 'interactive',
+    });
     assert.equal(result.stdout, 'installed from a wheel\n');
-    const refused = (await vscode.commands.executeCommand('codeMode.installPackages', ['numpy; rm -rf ~'], 'pyodide')) as PackagesResult;
+    const refused = (await vscode.commands.executeCommand(
+      'codeMode.installPackages',
+      ['numpy; rm -rf ~'],
+      'pyodide',
+    )) as PackagesResult;
     assert.equal(refused.success, false);
     // Offline, the advice names the VS Code setting, not the CLI's flag.
-    const offline = (await vscode.commands.executeCommand('codeMode.installPackages', ['six'], 'pyodide')) as PackagesResult;
+    const offline = (await vscode.commands.executeCommand(
+      'codeMode.installPackages',
+      ['six'],
+      'pyodide',
+    )) as PackagesResult;
     assert.match(offline.packages[0]?.error ?? '', /wheelhouse folder \(setting codeMode\.wheelhouse\)/);
     // An install is a run of `%pip install …`: its card and the runs channel hold the whole error (the
     // notification shows its first line).
-    const install = codeMode.history.all().reverse().find((record) => record.run.code === '%pip install six');
+    const install = codeMode.history
+      .all()
+      .reverse()
+      .find((record) => record.run.code === '%pip install six');
     assert.ok(install?.result, 'the install is in the history as a run');
     assert.equal(install.result.success, false);
     assert.ok(install.result.stderr.includes(offline.packages[0]!.error!), install.result.stderr.slice(0, 500));
     const channel = codeMode.runsChannelText();
-    assert.ok(channel.slice(channel.lastIndexOf(`── run ${install.run.runId}`)).includes(offline.packages[0]!.error!), 'the runs channel has the whole error');
-    const card = await until('the install card in the results view', async () => (await codeMode.results.probe()).find((c) => c.runId === install.run.runId));
+    assert.ok(
+      channel.slice(channel.lastIndexOf(`── run ${install.run.runId}`)).includes(offline.packages[0]!.error!),
+      'the runs channel has the whole error',
+    );
+    const card = await until('the install card in the results view', async () =>
+      (await codeMode.results.probe()).find((c) => c.runId === install.run.runId),
+    );
     assert.ok(card.text.includes('wheelhouse folder (setting codeMode.wheelhouse)'), card.text.slice(0, 500));
     // pip's error (workspace Python) is shown from its start: no leading cut.
-    const pip = (await vscode.commands.executeCommand('codeMode.installPackages', ['cm-no-such-package-anywhere'], 'python')) as PackagesResult;
+    const pip = (await vscode.commands.executeCommand(
+      'codeMode.installPackages',
+      ['cm-no-such-package-anywhere'],
+      'python',
+    )) as PackagesResult;
     assert.equal(pip.success, false);
     const pipError = pip.packages[0]?.error ?? '';
     assert.match(pipError, /^(ERROR|no network|pip)/, pipError.slice(0, 300));
@@ -303,9 +415,16 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const { packageJSON } = vscode.extensions.getExtension(EXTENSION_ID)!;
     type MenuItem = { command: string; when?: string; group?: string };
     const titleRun = (packageJSON.contributes.menus['editor/title/run'] as MenuItem[]).map((m) => m.command);
-    assert.deepEqual(titleRun, ['codeMode.runFile', 'codeMode.runSelection'], 'Run File is the button, Run Selection in its drop-down');
-    const titles = new Map((packageJSON.contributes.commands as { command: string; title: string }[]).map((c) => [c.command, c.title]));
-    for (const item of packageJSON.contributes.menus['editor/context'] as MenuItem[]) assert.match(titles.get(item.command) ?? '', /^Code Mode: /);
+    assert.deepEqual(
+      titleRun,
+      ['codeMode.runFile', 'codeMode.runSelection'],
+      'Run File is the button, Run Selection in its drop-down',
+    );
+    const titles = new Map(
+      (packageJSON.contributes.commands as { command: string; title: string }[]).map((c) => [c.command, c.title]),
+    );
+    for (const item of packageJSON.contributes.menus['editor/context'] as MenuItem[])
+      assert.match(titles.get(item.command) ?? '', /^Code Mode: /);
     const editor = await openPython('print("run by the title button", 6 * 7)\n');
     // VS Code hands an editor title action the editor's resource.
     const result = (await vscode.commands.executeCommand(titleRun[0]!, editor.document.uri)) as RunResult;
@@ -321,21 +440,36 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       await config.update('jupyter.url', server.endpoint.url, vscode.ConfigurationTarget.Global);
       assert.equal(await vscode.commands.executeCommand('codeMode.setJupyterToken', server.endpoint.token), true);
       assert.equal(await vscode.commands.executeCommand('codeMode.chooseBackend', 'jupyter'), 'jupyter');
-      await until('your runs to use Jupyter', () => codeMode.container.settings.current.personRun.backend === 'jupyter');
+      await until(
+        'your runs to use Jupyter',
+        () => codeMode.container.settings.current.personRun.backend === 'jupyter',
+      );
       const editor = await openPython('import os\nprint("on the kernel", os.getpid() != 0)\n');
       editor.selection = new vscode.Selection(0, 0, editor.document.lineCount, 0);
       const result = (await vscode.commands.executeCommand('codeMode.runSelection')) as RunResult;
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
       assert.equal(result.backend, 'jupyter');
       assert.equal(result.stdout, 'on the kernel True\n');
-      await until('the Jupyter run card in the webview', async () => (await codeMode.results.probe()).find((c) => c.runId === result.run_id && c.status === 'ok'));
+      await until('the Jupyter run card in the webview', async () =>
+        (await codeMode.results.probe()).find((c) => c.runId === result.run_id && c.status === 'ok'),
+      );
       const { explorer } = codeMode;
       const [backendsSection] = await explorer.getChildren();
-      const jupyter = (await explorer.getChildren(backendsSection)).find((n) => n.kind === 'backend' && n.backend === 'jupyter');
+      const jupyter = (await explorer.getChildren(backendsSection)).find(
+        (n) => n.kind === 'backend' && n.backend === 'jupyter',
+      );
       assert.ok(jupyter, 'the explorer lists the Jupyter backend');
-      assert.match(String(explorer.getTreeItem(jupyter).description), new RegExp(`ready · ${server.endpoint.url.replace(/[.]/g, '\\.')}`));
+      assert.match(
+        String(explorer.getTreeItem(jupyter).description),
+        new RegExp(`ready · ${server.endpoint.url.replace(/[.]/g, '\\.')}`),
+      );
       const kernels = (await explorer.getChildren(jupyter)).map((n) => explorer.getTreeItem(n));
-      assert.ok(kernels.some((k) => /python3 kernel/.test(String(k.label)) && /a session of Code Mode/.test(String(k.description))), `kernels: ${kernels.map((k) => `${k.label} ${k.description}`).join(', ')}`);
+      assert.ok(
+        kernels.some(
+          (k) => /python3 kernel/.test(String(k.label)) && /a session of Code Mode/.test(String(k.description)),
+        ),
+        `kernels: ${kernels.map((k) => `${k.label} ${k.description}`).join(', ')}`,
+      );
     } finally {
       await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
       await config.update('jupyter.url', undefined, vscode.ConfigurationTarget.Global);
@@ -360,14 +494,26 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     for (const backend of ['pyodide', 'python'] as const) {
       await vscode.commands.executeCommand('codeMode.chooseBackend', backend);
       try {
-        const result = (await vscode.commands.executeCommand('codeMode.runFile', vscode.Uri.joinPath(folder, 'script', 'main.py'))) as RunResult;
+        const result = (await vscode.commands.executeCommand(
+          'codeMode.runFile',
+          vscode.Uri.joinPath(folder, 'script', 'main.py'),
+        )) as RunResult;
         assert.equal(result.backend, backend);
-        assert.equal(result.stdout, 'data next to the script 55\nmain.py script __main__ True\n', JSON.stringify(result.diagnostics));
+        assert.equal(
+          result.stdout,
+          'data next to the script 55\nmain.py script __main__ True\n',
+          JSON.stringify(result.diagnostics),
+        );
         const { explorer } = await api();
-        const runs = (await explorer.getChildren((await explorer.getChildren()).find((n) => n.kind === 'section' && n.section === 'runs'))) as ExplorerNode[];
+        const runs = (await explorer.getChildren(
+          (await explorer.getChildren()).find((n) => n.kind === 'section' && n.section === 'runs'),
+        )) as ExplorerNode[];
         const listed = runs.find((n) => n.kind === 'run' && n.record.run.runId === result.run_id);
         assert.equal(listed && explorer.getTreeItem(listed).label, 'main.py:1', 'your run is listed by file and line');
-        const failed = (await vscode.commands.executeCommand('codeMode.runFile', vscode.Uri.joinPath(folder, 'script', 'fails.py'))) as RunResult;
+        const failed = (await vscode.commands.executeCommand(
+          'codeMode.runFile',
+          vscode.Uri.joinPath(folder, 'script', 'fails.py'),
+        )) as RunResult;
         assert.equal(failed.diagnostics?.exception, 'ZeroDivisionError');
         assert.match(failed.diagnostics?.traceback ?? '', /script\/fails\.py", line 1/);
       } finally {
@@ -413,7 +559,10 @@ function toolText(result: vscode.LanguageModelToolResult): string {
   it('input() in a run of yours asks in an input box on both backends: typed answers arrive, Escape is EOFError', async () => {
     const asks = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'script', 'asks.py');
     const codeMode = await api();
-    const asking = () => until('the question to be asked', () => codeMode.history.all().some((r) => !r.result && r.stdout.includes('your name? '))).then(() => sleep(500));
+    const asking = () =>
+      until('the question to be asked', () =>
+        codeMode.history.all().some((r) => !r.result && r.stdout.includes('your name? ')),
+      ).then(() => sleep(500));
     for (const backend of ['python', 'pyodide'] as const) {
       await vscode.commands.executeCommand('codeMode.chooseBackend', backend);
       try {
@@ -423,7 +572,11 @@ function toolText(result: vscode.LanguageModelToolResult): string {
         console.log(`[code-mode-test] type: Ada on ${backend}`);
         const result = await answered;
         assert.equal(result.backend, backend);
-        assert.equal(result.stdout, `your name? Ada on ${backend}\ngot 'Ada on ${backend}'\n`, JSON.stringify(result.diagnostics));
+        assert.equal(
+          result.stdout,
+          `your name? Ada on ${backend}\ngot 'Ada on ${backend}'\n`,
+          JSON.stringify(result.diagnostics),
+        );
         const dismissed = vscode.commands.executeCommand('codeMode.runFile', asks) as Thenable<RunResult>;
         await asking();
         await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
@@ -440,7 +593,9 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const codeMode = await api();
     await openPython('print("spinning", flush=True)\nwhile True: pass\n');
     const pending = vscode.commands.executeCommand('codeMode.runFile') as Thenable<RunResult>;
-    await until('the loop to start', () => codeMode.history.all().some((r) => !r.result && r.stdout.includes('spinning')));
+    await until('the loop to start', () =>
+      codeMode.history.all().some((r) => !r.result && r.stdout.includes('spinning')),
+    );
     assert.equal(await vscode.commands.executeCommand('codeMode.interrupt'), true);
     const result = await pending;
     assert.equal(result.success, false);
@@ -458,8 +613,13 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       assert.equal(codeMode.runStatus().text, '$(play-circle) Code Mode: Python');
       assert.match(codeMode.runStatus().tooltip, /workspace interpreter/);
       const pending = vscode.commands.executeCommand('codeMode.runFile') as Thenable<RunResult>;
-      await until('the loop to start', () => codeMode.history.all().some((r) => !r.result && r.stdout.includes('spinning')));
-      assert.deepEqual([codeMode.runStatus().text, codeMode.runStatus().busy], ['$(sync~spin) Code Mode: Python', true]);
+      await until('the loop to start', () =>
+        codeMode.history.all().some((r) => !r.result && r.stdout.includes('spinning')),
+      );
+      assert.deepEqual(
+        [codeMode.runStatus().text, codeMode.runStatus().busy],
+        ['$(sync~spin) Code Mode: Python', true],
+      );
       // The item's click offers Stop first; accepting it interrupts the loop.
       const menu = vscode.commands.executeCommand('codeMode.statusMenu');
       await sleep(500);
@@ -469,7 +629,10 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       assert.equal(result.diagnostics?.error_type, 'CANCELLED');
       assert.equal(codeMode.runStatus().busy, false);
       await vscode.commands.executeCommand('codeMode.chooseBackend', 'pyodide');
-      await until('the item to follow the setting', () => codeMode.runStatus().text === '$(play-circle) Code Mode: Pyodide');
+      await until(
+        'the item to follow the setting',
+        () => codeMode.runStatus().text === '$(play-circle) Code Mode: Pyodide',
+      );
     } finally {
       await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
     }
@@ -499,10 +662,19 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const config = () => vscode.workspace.getConfiguration('codeMode');
     try {
       // VS Code hands the model the structured content when a tool returns it.
-      const changed = JSON.parse(toolText(await vscode.lm.invokeTool(environment.name, { input: { key: 'timeout_s', value: 12 }, toolInvocationToken: undefined })));
+      const changed = JSON.parse(
+        toolText(
+          await vscode.lm.invokeTool(environment.name, {
+            input: { key: 'timeout_s', value: 12 },
+            toolInvocationToken: undefined,
+          }),
+        ),
+      );
       assert.equal(changed.settings.timeout_s, 12);
       assert.equal(config().get('timeoutSeconds'), 12);
-      const env = JSON.parse(toolText(await vscode.lm.invokeTool(environment.name, { input: {}, toolInvocationToken: undefined })));
+      const env = JSON.parse(
+        toolText(await vscode.lm.invokeTool(environment.name, { input: {}, toolInvocationToken: undefined })),
+      );
       assert.equal(env.limits.timeout_s, 12);
       assert.ok(env.external_servers.some((s: { name: string }) => s.name === 'memory'));
     } finally {
@@ -520,10 +692,15 @@ function toolText(result: vscode.LanguageModelToolResult): string {
         'run_python served by the CLI',
         async () => {
           const [tool] = await codeModeLmTools();
-          const result = await vscode.lm.invokeTool(tool.name, { input: { code: `import os\nprint("${marker}", os.getpid())` }, toolInvocationToken: undefined });
+          const result = await vscode.lm.invokeTool(tool.name, {
+            input: { code: `import os\nprint("${marker}", os.getpid())` },
+            toolInvocationToken: undefined,
+          });
           const out = toolText(result);
           // Until VS Code restarts the server, the in-process endpoint may still answer: wait for the CLI.
-          return out.includes(marker) && !codeMode.history.all().some((r) => r.run.code.includes(marker)) ? out : undefined;
+          return out.includes(marker) && !codeMode.history.all().some((r) => r.run.code.includes(marker))
+            ? out
+            : undefined;
         },
         90_000,
       );
@@ -543,7 +720,12 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.equal(loopbackUri(endpoint).toString(true), `unix:${socketPath}#/mcp`, 'what VS Code is given');
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     assert.equal((await post(endpoint.url, {}, body, socketPath)).status, 401);
-    const browser = await post(endpoint.url, { authorization: `Bearer ${endpoint.token}`, origin: 'https://example.com' }, body, socketPath);
+    const browser = await post(
+      endpoint.url,
+      { authorization: `Bearer ${endpoint.token}`, origin: 'https://example.com' },
+      body,
+      socketPath,
+    );
     assert.equal(browser.status, 403);
   });
 });
@@ -561,25 +743,37 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const ok = await engine.run({ code: 'print(1)', backend: 'pyodide' });
     assert.equal(ok.stdout, '1\n');
     // Jupyter kernels are not sandboxed either: a server set in the settings stays unused.
-    await vscode.workspace.getConfiguration('codeMode').update('jupyter.url', 'local', vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('codeMode')
+      .update('jupyter.url', 'local', vscode.ConfigurationTarget.Global);
     try {
       await until('the jupyter backend to be configured', () => engine.backendKinds.includes('jupyter'));
       const kernel = await engine.run({ code: 'print(1)', backend: 'jupyter' });
       assert.match(kernel.diagnostics?.message ?? '', /not trusted/);
     } finally {
-      await vscode.workspace.getConfiguration('codeMode').update('jupyter.url', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('codeMode')
+        .update('jupyter.url', undefined, vscode.ConfigurationTarget.Global);
     }
     await openPython('print("yours")\n');
     const yours = (await vscode.commands.executeCommand('codeMode.runSelection')) as RunResult;
-    assert.deepEqual([yours.backend, yours.session, yours.stdout], ['pyodide', 'interactive', 'yours\n'], 'your runs fall back to Pyodide in Restricted Mode');
+    assert.deepEqual(
+      [yours.backend, yours.session, yours.stdout],
+      ['pyodide', 'interactive', 'yours\n'],
+      'your runs fall back to Pyodide in Restricted Mode',
+    );
     // The refused run has a card that says why, not a bare error code.
-    const refusedCard = await until('the refused run in the results view', async () => (await codeMode.results.probe()).find((c) => c.runId === refused.run_id));
+    const refusedCard = await until('the refused run in the results view', async () =>
+      (await codeMode.results.probe()).find((c) => c.runId === refused.run_id),
+    );
     assert.match(refusedCard.text, /Not run/);
     assert.match(refusedCard.text, /not trusted \(Restricted Mode\)/);
     assert.doesNotMatch(refusedCard.text, /INVALID_ARGUMENT/);
     const { explorer } = codeMode;
     const [backendsSection] = await explorer.getChildren();
-    const python = (await explorer.getChildren(backendsSection)).map((n) => explorer.getTreeItem(n)).find((i) => i.label === 'Workspace Python');
+    const python = (await explorer.getChildren(backendsSection))
+      .map((n) => explorer.getTreeItem(n))
+      .find((i) => i.label === 'Workspace Python');
     assert.equal(python?.description, 'disabled');
     assert.match(String(python?.tooltip), /not trusted/);
   });
@@ -591,7 +785,10 @@ function toolText(result: vscode.LanguageModelToolResult): string {
   it('Python calls a server from .vscode/mcp.json and a VS Code tool through tools.vscode', async () => {
     const codeMode = await api();
     await codeModeLmTools();
-    const memoryViaVscode = await until('VS Code to run the memory server from .vscode/mcp.json', () => vscode.lm.tools.find((t) => /read_graph/.test(t.name))?.name);
+    const memoryViaVscode = await until(
+      'VS Code to run the memory server from .vscode/mcp.json',
+      () => vscode.lm.tools.find((t) => /read_graph/.test(t.name))?.name,
+    );
     const engine = await codeMode.container.engine.get();
     const result = await engine.run({
       code: [
@@ -614,8 +811,14 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     assert.match(result.stdout, /own tools hidden: True/);
     // VS Code's own tools keep VS Code's confirmation: code mode does not ask about them a second time.
     assert.deepEqual(
-      result.tool_calls?.map((c) => `${c.server}.${c.tool.startsWith('mcp_') ? 'mcp_…' : c.tool} ${c.ok} ${c.approval}`),
-      ['memory.create_entities true policy-allow', 'memory.read_graph true read-only', 'vscode.mcp_… true policy-allow'],
+      result.tool_calls?.map(
+        (c) => `${c.server}.${c.tool.startsWith('mcp_') ? 'mcp_…' : c.tool} ${c.ok} ${c.approval}`,
+      ),
+      [
+        'memory.create_entities true policy-allow',
+        'memory.read_graph true read-only',
+        'vscode.mcp_… true policy-allow',
+      ],
     );
   });
 
@@ -640,13 +843,18 @@ function toolText(result: vscode.LanguageModelToolResult): string {
         '    print("refused:", e)',
         'print("observed:", [o for e in tools.memory.read_graph()["entities"] for o in e["observations"]])',
       ].join('\n');
-      const text = toolText(await vscode.lm.invokeTool(runPython, { input: { code, backend: 'python' }, toolInvocationToken: undefined }));
+      const text = toolText(
+        await vscode.lm.invokeTool(runPython, { input: { code, backend: 'python' }, toolInvocationToken: undefined }),
+      );
       return JSON.parse(text.slice(text.indexOf('{"success"'))) as RunResult;
     };
     const approvals = (run: RunResult) => run.tool_calls?.map((c) => `${c.tool} ${c.ok} ${c.approval}`);
     try {
       const denied = await agentWrites('refused note');
-      assert.match(denied.stdout, /refused: memory\.add_observations was not called: a person declined the call to memory\.add_observations/);
+      assert.match(
+        denied.stdout,
+        /refused: memory\.add_observations was not called: a person declined the call to memory\.add_observations/,
+      );
       assert.doesNotMatch(denied.stdout, /observed: .*refused note/, 'nothing reached the tool');
       assert.equal(asked.length, 1);
       assert.equal(asked[0]!.message, 'Allow Python code to call memory.add_observations?');
@@ -662,11 +870,15 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       assert.deepEqual(approvals(again), ['add_observations true session-allowed', 'read_graph true read-only']);
       assert.deepEqual(approvals(denied), ['add_observations false denied', 'read_graph true read-only']);
       await codeMode.results.reveal(denied.run_id);
-      const card = await until('the refused run on its card', async () => (await codeMode.results.probe()).find((c) => c.runId === denied.run_id && c.status === 'ok'));
+      const card = await until('the refused run on its card', async () =>
+        (await codeMode.results.probe()).find((c) => c.runId === denied.run_id && c.status === 'ok'),
+      );
       assert.match(card.text, /Tool calls · 2 · 1 refused/);
       assert.match(card.text, /memory\.add_observations\s*not called\s*denied/);
       assert.match(card.text, /memory\.read_graph\s*ok · \d+ ms\s*read-only/);
-      const channel = await until('the calls in the runs channel', () => (codeMode.runsChannelText().includes('(session-allowed)') ? codeMode.runsChannelText() : undefined));
+      const channel = await until('the calls in the runs channel', () =>
+        codeMode.runsChannelText().includes('(session-allowed)') ? codeMode.runsChannelText() : undefined,
+      );
       assert.match(channel, /\[tool\] memory\.add_observations refused \(denied\)/);
       assert.match(channel, /\[tool\] memory\.add_observations ok \d+ ms \(asked-allowed\)/);
     } finally {
@@ -677,13 +889,19 @@ function toolText(result: vscode.LanguageModelToolResult): string {
   it('the tool explorer lists the external server and invokes one of its tools', async () => {
     const { explorer, results } = await api();
     const sections = await explorer.getChildren();
-    const servers = (await explorer.getChildren(sections.find((n) => n.kind === 'section' && n.section === 'servers'))) as ExplorerNode[];
+    const servers = (await explorer.getChildren(
+      sections.find((n) => n.kind === 'section' && n.section === 'servers'),
+    )) as ExplorerNode[];
     const memory = servers.find((n) => n.kind === 'server' && n.status.name === 'memory');
     assert.ok(memory, `memory listed among ${servers.map((n) => explorer.getTreeItem(n).label).join(', ')}`);
     const tools = (await explorer.getChildren(memory)) as ExplorerNode[];
     const readGraph = tools.find((n) => n.kind === 'externalTool' && n.tool.name === 'read_graph');
     assert.ok(readGraph, 'read_graph listed under memory');
-    const reply = await results.invokeFromForm(readGraph.kind === 'externalTool' ? readGraph.tool.server : undefined, 'read_graph', {});
+    const reply = await results.invokeFromForm(
+      readGraph.kind === 'externalTool' ? readGraph.tool.server : undefined,
+      'read_graph',
+      {},
+    );
     assert.equal(reply.ok, true);
     assert.match(JSON.stringify(reply.content), /FromVSCode/);
   });

@@ -11,7 +11,9 @@ describe('real VS Code test harness', () => {
   it('runs inside VS Code >= 1.101', () => {
     const [major, minor] = vscode.version.split('.').map(Number);
     assert.ok(major > 1 || (major === 1 && minor >= 101), `VS Code ${vscode.version} is older than 1.101`);
-    console.log(`VS Code ${vscode.version}, Node ${process.version}, remoteName=${vscode.env.remoteName ?? '(local)'}, uiKind=${vscode.env.uiKind}`);
+    console.log(
+      `VS Code ${vscode.version}, Node ${process.version}, remoteName=${vscode.env.remoteName ?? '(local)'}, uiKind=${vscode.env.uiKind}`,
+    );
   });
 
   it(`lists the extension under development as ${EXTENSION_ID}`, () => {
@@ -24,10 +26,17 @@ describe('real VS Code test harness', () => {
 
   it('opens the workspace folder', () => {
     const folders = vscode.workspace.workspaceFolders ?? [];
-    assert.equal(folders.length, 1, `expected one workspace folder, got ${folders.map((f) => f.uri.toString()).join(', ') || 'none'}`);
+    assert.equal(
+      folders.length,
+      1,
+      `expected one workspace folder, got ${folders.map((f) => f.uri.toString()).join(', ') || 'none'}`,
+    );
     const expected = process.env.CODE_MODE_TEST_WORKSPACE;
     if (expected) assert.equal(path.resolve(folders[0].uri.fsPath), path.resolve(expected));
-    assert.ok(fs.existsSync(path.join(folders[0].uri.fsPath, 'hello.py')), 'fixture file hello.py missing from the workspace');
+    assert.ok(
+      fs.existsSync(path.join(folders[0].uri.fsPath, 'hello.py')),
+      'fixture file hello.py missing from the workspace',
+    );
   });
 
   it('reports workspace trust as the runner requested', () => {

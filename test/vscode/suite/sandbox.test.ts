@@ -13,7 +13,13 @@ import { minimalEnvironment } from '../../../src/engine/sandbox/nodePermission';
 import type { CodeModeTestApi } from '../../../src/vscode/testApi';
 import { api } from '../extensionApi';
 import { Bystanders } from '../../support/bystanders';
-import { connectBody, inNestedWorker, settleInWorker, SPAWN_LOAD_OPEN_ATTEMPTS, type Run } from '../../support/pyodideProbe';
+import {
+  connectBody,
+  inNestedWorker,
+  settleInWorker,
+  SPAWN_LOAD_OPEN_ATTEMPTS,
+  type Run,
+} from '../../support/pyodideProbe';
 
 const EXTENSION_ID = 'code-mode.code-mode-python';
 
@@ -50,7 +56,9 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
     webPort = (web.address() as AddressInfo).port;
     await bystanders.settle();
-    console.log(`[sandbox] extension host: pid ${process.pid}, runtime ${fs.realpathSync(process.execPath)} (Node ${process.version}${process.versions.electron ? `, Electron ${process.versions.electron}` : ''})`);
+    console.log(
+      `[sandbox] extension host: pid ${process.pid}, runtime ${fs.realpathSync(process.execPath)} (Node ${process.version}${process.versions.electron ? `, Electron ${process.versions.electron}` : ''})`,
+    );
     console.log(`[sandbox] workspace ${fs.realpathSync(workspace)}, temporary folder ${os.tmpdir()}`);
   });
 
@@ -66,11 +74,18 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
   it('is complete: bubblewrap, no gaps, in the engine and in what the environment tool tells agents', async () => {
     // run.mjs puts the runtime in its temporary folder, under /tmp, where bubblewrap's fresh /tmp once hid it.
     const placed = process.env.CODE_MODE_TEST_NODE;
-    if (placed) assert.equal(fs.realpathSync(process.execPath), fs.realpathSync(placed), 'the extension host runs on the Node run.mjs placed');
+    if (placed)
+      assert.equal(
+        fs.realpathSync(process.execPath),
+        fs.realpathSync(placed),
+        'the extension host runs on the Node run.mjs placed',
+      );
     const expected = { mechanism: 'bubblewrap', complete: true, network: 'off', gaps: [] };
     assert.deepEqual(engine.sandbox('pyodide'), expected);
     const client = await codeMode.container.mcp.localClient();
-    const environment = (await client.callTool('environment', {})).structuredContent as { backends: { pyodide: { sandbox: unknown } } };
+    const environment = (await client.callTool('environment', {})).structuredContent as {
+      backends: { pyodide: { sandbox: unknown } };
+    };
     assert.deepEqual(environment.backends.pyodide.sandbox, expected);
   });
 
@@ -82,13 +97,26 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
     assert.equal(seen.execPath, fs.realpathSync(process.execPath));
     const session = engine.describeSessions().find((s) => s.name === 'vscode-attacker' && s.backend === 'pyodide');
     assert.ok(session?.info.pid, 'the session has a process');
-    assert.equal(path.basename(fs.readlinkSync(`/proc/${session.info.pid}/exe`)), 'bwrap', 'the process the engine started is bwrap');
+    assert.equal(
+      path.basename(fs.readlinkSync(`/proc/${session.info.pid}/exe`)),
+      'bwrap',
+      'the process the engine started is bwrap',
+    );
   });
 
   it('a nested worker cannot see or signal the extension host or any other process', async () => {
-    assert.match(await nested(`process.kill(${process.pid}, 0); return 'the extension host is visible'`), /^ok:err:kill ESRCH/);
-    assert.match(await nested(`process.kill(${process.ppid}, 'SIGKILL'); return 'killed the server'`), /^ok:err:kill ESRCH/);
-    assert.match(await nested(`process.kill(${bystanders.witness.pid}, 'SIGKILL'); return 'killed the witness'`), /^ok:err:kill ESRCH/);
+    assert.match(
+      await nested(`process.kill(${process.pid}, 0); return 'the extension host is visible'`),
+      /^ok:err:kill ESRCH/,
+    );
+    assert.match(
+      await nested(`process.kill(${process.ppid}, 'SIGKILL'); return 'killed the server'`),
+      /^ok:err:kill ESRCH/,
+    );
+    assert.match(
+      await nested(`process.kill(${bystanders.witness.pid}, 'SIGKILL'); return 'killed the witness'`),
+      /^ok:err:kill ESRCH/,
+    );
     await assertUnharmed();
   });
 
@@ -100,7 +128,8 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
     assert.equal(webHits, 0, 'a request reached the extension host');
     // A Unix socket is not in the network namespace: only its absence from the sandbox's files keeps it out.
     const mcp = await codeMode.container.mcp.loopback();
-    if (mcp.socketPath) assert.match(await nested(connectBody({ socketPath: mcp.socketPath })), /^ok:err:connect ENOENT/);
+    if (mcp.socketPath)
+      assert.match(await nested(connectBody({ socketPath: mcp.socketPath })), /^ok:err:connect ENOENT/);
     await assertUnharmed();
   });
 
@@ -108,14 +137,28 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
     const secret = path.join(outside, 'secret.txt');
     const extensionPath = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
     // The test host's Node package has its headers beside bin/ (setup.mjs); a desktop VS Code has none.
-    const headers = path.join(path.dirname(path.dirname(fs.realpathSync(process.execPath))), 'include', 'node', 'node.h');
-    for (const file of [secret, path.join(extensionPath, 'package.json'), '/etc/passwd', ...(fs.existsSync(headers) ? [headers] : [])]) {
+    const headers = path.join(
+      path.dirname(path.dirname(fs.realpathSync(process.execPath))),
+      'include',
+      'node',
+      'node.h',
+    );
+    for (const file of [
+      secret,
+      path.join(extensionPath, 'package.json'),
+      '/etc/passwd',
+      ...(fs.existsSync(headers) ? [headers] : []),
+    ]) {
       assert.ok(fs.existsSync(file), `${file} is there outside the sandbox`);
       const attempt = await nested(`return require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8')`);
       assert.match(attempt, /^ok:err:/, `${file}: ${attempt.slice(0, 200)}`);
       // Node's permission model refuses the read whether or not the file is there; a connect is outside that
       // model, and says ENOENT only where the sandbox's file system has no such path (else ECONNREFUSED).
-      assert.match(await nested(connectBody({ socketPath: file })), /^ok:err:connect ENOENT/, `${file} is in the sandbox`);
+      assert.match(
+        await nested(connectBody({ socketPath: file })),
+        /^ok:err:connect ENOENT/,
+        `${file} is in the sandbox`,
+      );
     }
     const listing = await nested(`return require('node:fs').readdirSync(${JSON.stringify(os.homedir())}).join(',')`);
     assert.match(listing, /^ok:err:/, listing.slice(0, 200));
@@ -145,12 +188,20 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
   });
 
   it("the extension host's environment variables never reach Python", async () => {
-    assert.ok(Object.keys(process.env).some((name) => name.startsWith('VSCODE_')), 'the extension host has VS Code variables to leak');
+    assert.ok(
+      Object.keys(process.env).some((name) => name.startsWith('VSCODE_')),
+      'the extension host has VS Code variables to leak',
+    );
     // Only what the runtime itself needs: nothing under Node, ELECTRON_RUN_AS_NODE under Electron.
     const needed = Object.keys(minimalEnvironment());
-    const result = await attacker('import js, os\nprint(os.environ.get("CODE_MODE_TEST_SECRET"), getattr(js.process.env, "CODE_MODE_TEST_SECRET", None), list(js.Object.keys(js.process.env)))');
+    const result = await attacker(
+      'import js, os\nprint(os.environ.get("CODE_MODE_TEST_SECRET"), getattr(js.process.env, "CODE_MODE_TEST_SECRET", None), list(js.Object.keys(js.process.env)))',
+    );
     assert.equal(result.stdout, `None None [${needed.map((name) => `'${name}'`).join(', ')}]\n`);
-    assert.equal(await nested(`return Object.keys(process.env).join(',') || 'none'`), `ok:ok:${needed.join(',') || 'none'}`);
+    assert.equal(
+      await nested(`return Object.keys(process.env).join(',') || 'none'`),
+      `ok:ok:${needed.join(',') || 'none'}`,
+    );
   });
 
   for (const [name, body] of Object.entries(SPAWN_LOAD_OPEN_ATTEMPTS)) {

@@ -52,13 +52,18 @@ describe("a person's runs have a way out", () => {
       await setting('pythonPath', SYSTEM_PYTHON);
       await setting('jupyter.url', 'local');
       assert.equal(await vscode.commands.executeCommand('codeMode.chooseBackend', 'jupyter'), 'jupyter');
-      await until('your runs to use Jupyter', () => codeMode.container.settings.current.personRun.backend === 'jupyter');
+      await until(
+        'your runs to use Jupyter',
+        () => codeMode.container.settings.current.personRun.backend === 'jupyter',
+      );
       const file = scriptFile('on_local_jupyter.py', 'import sys\nprint("local kernel", sys.executable)\n');
       const result = (await vscode.commands.executeCommand('codeMode.runFile', file)) as RunResult;
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
       assert.equal(result.backend, 'jupyter');
       assert.equal(result.stdout, `local kernel ${SYSTEM_PYTHON}\n`);
-      await until('its card', async () => (await codeMode.results.probe()).find((c) => c.runId === result.run_id && c.status === 'ok'));
+      await until('its card', async () =>
+        (await codeMode.results.probe()).find((c) => c.runId === result.run_id && c.status === 'ok'),
+      );
     } finally {
       await vscode.commands.executeCommand('codeMode.chooseBackend', 'python');
       await setting('jupyter.url', undefined);
@@ -73,12 +78,19 @@ describe("a person's runs have a way out", () => {
     try {
       await setting('jupyter.url', server.url);
       await vscode.commands.executeCommand('codeMode.chooseBackend', 'jupyter');
-      await until('your runs to use Jupyter', () => codeMode.container.settings.current.personRun.backend === 'jupyter');
+      await until(
+        'your runs to use Jupyter',
+        () => codeMode.container.settings.current.personRun.backend === 'jupyter',
+      );
       const file = scriptFile('never_starts.py', 'print("never")\n');
       for (const stop of ['command', 'status bar'] as const) {
         const pending = vscode.commands.executeCommand('codeMode.runFile', file) as Thenable<RunResult>;
-        const record = await until('the waiting run in the history', () => codeMode.history.all().find((r) => r.run.backend === 'jupyter' && !r.result));
-        await until('its running card', async () => (await codeMode.results.probe()).find((c) => c.runId === record.run.runId && c.status === 'running'));
+        const record = await until('the waiting run in the history', () =>
+          codeMode.history.all().find((r) => r.run.backend === 'jupyter' && !r.result),
+        );
+        await until('its running card', async () =>
+          (await codeMode.results.probe()).find((c) => c.runId === record.run.runId && c.status === 'running'),
+        );
         assert.equal(codeMode.runStatus().busy, true, 'the status bar says a run is busy');
         if (stop === 'command') {
           assert.equal(await vscode.commands.executeCommand('codeMode.interrupt'), true, 'Stop found the run');
@@ -107,19 +119,28 @@ describe("a person's runs have a way out", () => {
     await setting('run.session', 'own');
     const flag = path.join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, 'script', 'go.flag');
     fs.rmSync(flag, { force: true });
-    const slow = scriptFile('slow.py', `import os, time\nprint("slow started", flush=True)\nwhile not os.path.exists(${JSON.stringify(flag)}):\n    time.sleep(0.05)\nprint("slow done")\n`);
+    const slow = scriptFile(
+      'slow.py',
+      `import os, time\nprint("slow started", flush=True)\nwhile not os.path.exists(${JSON.stringify(flag)}):\n    time.sleep(0.05)\nprint("slow done")\n`,
+    );
     const next = scriptFile('next.py', 'print("next ran")\n');
     try {
       const queuedCard = async () => {
-        const record = await until('the queued run in the history', () => codeMode.history.all().find((r) => r.run.waitingFor && !r.result));
-        const card = await until('the queued card', async () => (await codeMode.results.probe()).find((c) => c.runId === record.run.runId && c.status === 'queued'));
+        const record = await until('the queued run in the history', () =>
+          codeMode.history.all().find((r) => r.run.waitingFor && !r.result),
+        );
+        const card = await until('the queued card', async () =>
+          (await codeMode.results.probe()).find((c) => c.runId === record.run.runId && c.status === 'queued'),
+        );
         // Its Cancel button (a label or, in a narrow side bar, an icon with a tooltip) is checked by try-vsix.
         assert.match(card.text, /waiting for slow\.py/);
         return record.run.runId;
       };
       // It runs once the run ahead of it is done.
       let first = vscode.commands.executeCommand('codeMode.runFile', slow) as Thenable<RunResult>;
-      await until('slow.py to start', () => codeMode.history.all().some((r) => !r.result && r.stdout.includes('slow started')));
+      await until('slow.py to start', () =>
+        codeMode.history.all().some((r) => !r.result && r.stdout.includes('slow started')),
+      );
       let second = vscode.commands.executeCommand('codeMode.runFile', next) as Thenable<RunResult>;
       const queuedId = await queuedCard();
       fs.writeFileSync(flag, '');
@@ -127,12 +148,16 @@ describe("a person's runs have a way out", () => {
       const ran = await second;
       assert.equal(ran.run_id, queuedId);
       assert.equal(ran.stdout, 'next ran\n');
-      await until('the card to turn ok', async () => (await codeMode.results.probe()).find((c) => c.runId === queuedId && c.status === 'ok'));
+      await until('the card to turn ok', async () =>
+        (await codeMode.results.probe()).find((c) => c.runId === queuedId && c.status === 'ok'),
+      );
 
       // Stop stops everything the person sees running: the run and the one queued behind it.
       fs.rmSync(flag, { force: true });
       first = vscode.commands.executeCommand('codeMode.runFile', slow) as Thenable<RunResult>;
-      await until('slow.py to start again', () => codeMode.history.all().some((r) => !r.result && r.stdout.includes('slow started')));
+      await until('slow.py to start again', () =>
+        codeMode.history.all().some((r) => !r.result && r.stdout.includes('slow started')),
+      );
       second = vscode.commands.executeCommand('codeMode.runFile', next) as Thenable<RunResult>;
       const cancelledId = await queuedCard();
       assert.equal(await vscode.commands.executeCommand('codeMode.interrupt'), true);
@@ -140,7 +165,11 @@ describe("a person's runs have a way out", () => {
       assert.equal(cancelled.diagnostics?.error_type, 'CANCELLED');
       assert.match(cancelled.diagnostics?.message ?? '', /while it waited for slow\.py; it did not run/);
       assert.equal((await first).diagnostics?.error_type, 'CANCELLED');
-      await until('the queued card to say it was cancelled', async () => (await codeMode.results.probe()).find((c) => c.runId === cancelledId && c.status === 'error' && /Cancelled/.test(c.text)));
+      await until('the queued card to say it was cancelled', async () =>
+        (await codeMode.results.probe()).find(
+          (c) => c.runId === cancelledId && c.status === 'error' && /Cancelled/.test(c.text),
+        ),
+      );
     } finally {
       fs.writeFileSync(flag, '');
       await setting('run.session', undefined);
@@ -155,26 +184,54 @@ describe("a person's runs have a way out", () => {
       // Debian's python3 is externally managed: pip would refuse, so the offer is a virtual environment.
       await setting('pythonPath', SYSTEM_PYTHON);
       const codeMode = await api();
-      await until('the interpreter to follow the setting', () => codeMode.container.interpreter.inUse?.path === SYSTEM_PYTHON);
+      await until(
+        'the interpreter to follow the setting',
+        () => codeMode.container.interpreter.inUse?.path === SYSTEM_PYTHON,
+      );
       const managed = (await vscode.commands.executeCommand('codeMode.runFile', file)) as RunResult;
       assert.equal(managed.diagnostics?.exception, 'ModuleNotFoundError', JSON.stringify(managed.diagnostics));
-      const managedOffer = await missingModuleOffer(managed, 'python', SYSTEM_PYTHON, { path: file.fsPath, firstLine: 1 });
+      const managedOffer = await missingModuleOffer(managed, 'python', SYSTEM_PYTHON, {
+        path: file.fsPath,
+        firstLine: 1,
+      });
       assert.ok(managedOffer, 'an offer is made');
-      assert.match(managedOffer.message, /No module named 'cm_missing_module_qq'\. \/usr\/bin\/python3 is managed by the operating system \(PEP 668\)/);
-      assert.ok(['Create Environment', 'Set Interpreter'].includes(managedOffer.action.title), managedOffer.action.title);
+      assert.match(
+        managedOffer.message,
+        /No module named 'cm_missing_module_qq'\. \/usr\/bin\/python3 is managed by the operating system \(PEP 668\)/,
+      );
+      assert.ok(
+        ['Create Environment', 'Set Interpreter'].includes(managedOffer.action.title),
+        managedOffer.action.title,
+      );
       // Installing there anyway: the notification leads with pip's own headline.
-      const refused = (await vscode.commands.executeCommand('codeMode.installPackages', ['cm_missing_module_qq'], 'python')) as PackagesResult;
+      const refused = (await vscode.commands.executeCommand(
+        'codeMode.installPackages',
+        ['cm_missing_module_qq'],
+        'python',
+      )) as PackagesResult;
       assert.equal(refused.success, false);
-      assert.match(installFailureText(refused), /^Code Mode: error: externally-managed-environment \(This environment is externally managed\) — cm_missing_module_qq was not installed$/);
+      assert.match(
+        installFailureText(refused),
+        /^Code Mode: error: externally-managed-environment \(This environment is externally managed\) — cm_missing_module_qq was not installed$/,
+      );
 
       // An interpreter pip installs into: the offer is the install, and accepting it runs Install Packages there.
       await setting('pythonPath', undefined);
-      await until('the interpreter to follow the setting', () => codeMode.container.interpreter.inUse?.path !== SYSTEM_PYTHON);
+      await until(
+        'the interpreter to follow the setting',
+        () => codeMode.container.interpreter.inUse?.path !== SYSTEM_PYTHON,
+      );
       const missing = (await vscode.commands.executeCommand('codeMode.runFile', file)) as RunResult;
-      const offer = await missingModuleOffer(missing, 'python', codeMode.container.interpreter.inUse?.path, { path: file.fsPath, firstLine: 1 });
+      const offer = await missingModuleOffer(missing, 'python', codeMode.container.interpreter.inUse?.path, {
+        path: file.fsPath,
+        firstLine: 1,
+      });
       assert.ok(offer, 'an offer is made');
       assert.equal(offer.action.title, 'Install cm_missing_module_qq');
-      const installed = (await vscode.commands.executeCommand(offer.action.command, ...offer.action.args)) as PackagesResult;
+      const installed = (await vscode.commands.executeCommand(
+        offer.action.command,
+        ...offer.action.args,
+      )) as PackagesResult;
       // No such package exists (and this machine may be offline): pip's first line leads, never a fragment.
       assert.equal(installed.success, false);
       assert.match(installFailureText(installed), /^Code Mode: (ERROR: |no network|error: )/);
@@ -184,7 +241,10 @@ describe("a person's runs have a way out", () => {
       const own = scriptFile('uses_own.py', 'import own_module_qq\n');
       const ownMissing = (await vscode.commands.executeCommand('codeMode.runFile', own)) as RunResult;
       assert.equal(ownMissing.diagnostics?.exception, 'ModuleNotFoundError');
-      assert.equal(await missingModuleOffer(ownMissing, 'python', undefined, { path: own.fsPath, firstLine: 1 }), undefined);
+      assert.equal(
+        await missingModuleOffer(ownMissing, 'python', undefined, { path: own.fsPath, firstLine: 1 }),
+        undefined,
+      );
     } finally {
       await setting('pythonPath', undefined);
     }
@@ -211,11 +271,22 @@ describe("a person's runs have a way out", () => {
       const files = await explorer.getChildren(sections.find((n) => n.kind === 'section' && n.section === 'files'));
       const agentScript = files.find((n) => n.kind === 'codeFile' && n.file.name === 'follow_up_agent.py');
       assert.ok(agentScript, 'the agent script is listed');
-      assert.equal(await revealsBy(() => vscode.commands.executeCommand('codeMode.explorer.runCodeFile', agentScript)), 1, "the explorer's Run");
-      const ran = codeMode.history.all().filter((record) => record.run.origin === 'explorer').pop();
+      assert.equal(
+        await revealsBy(() => vscode.commands.executeCommand('codeMode.explorer.runCodeFile', agentScript)),
+        1,
+        "the explorer's Run",
+      );
+      const ran = codeMode.history
+        .all()
+        .filter((record) => record.run.origin === 'explorer')
+        .pop();
       assert.ok(ran, "the explorer's run is in the history");
       const runNode: ExplorerNode = { kind: 'run', record: ran };
-      assert.equal(await revealsBy(() => vscode.commands.executeCommand('codeMode.explorer.rerun', runNode)), 1, 'Re-run');
+      assert.equal(
+        await revealsBy(() => vscode.commands.executeCommand('codeMode.explorer.rerun', runNode)),
+        1,
+        'Re-run',
+      );
     } finally {
       await setting('run.showRunsChannel', undefined);
       await vscode.commands.executeCommand('workbench.action.closePanel');
@@ -250,7 +321,14 @@ describe("a person's runs have a way out", () => {
     const jupyter = backendChoices(unset, true, 'Workspace Python', 'python3').find((item) => item.value === 'jupyter');
     assert.equal(jupyter?.description, 'set a server first (codeMode.jupyter.url)');
     const local = { ...settings, backends: { ...settings.backends, jupyter: { url: 'local', kernelName: '' } } };
-    assert.equal(backendChoices(local, true, 'Workspace Python', 'python3').find((item) => item.value === 'jupyter')?.description, 'a local Jupyter Server');
-    assert.equal(backendChoices(unset, false, 'Workspace Python', 'python3').find((item) => item.value === 'jupyter'), undefined, 'not in Restricted Mode');
+    assert.equal(
+      backendChoices(local, true, 'Workspace Python', 'python3').find((item) => item.value === 'jupyter')?.description,
+      'a local Jupyter Server',
+    );
+    assert.equal(
+      backendChoices(unset, false, 'Workspace Python', 'python3').find((item) => item.value === 'jupyter'),
+      undefined,
+      'not in Restricted Mode',
+    );
   });
 });

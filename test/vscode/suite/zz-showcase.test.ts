@@ -17,7 +17,11 @@ const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
       origin: 'command',
     });
     await engine.run({ code: 'def ratio(a, b):\n    return a / b\n\nratio(1, 0)', origin: 'mcp' });
-    await engine.run({ code: 'import platform\nprint(platform.python_version(), platform.system())', backend: 'python', origin: 'mcp' });
+    await engine.run({
+      code: 'import platform\nprint(platform.python_version(), platform.system())',
+      backend: 'python',
+      origin: 'mcp',
+    });
     // Scratch editors left by earlier tests: revert them so closing asks nothing.
     for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
       if (tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === 'untitled') {
@@ -33,7 +37,8 @@ const untrusted = process.env.CODE_MODE_TEST_EXPECT_TRUSTED === '0';
     codeMode.explorer.refresh();
     await vscode.commands.executeCommand('codeMode.openResults');
     const deadline = Date.now() + 20_000;
-    while ((await codeMode.results.probe()).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while ((await codeMode.results.probe()).length < 3 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
     assert.ok((await codeMode.results.probe()).length >= 3, 'the results panel shows the runs');
     // The runner's --screenshot waits for this line; give it time before the suite (and the views) end.
     await new Promise((r) => setTimeout(r, 1000));

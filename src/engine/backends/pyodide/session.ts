@@ -163,15 +163,13 @@ export class PyodideSession implements BackendSession {
     const host = this.host();
     const id = ++this.lastPackagesId;
     // A host that goes away answers every request it had as failed, with the reason.
-    const reply = this.packageRequests
-      .wait(id)
-      .catch((error: unknown): PackagesReply => ({
-        type: 'packagesDone',
-        id,
-        errors: [],
-        versions: {},
-        failed: errorText(error),
-      }));
+    const reply = this.packageRequests.wait(id).catch((error: unknown): PackagesReply => ({
+      type: 'packagesDone',
+      id,
+      errors: [],
+      versions: {},
+      failed: errorText(error),
+    }));
     this.send(host, { type: 'packages', id, steps, versionsOf });
     return reply;
   }
