@@ -11,13 +11,6 @@ import { backendUnderTest, type BackendUnderTest } from '../support/backendSessi
 import { contractTargets } from '../support/contractTargets';
 
 const NO_THREADS = 'Pyodide has no threads: threading.Thread.start raises before any call is made';
-// Known bugs of the jupyter backend that these cases found; reported, not fixed in this change (src/ is not touched).
-const JUPYTER_PARAMS_REQUIRED =
-  "bug: on a Jupyter kernel host.call(method) without params raises TypeError (kernel_support.py's call has no default)";
-const JUPYTER_NOT_JSON =
-  "bug: on a Jupyter kernel params that are not JSON raise HostCallError 'host calls can only be made while a cell runs (… not JSON serializable)', not TypeError";
-const JUPYTER_LATE_ANSWER =
-  "bug: on a Jupyter kernel the host's late answer to an abandoned call is sent to the kernel, which takes it for the next call's";
 
 // The suite timeout is a guard against a hang (a hub start included), not a timing assertion.
 for (const target of contractTargets()) {
@@ -75,30 +68,22 @@ for (const target of contractTargets()) {
       assert.equal(uncaught.outcome.message, 'HostCallError: no such tool: missing-too');
     });
 
-    test(
-      'params that are not JSON raise TypeError and never reach the host',
-      { todo: target.backend === 'jupyter' && JUPYTER_NOT_JSON },
-      async () => {
-        calls.length = 0;
-        const notJson = await run(session, "import _code_mode_host as host\nhost.call('x', {'when': object()})");
-        assert.ok(notJson.outcome.status === 'error', JSON.stringify(notJson.outcome));
-        assert.equal(notJson.outcome.excName, 'TypeError');
-        assert.deepEqual(calls, []);
-      },
-    );
+    test('params that are not JSON raise TypeError and never reach the host', async () => {
+      calls.length = 0;
+      const notJson = await run(session, "import _code_mode_host as host\nhost.call('x', {'when': object()})");
+      assert.ok(notJson.outcome.status === 'error', JSON.stringify(notJson.outcome));
+      assert.equal(notJson.outcome.excName, 'TypeError');
+      assert.deepEqual(calls, []);
+    });
 
-    test(
-      'params may be left out: the host is asked with null',
-      { todo: target.backend === 'jupyter' && JUPYTER_PARAMS_REQUIRED },
-      async () => {
-        calls.length = 0;
-        const uncaught = await run(session, "import _code_mode_host as host\nhost.call('missing-params')");
-        assert.ok(uncaught.outcome.status === 'error', JSON.stringify(uncaught.outcome));
-        assert.equal(uncaught.outcome.excName, 'HostCallError');
-        assert.equal(uncaught.outcome.message, 'HostCallError: no such tool: missing-params');
-        assert.deepEqual(calls, [['missing-params', null]]);
-      },
-    );
+    test('params may be left out: the host is asked with null', async () => {
+      calls.length = 0;
+      const uncaught = await run(session, "import _code_mode_host as host\nhost.call('missing-params')");
+      assert.ok(uncaught.outcome.status === 'error', JSON.stringify(uncaught.outcome));
+      assert.equal(uncaught.outcome.excName, 'HostCallError');
+      assert.equal(uncaught.outcome.message, 'HostCallError: no such tool: missing-params');
+      assert.deepEqual(calls, [['missing-params', null]]);
+    });
 
     test('the shipped code_mode module is importable and calls the host; the backend support files are not importable', async () => {
       const { outcome, out } = await run(
@@ -115,44 +100,40 @@ for (const target of contractTargets()) {
       assert.equal(out, "True True\n{'query': 'read file'}\n[None, None, None, None]\n");
     });
 
-    test(
-      'an interrupt abandons a pending host call; its late answer is never taken for the next call',
-      { todo: target.backend === 'jupyter' && JUPYTER_LATE_ANSWER },
-      async () => {
-        let slowCall = nextSlowCall();
-        const sink = new RecordingSink();
-        const caught = run(
-          session,
-          [
-            'import _code_mode_host as host',
-            'try:',
-            '    host.call("slow", None)',
-            'except KeyboardInterrupt:',
-            '    print("abandoned", flush=True)',
-            'print(host.call("fast", None)["method"])',
-          ].join('\n'),
-          sink,
-        );
-        await slowCall;
-        session.interrupt();
-        await sink.waitFor('abandoned');
-        releaseSlow('too late');
-        const { outcome, out } = await caught;
-        assert.deepEqual(outcome, { status: 'ok' });
-        assert.equal(out, 'abandoned\nfast\n');
+    test('an interrupt abandons a pending host call; its late answer is never taken for the next call', async () => {
+      let slowCall = nextSlowCall();
+      const sink = new RecordingSink();
+      const caught = run(
+        session,
+        [
+          'import _code_mode_host as host',
+          'try:',
+          '    host.call("slow", None)',
+          'except KeyboardInterrupt:',
+          '    print("abandoned", flush=True)',
+          'print(host.call("fast", None)["method"])',
+        ].join('\n'),
+        sink,
+      );
+      await slowCall;
+      session.interrupt();
+      await sink.waitFor('abandoned');
+      releaseSlow('too late');
+      const { outcome, out } = await caught;
+      assert.deepEqual(outcome, { status: 'ok' });
+      assert.equal(out, 'abandoned\nfast\n');
 
-        slowCall = nextSlowCall();
-        const uncaught = run(session, 'import _code_mode_host as host\nhost.call("slow", None)');
-        await slowCall;
-        session.interrupt();
-        assert.deepEqual((await uncaught).outcome, { status: 'interrupted' });
-        releaseSlow('later still');
-        assert.equal(
-          (await run(session, 'import _code_mode_host as host\nprint(host.call("again", [1, 2])["params"])')).out,
-          '[1, 2]\n',
-        );
-      },
-    );
+      slowCall = nextSlowCall();
+      const uncaught = run(session, 'import _code_mode_host as host\nhost.call("slow", None)');
+      await slowCall;
+      session.interrupt();
+      assert.deepEqual((await uncaught).outcome, { status: 'interrupted' });
+      releaseSlow('later still');
+      assert.equal(
+        (await run(session, 'import _code_mode_host as host\nprint(host.call("again", [1, 2])["params"])')).out,
+        '[1, 2]\n',
+      );
+    });
 
     test(
       'host calls from another thread are refused with HostCallError',

@@ -30,6 +30,7 @@ _cell = None
 _user_input = None
 _displays = None
 _cells = 0
+_host_calls = 0
 _MAIN_THREAD = threading.get_ident()
 
 
@@ -110,8 +111,10 @@ def _show_figures():
         _displays.end_run()
 
 
-def call(method, params):
-    """Asks the host and waits for its answer; raises HostCallError with the host's reason."""
+def call(method, params=None):
+    """Asks the host and waits for its answer; raises HostCallError with the host's reason, and TypeError for
+    params that are not JSON (before the host hears of the call), as on the other backends."""
+    global _host_calls
     if threading.get_ident() != _MAIN_THREAD:
         raise HostCallError("host calls can only be made from the kernel's main thread while a cell runs")
     from IPython import get_ipython
@@ -120,11 +123,19 @@ def call(method, params):
     kernel = getattr(shell, "kernel", None)
     if kernel is None:
         raise HostCallError("host calls need an ipykernel kernel")
-    try:
-        answer = kernel.raw_input(_marker + _dumps({"method": method, "params": params}))
-    except Exception as exc:  # StdinNotImplementedError: not inside a run of the engine's
-        raise HostCallError("host calls can only be made while a cell runs (%s)" % exc) from None
-    reply = _loads(answer)
+    _host_calls += 1
+    call_id = _host_calls
+    question = _marker + _dumps({"id": call_id, "method": method, "params": params})
+    while True:
+        try:
+            answer = kernel.raw_input(question)
+        except Exception as exc:  # StdinNotImplementedError: not inside a run of the engine's
+            raise HostCallError("host calls can only be made while a cell runs (%s)" % exc) from None
+        reply = _loads(answer)
+        # Another id: the late answer to a call an interrupt abandoned. Asked again, the host answers this
+        # call from the one it already made (kernelInput.ts).
+        if reply.get("id", call_id) == call_id:
+            break
     if reply.get("ok"):
         return reply.get("result")
     raise HostCallError(reply.get("error") or "the host call failed")

@@ -13,7 +13,7 @@ import type {
   BackendSink,
 } from '../contract';
 import { displayOf, outcomeOf, publishedOutcome, replyOutcome } from './kernelMessages';
-import { answerKernelInput } from './kernelInput';
+import { answerKernelInput, type CallsById } from './kernelInput';
 import { KernelPackages } from './kernelPackages';
 import type { JupyterEndpoint, KernelCheck, KernelHandle, KernelStatus } from './kernelTypes';
 import { StartGate } from '../../startGate';
@@ -27,6 +27,10 @@ interface ActiveRun {
   settled: boolean;
   /** The kernel began executing it (an IOPub message of it arrived). */
   started: boolean;
+  /** How many questions the kernel has asked on stdin: only the latest is waiting (see onInput). */
+  questions: number;
+  /** Its host calls by id: a call asked again is answered from the same call (kernelInput.ts). */
+  calls: CallsById;
   /** restart() decides its outcome: what the connection says meanwhile (the execution rejects) is not it. */
   restarting?: boolean;
   /** `lost`: the kernel died under it, and why; `byRestart`: restart()'s own word. */
@@ -257,6 +261,8 @@ export class JupyterSession implements BackendSession {
         sink,
         settled: false,
         started: false,
+        questions: 0,
+        calls: new Map(),
         finish: (outcome, lost, byRestart) => {
           if (run.settled || (run.restarting && !byRestart)) return;
           run.settled = true;
@@ -316,15 +322,21 @@ export class JupyterSession implements BackendSession {
     else if (shown?.kind === 'text') run.sink.stdout(shown.text.endsWith('\n') ? shown.text : `${shown.text}\n`);
   }
 
+  /**
+   * A kernel waits on one question at a time: a new one means the one before was abandoned (an interrupt), and
+   * its late answer is dropped, never sent for the new one (ipykernel drops a stale reply it already has).
+   */
   private onInput(run: ActiveRun, prompt: string, password: boolean, reply: (value: string) => void): void {
     if (run.settled) return;
+    const question = ++run.questions;
     answerKernelInput(
       this.marker,
       prompt,
       password,
       (method, params) => this.call(method, params),
+      run.calls,
       (value) => {
-        if (!run.settled) reply(value);
+        if (!run.settled && run.questions === question) reply(value);
       },
     );
   }
