@@ -134,7 +134,7 @@ export class SnapshotCache {
       return undefined;
     }
     try {
-      this.store(bytes);
+      this.store(bytes, recorded);
     } catch (error) {
       this.log.warn(`could not copy the shipped Pyodide snapshot into ${this.file}: ${String(error)}`);
       return undefined;
@@ -145,10 +145,10 @@ export class SnapshotCache {
     return { file: this.file, sha256: recorded };
   }
 
-  /** `bytes` and their hash, each written to a temp file and renamed into place. */
-  private store(bytes: Uint8Array): void {
+  /** `bytes` and their hash (computed here unless already known), each written to a temp file and renamed into place. */
+  private store(bytes: Uint8Array, hash = sha256(bytes)): void {
     const suffix = `${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-    fs.writeFileSync(`${this.file}.sha256.${suffix}`, sha256(bytes));
+    fs.writeFileSync(`${this.file}.sha256.${suffix}`, hash);
     fs.writeFileSync(`${this.file}.${suffix}`, bytes);
     // The hash goes first: a reader that sees the new snapshot also sees its hash.
     fs.renameSync(`${this.file}.sha256.${suffix}`, `${this.file}.sha256`);
