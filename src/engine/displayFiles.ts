@@ -22,6 +22,12 @@ const TEXT_MIMES: Record<string, string> = {
   '.md': 'text/markdown',
 };
 
+/** A necessary sign of a showable path, checked first: most runs print none, and scanning their text costs every run. */
+const KNOWN_EXTENSION = new RegExp(
+  `\\.(?:${[...Object.keys(IMAGE_MIMES), ...Object.keys(TEXT_MIMES)].map((extension) => extension.slice(1)).join('|')})`,
+  'i',
+);
+
 /** Files shown per run: a run that lists a folder should not turn into a slideshow. */
 export const MAX_FILES_PER_RUN = 4;
 /** Printed paths looked at per run, so a flood of file names costs a bounded number of file-system calls. */
@@ -66,6 +72,7 @@ export async function displaysForPrintedFiles(text: string, roots: readonly stri
 
 /** Strings in `text` that look like paths of files this module can show, first occurrence first. */
 export function printedPaths(text: string): string[] {
+  if (!KNOWN_EXTENSION.test(text)) return [];
   const found: { at: number; value: string }[] = [];
   const quoted: [number, number][] = [];
   for (const match of text.matchAll(QUOTED)) {

