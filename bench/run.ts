@@ -7,6 +7,8 @@
 //   * the Pyodide sandbox's two mechanisms (bubblewrap, Deno), start from the snapshot and warm runs alternating,
 //   * a local ipykernel driven directly with jupyter_client (bench/directKernel.py), interleaved with the jupyter
 //     backend's calls,
+//   * 8 concurrent callers, two ways: sharing one connection (and so one session, whose runs queue), and as 8 clients
+//     with a stdio server each (as 8 agents would have), each against the floor's servers taken the same way,
 // and the memory of a spare Pyodide host and of a Pyodide session's host after the warm calls.
 // The issue's figures (the first table printed) are ratios of figures measured in the same run.
 // Numbers are printed, never asserted: this machine is shared and noisy.
@@ -527,18 +529,65 @@ async function startDirectKernel(): Promise<Series> {
   };
 }
 
-/** Calls/s of CALLERS callers sharing one connection, PARALLEL_CALLS calls in all; `call` says whether a call succeeded. */
-async function measureThroughput(call: () => Promise<boolean>): Promise<number> {
+/**
+ * Calls/s of CALLERS callers, PARALLEL_CALLS calls in all; `call(caller)` says whether a call succeeded. The callers
+ * share one connection, or each has its own (see measureClientThroughput).
+ */
+async function measureThroughput(call: (caller: number) => Promise<boolean>): Promise<number> {
   let next = 0;
   let ok = 0;
-  const caller = async () => {
+  const caller = async (index: number) => {
     while (next < PARALLEL_CALLS) {
       next++;
-      if (await call()) ok++;
+      if (await call(index)) ok++;
     }
   };
-  const parallelMs = await timed(() => Promise.all(Array.from({ length: CALLERS }, caller)));
+  const parallelMs = await timed(() => Promise.all(Array.from({ length: CALLERS }, (_, index) => caller(index))));
   return (ok / parallelMs) * 1000;
+}
+
+/**
+ * CALLERS clients at once, each with the server of its own that an MCP client starts over stdio (and so its own
+ * interpreter): calls/s of the floor's servers and of ours for each backend, in alternating rounds. Our servers keep
+ * no spare Pyodide interpreter here: a spare only speeds a first run, and its start would land in a round.
+ */
+async function measureClientThroughput(targets: Target[]): Promise<{ floor: number; ours: Map<string, number> }> {
+  // One at a time, each with its interpreter started: eight Jupyter Servers starting at once on a small machine
+  // can take longer than the backend's start bound.
+  const openMany = async (open: () => Promise<Connection>, warm: (conn: Connection) => Promise<void>) => {
+    const conns: Connection[] = [];
+    for (let i = 0; i < CALLERS; i++) {
+      conns.push(await open());
+      await warm(conns[i]);
+    }
+    return conns;
+  };
+  const floorConns = await openMany(connectFloor, async (conn) => void (await floorCallSucceeds(conn)));
+  const ourConns = new Map<string, Connection[]>();
+  for (const target of targets)
+    for (const backend of BACKENDS) {
+      const conns = await openMany(
+        () => connectCli(target, [...backendArgs(backend), '--no-pyodide-spare']),
+        (conn) => runOnePlusOne(conn.client),
+      );
+      for (let i = 0; i < 20; i++) await Promise.all(conns.map((conn) => runOnePlusOne(conn.client)));
+      ourConns.set(`${target.label} ${backend}`, conns);
+    }
+  const floorRounds: number[] = [];
+  const ourRounds = new Map<string, number[]>();
+  try {
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      floorRounds.push(await measureThroughput((caller) => floorCallSucceeds(floorConns[caller])));
+      for (const [key, conns] of ourConns)
+        ourRounds.set(key, [
+          ...(ourRounds.get(key) ?? []),
+          await measureThroughput((caller) => runPythonSucceeds(conns[caller])),
+        ]);
+    }
+  } finally {
+    await Promise.all([...floorConns, ...[...ourConns.values()].flat()].map((conn) => conn.close()));
+  }
+  return { floor: median(floorRounds), ours: new Map([...ourRounds].map(([key, rounds]) => [key, median(rounds)])) };
 }
 
 async function runPythonSucceeds(conn: Connection): Promise<boolean> {
@@ -685,6 +734,7 @@ async function main(): Promise<void> {
     await warm.floorConn.close();
     for (const conn of warm.servers.values()) await conn.close();
     const throughput = new Map([...throughputRounds].map(([key, rounds]) => [key, median(rounds)]));
+    const clients = await measureClientThroughput(targets);
     const spareMemory = await measureSpare(primary);
     // Each bridged figure is paired with a direct one taken just before it, so both see the same load.
     const bridge = new Map<string, { bridged: number; direct: number }>();
@@ -787,6 +837,15 @@ async function main(): Promise<void> {
           ).join(', '),
         holds: (t) => BACKENDS.every((b) => throughput.get(`${t.label} ${b}`)! / floorThroughputMedian >= 0.4),
       },
+      {
+        figure: `${CALLERS} concurrent clients, each with its own stdio server, calls/s, each backend / the floor's (${fmt(clients.floor)}; median of ${THROUGHPUT_ROUNDS} rounds)`,
+        target: '≥ 40 %',
+        value: (t) =>
+          BACKENDS.map(
+            (b) => `${names[b]} ${((clients.ours.get(`${t.label} ${b}`)! / clients.floor) * 100).toFixed(0)} %`,
+          ).join(', '),
+        holds: (t) => BACKENDS.every((b) => clients.ours.get(`${t.label} ${b}`)! / clients.floor >= 0.4),
+      },
     ];
     const verdict = (holds: boolean | undefined) => (holds === undefined ? '' : holds ? ' ✓' : ' ✗');
     table(
@@ -857,6 +916,11 @@ async function main(): Promise<void> {
           `${CALLERS}-way throughput on one session (calls/s)`,
           fmt(baseline.callsPerSecond8Way),
           ...columns.map(([t, b]) => fmt(throughput.get(`${t.label} ${b}`)!)),
+        ],
+        [
+          `${CALLERS} clients, a server each (calls/s)`,
+          fmt(baseline.callsPerSecond8Way),
+          ...columns.map(([t, b]) => fmt(clients.ours.get(`${t.label} ${b}`)!)),
         ],
       ],
     );
@@ -1017,6 +1081,7 @@ async function main(): Promise<void> {
         p50Ms: floorP50,
         p90Ms: percentile(warm.floor.samples, 90),
         callsPerSecond8Way: floorThroughputMedian,
+        callsPerSecond8Clients: clients.floor,
       },
       directKernelP50Ms: directP50,
       spareHost: spareMemory,
@@ -1042,6 +1107,7 @@ async function main(): Promise<void> {
               warmP50OverFloor: p50(`${t.label} ${b} mcp`) / floorP50,
               engineOnlyP50Ms: p50(`${t.label} ${b} engine`),
               callsPerSecond8Way: throughput.get(`${t.label} ${b}`),
+              callsPerSecond8Clients: clients.ours.get(`${t.label} ${b}`),
               bridge: bridge.get(`${t.label} ${b}`),
             },
           ]),
