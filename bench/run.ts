@@ -552,8 +552,8 @@ async function measureThroughput(call: (caller: number) => Promise<boolean>): Pr
  * no spare Pyodide interpreter here: a spare only speeds a first run, and its start would land in a round.
  */
 async function measureClientThroughput(targets: Target[]): Promise<{ floor: number; ours: Map<string, number> }> {
-  // One at a time, each with its interpreter started: eight Jupyter Servers starting at once on a small machine
-  // can take longer than the backend's start bound.
+  // One at a time, each with its interpreter started before the next: once, one of eight local Jupyter Servers
+  // started at the same moment missed the backend's start bound, and the whole bench ended with it.
   const openMany = async (open: () => Promise<Connection>, warm: (conn: Connection) => Promise<void>) => {
     const conns: Connection[] = [];
     for (let i = 0; i < CALLERS; i++) {
