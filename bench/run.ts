@@ -6,7 +6,7 @@
 //     and with no snapshot at all (none shipped: it is made on the way),
 //   * the Pyodide sandbox's two mechanisms (bubblewrap, Deno), start from the snapshot and warm runs alternating,
 //   * a local ipykernel driven directly with jupyter_client (bench/directKernel.py), interleaved with the jupyter
-//     backend's calls,
+//     backend's calls, and 8 of them, a caller each, beside the 8 clients' servers: what any Jupyter client gets,
 //   * 8 concurrent callers, two ways: sharing one connection (and so one session, whose runs queue), and as 8 clients
 //     with a stdio server each (as 8 agents would have), each against the floor's servers taken the same way,
 // and the memory of a spare Pyodide host and of a Pyodide session's host after the warm calls.
@@ -551,7 +551,9 @@ async function measureThroughput(call: (caller: number) => Promise<boolean>): Pr
  * interpreter): calls/s of the floor's servers and of ours for each backend, in alternating rounds. Our servers keep
  * no spare Pyodide interpreter here: a spare only speeds a first run, and its start would land in a round.
  */
-async function measureClientThroughput(targets: Target[]): Promise<{ floor: number; ours: Map<string, number> }> {
+async function measureClientThroughput(
+  targets: Target[],
+): Promise<{ floor: number; ours: Map<string, number>; directKernels?: number }> {
   // One at a time, each with its interpreter started before the next: once, one of eight local Jupyter Servers
   // started at the same moment missed the backend's start bound, and the whole bench ended with it.
   const openMany = async (open: () => Promise<Connection>, warm: (conn: Connection) => Promise<void>) => {
@@ -573,8 +575,12 @@ async function measureClientThroughput(targets: Target[]): Promise<{ floor: numb
       for (let i = 0; i < 20; i++) await Promise.all(conns.map((conn) => runOnePlusOne(conn.client)));
       ourConns.set(`${target.label} ${backend}`, conns);
     }
+  // The most any Jupyter client gets from this machine: as many kernels, each driven directly by its own caller.
+  const directKernels: Series[] = [];
+  if (BACKENDS.includes('jupyter')) for (let i = 0; i < CALLERS; i++) directKernels.push(await startDirectKernel());
   const floorRounds: number[] = [];
   const ourRounds = new Map<string, number[]>();
+  const directRounds: number[] = [];
   try {
     for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
       floorRounds.push(await measureThroughput((caller) => floorCallSucceeds(floorConns[caller])));
@@ -583,11 +589,18 @@ async function measureClientThroughput(targets: Target[]): Promise<{ floor: numb
           ...(ourRounds.get(key) ?? []),
           await measureThroughput((caller) => runPythonSucceeds(conns[caller])),
         ]);
+      if (directKernels.length > 0)
+        directRounds.push(await measureThroughput(async (caller) => (await directKernels[caller].call(), true)));
     }
   } finally {
     await Promise.all([...floorConns, ...[...ourConns.values()].flat()].map((conn) => conn.close()));
+    await Promise.all(directKernels.map((kernel) => kernel.close()));
   }
-  return { floor: median(floorRounds), ours: new Map([...ourRounds].map(([key, rounds]) => [key, median(rounds)])) };
+  return {
+    floor: median(floorRounds),
+    ours: new Map([...ourRounds].map(([key, rounds]) => [key, median(rounds)])),
+    ...(directRounds.length > 0 ? { directKernels: median(directRounds) } : {}),
+  };
 }
 
 async function runPythonSucceeds(conn: Connection): Promise<boolean> {
@@ -774,6 +787,8 @@ async function main(): Promise<void> {
     );
     const directP50 = warm.directKernel && median(warm.directKernel.samples);
     const floorThroughputMedian = median(floorThroughput);
+    const percentOf = (callsPerS: number, floor: number) =>
+      `${fmt(callsPerS)} calls/s = ${((callsPerS / floor) * 100).toFixed(0)} %`;
     const ratioCell = (a: number, b: number, unit: string) =>
       `${fmt(a)} / ${fmt(b)} ${unit} = ${times(a / b).replace('.0×', '×')}`;
     const issueRows: {
@@ -834,7 +849,11 @@ async function main(): Promise<void> {
         value: (t) =>
           BACKENDS.map(
             (b) => `${names[b]} ${((throughput.get(`${t.label} ${b}`)! / floorThroughputMedian) * 100).toFixed(0)} %`,
-          ).join(', '),
+          ).join(', ') +
+          // A kernel runs one cell at a time, so one session's calls/s cannot pass 1 / a direct kernel's p50.
+          (directP50 === undefined
+            ? ''
+            : `; one kernel driven directly, one cell at a time: at most ${percentOf(1000 / directP50, floorThroughputMedian)}`),
         holds: (t) => BACKENDS.every((b) => throughput.get(`${t.label} ${b}`)! / floorThroughputMedian >= 0.4),
       },
       {
@@ -843,7 +862,10 @@ async function main(): Promise<void> {
         value: (t) =>
           BACKENDS.map(
             (b) => `${names[b]} ${((clients.ours.get(`${t.label} ${b}`)! / clients.floor) * 100).toFixed(0)} %`,
-          ).join(', '),
+          ).join(', ') +
+          (clients.directKernels === undefined
+            ? ''
+            : `; ${CALLERS} kernels driven directly with jupyter_client: ${percentOf(clients.directKernels, clients.floor)}`),
         holds: (t) => BACKENDS.every((b) => clients.ours.get(`${t.label} ${b}`)! / clients.floor >= 0.4),
       },
     ];
@@ -1084,6 +1106,7 @@ async function main(): Promise<void> {
         callsPerSecond8Clients: clients.floor,
       },
       directKernelP50Ms: directP50,
+      directKernelsCallsPerSecond8Clients: clients.directKernels,
       spareHost: spareMemory,
       pyodideSessionHost: warm.pyodideSessionMemory,
       targets: targets.map((t) => ({

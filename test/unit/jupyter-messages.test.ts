@@ -2,7 +2,13 @@
 // that never reached kernel_support.py, and display bundles.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { displayOf, outcomeOf, replyOutcome, stripAnsi } from '../../src/engine/backends/jupyter/kernelMessages';
+import {
+  displayOf,
+  outcomeOf,
+  publishedValue,
+  replyOutcome,
+  stripAnsi,
+} from '../../src/engine/backends/jupyter/kernelMessages';
 
 test('an outcome from kernel_support.py is taken as the backend contract has it', () => {
   assert.deepEqual(outcomeOf({ status: 'ok' }), { status: 'ok' });
@@ -24,6 +30,18 @@ test('an outcome from kernel_support.py is taken as the backend contract has it'
       traceback: 'Traceback ...',
     },
   );
+});
+
+test("kernel_support's outcome is read from its own payload in the execute_reply, among the others a cell may leave", () => {
+  const outcome = { status: 'ok' };
+  const page = { source: 'page', data: { 'text/plain': 'help text' }, start: 0 };
+  assert.deepEqual(
+    publishedValue({ status: 'ok', payload: [page, 'junk', null, { source: 'code-mode-outcome', value: outcome }] }),
+    outcome,
+  );
+  assert.equal(publishedValue({ status: 'ok', payload: [page] }), undefined);
+  assert.equal(publishedValue({ status: 'error', ename: 'KeyboardInterrupt' }), undefined);
+  assert.equal(publishedValue({ status: 'ok', payload: 'not a list' as unknown as unknown[] }), undefined);
 });
 
 test('an outcome that is not one becomes a crash that quotes it, never a success', () => {

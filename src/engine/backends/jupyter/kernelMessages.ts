@@ -1,11 +1,12 @@
-// What a kernel's messages mean for a run: its outcome (published by kernel_support.py, or read from the reply
-// when the code never reached it) and the displays of display_data / execute_result bundles.
+// What a kernel's messages mean for a run: its outcome (published by kernel_support.py in the execute_reply, or
+// read from the reply's status when the code never reached it) and the displays of display_data / execute_result
+// bundles.
 import type { Display } from '../../types';
 import type { BackendOutcome } from '../contract';
 import type { ExecuteReply } from './kernelTypes';
 
-/** The mime type kernel_support.py publishes a run's outcome under (its OUTCOME_MIME). */
-const OUTCOME_MIME = 'application/vnd.code-mode.outcome+json';
+/** The source of the reply payload kernel_support.py publishes a cell's outcome in (its PAYLOAD_SOURCE). */
+const PAYLOAD_SOURCE = 'code-mode-outcome';
 
 /** Mime types shown as displays, most preferred first; binary ones arrive base64 as Display wants them. */
 const SHOWN_MIMES = ['image/png', 'image/jpeg', 'image/svg+xml', 'text/html'];
@@ -17,11 +18,14 @@ export function stripAnsi(text: string): string {
   return text.replace(ANSI, '');
 }
 
-/** What kernel_support.py published with OUTCOME_MIME, when `type`/`content` is that IOPub message. */
-export function publishedOutcome(type: string, content: Record<string, unknown>): unknown {
-  if (type !== 'display_data') return undefined;
-  const data = (content.data ?? {}) as Record<string, unknown>;
-  return data[OUTCOME_MIME];
+/** What kernel_support.py published for the cell `reply` answers, or undefined when it published nothing. */
+export function publishedValue(reply: ExecuteReply): unknown {
+  const payload: unknown[] = Array.isArray(reply.payload) ? reply.payload : [];
+  for (const entry of payload) {
+    if (typeof entry === 'object' && entry !== null && (entry as { source?: unknown }).source === PAYLOAD_SOURCE)
+      return (entry as { value?: unknown }).value;
+  }
+  return undefined;
 }
 
 /** A kernel's own word for an outcome is checked before it is believed: a remote server is not this process. */

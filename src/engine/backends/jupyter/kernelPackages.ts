@@ -4,7 +4,7 @@
 import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../../packages/pip';
 import type { PackageSpec, RequirementSpec } from '../../packages/spec';
 import type { InstallOptions, PackageReport } from '../../types';
-import { publishedOutcome } from './kernelMessages';
+import { publishedValue } from './kernelMessages';
 import type { KernelHandle } from './kernelTypes';
 import { supportCell } from './supportCells';
 
@@ -42,11 +42,11 @@ export class KernelPackages {
   /** The distributions of `names` the running kernel still cannot see after refreshing its import paths. */
   private async refreshImports(names: string[]): Promise<string[]> {
     const kernel = await this.kernel();
-    let published: { unseen?: unknown } | undefined;
-    await kernel.execute(supportCell('refresh', { names }), {
-      iopub: (type, content) => (published = (publishedOutcome(type, content) as typeof published) ?? published),
-      input: (_prompt, _password, reply) => reply(''),
+    const reply = await kernel.execute(supportCell('refresh', { names }), {
+      iopub: () => undefined,
+      input: (_prompt, _password, answer) => answer(''),
     });
+    const published = publishedValue(reply) as { unseen?: unknown } | undefined;
     return Array.isArray(published?.unseen)
       ? published.unseen.filter((name): name is string => typeof name === 'string')
       : names;
@@ -54,13 +54,12 @@ export class KernelPackages {
 
   private readonly pipProcess: PipProcess = async (args, env, timeoutMs) => {
     const kernel = await this.kernel();
-    let result: ProcessResult | undefined;
     const reply = await kernel.execute(supportCell('process', { args, env, timeoutMs, keptChars: KEPT_OUTPUT_CHARS }), {
-      iopub: (type, content) => (result = (publishedOutcome(type, content) as ProcessResult | undefined) ?? result),
-      input: (_prompt, _password, reply) => reply(''),
+      iopub: () => undefined,
+      input: (_prompt, _password, answer) => answer(''),
     });
     return (
-      result ?? {
+      (publishedValue(reply) as ProcessResult | undefined) ?? {
         code: null,
         stdout: '',
         stderr: '',

@@ -40,6 +40,8 @@ export interface ExecuteReply {
   ename?: string;
   evalue?: string;
   traceback?: string[];
+  /** What the cell handed its requester alone (IPython's payloads): kernel_support.py's outcome among them. */
+  payload?: unknown[];
 }
 
 /** Where the messages of one execution go. */

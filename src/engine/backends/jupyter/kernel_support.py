@@ -5,8 +5,8 @@ Loaded once per kernel by the Jupyter backend (src/engine/backends/jupyter/suppo
 displays.py).
 
 A run is the cell `__import__("_code_mode_kernel").run("<base64 JSON request>")`: no user text is ever
-spliced into code. Its outcome leaves as a display_data message of OUTCOME_MIME on IOPub, after the run's
-output. Calls into the host (the code-mode tool bridge, input()) ask on the kernel's stdin channel with a
+spliced into code. Its outcome comes back in the cell's execute_reply, as a payload of PAYLOAD_SOURCE, after the
+run's output. Calls into the host (the code-mode tool bridge, input()) ask on the kernel's stdin channel with a
 prompt that starts with this kernel's marker; the engine answers with the JSON reply. The stdin channel is
 the one channel a busy kernel still reads, so calls are synchronous, as on the other backends.
 """
@@ -17,7 +17,7 @@ import sys
 import threading
 import types
 
-OUTCOME_MIME = "application/vnd.code-mode.outcome+json"
+PAYLOAD_SOURCE = "code-mode-outcome"
 # Taken now: user code that replaces json.loads or base64.b64decode must not break the runs after it.
 _dumps = json.dumps
 _loads = json.loads
@@ -42,10 +42,11 @@ HostCallError.__module__ = "_code_mode_host"
 
 
 def _publish(value):
-    """Sends `value` to the engine: a display_data message of OUTCOME_MIME on IOPub, after what came before it."""
-    from IPython.display import publish_display_data
+    """Hands `value` to the engine in this cell's execute_reply, as a payload (IPython's way for a cell to answer its
+    requester alone): a message less per run than a display_data on IOPub, and nothing for other frontends to show."""
+    from IPython import get_ipython
 
-    publish_display_data({OUTCOME_MIME: value})
+    get_ipython().payload_manager.write_payload({"source": PAYLOAD_SOURCE, "value": value})
 
 
 def _load(name, source):

@@ -12,7 +12,7 @@ import type {
   BackendSessionOptions,
   BackendSink,
 } from '../contract';
-import { displayOf, outcomeOf, publishedOutcome, replyOutcome } from './kernelMessages';
+import { displayOf, outcomeOf, publishedValue, replyOutcome } from './kernelMessages';
 import { answerKernelInput, type CallsById } from './kernelInput';
 import { KernelPackages } from './kernelPackages';
 import type { JupyterEndpoint, KernelCheck, KernelHandle, KernelStatus } from './kernelTypes';
@@ -23,7 +23,6 @@ import { setupCell, supportCell } from './supportCells';
 
 interface ActiveRun {
   sink: BackendSink;
-  outcome?: BackendOutcome;
   settled: boolean;
   /** The kernel began executing it (an IOPub message of it arrived). */
   started: boolean;
@@ -100,16 +99,13 @@ export class JupyterSession implements BackendSession {
       kernel = await this.starting;
     }
     if (this.needsSetup) {
-      let loaded: { pid?: number; executable?: string; note?: string } | undefined;
       const reply = await kernel.execute(
         setupCell(this.marker, this.options.workspaceRoots?.[0], this.options.scratchDir),
-        {
-          iopub: (type, content) => (loaded = (publishedOutcome(type, content) as typeof loaded) ?? loaded),
-          input: (_prompt, _password, reply) => reply(''),
-        },
+        { iopub: () => undefined, input: (_prompt, _password, answer) => answer('') },
       );
       if (reply.status !== 'ok')
         throw new Error(`the kernel could not load the code-mode support: ${reply.ename}: ${reply.evalue}`);
+      const loaded = publishedValue(reply) as { pid?: number; executable?: string; note?: string } | undefined;
       this.kernelProcess = {
         pid: typeof loaded?.pid === 'number' ? loaded.pid : undefined,
         executable: typeof loaded?.executable === 'string' ? loaded.executable : undefined,
@@ -278,8 +274,9 @@ export class JupyterSession implements BackendSession {
         })
         .then(
           (reply) => {
+            const published = publishedValue(reply);
             if (
-              !run.outcome &&
+              published === undefined &&
               reply.status === 'error' &&
               reply.ename === 'ModuleNotFoundError' &&
               /_code_mode_kernel/.test(reply.evalue ?? '')
@@ -294,7 +291,7 @@ export class JupyterSession implements BackendSession {
               );
               return;
             }
-            run.finish(run.outcome ?? replyOutcome(reply));
+            run.finish(published !== undefined ? outcomeOf(published) : replyOutcome(reply));
           },
           (error: unknown) =>
             run.finish({ status: 'crashed', message: `the connection to the kernel failed: ${errorText(error)}` }),
@@ -312,11 +309,6 @@ export class JupyterSession implements BackendSession {
       return;
     }
     if (type !== 'display_data' && type !== 'execute_result' && type !== 'update_display_data') return;
-    const published = publishedOutcome(type, content);
-    if (published !== undefined) {
-      run.outcome = outcomeOf(published);
-      return;
-    }
     const shown = displayOf((content.data ?? {}) as Record<string, unknown>);
     if (shown?.kind === 'display') run.sink.display(shown.display);
     else if (shown?.kind === 'text') run.sink.stdout(shown.text.endsWith('\n') ? shown.text : `${shown.text}\n`);
