@@ -18,7 +18,11 @@ export interface StdioConnection {
   close(): Promise<void>;
 }
 
-/** A real MCP client talking to the built CLI over stdio; `capabilities` are the client's own (e.g. elicitation). */
+/**
+ * A real MCP client talking to the built CLI over stdio; `capabilities` are the client's own (e.g. elicitation).
+ * It lists the tools first, so the SDK's client checks every structured result against its tool's output schema
+ * (the server does not check run_python's on the way out).
+ */
 export async function connectStdio(
   args: string[] = [],
   env: Record<string, string> = {},
@@ -36,6 +40,7 @@ export async function connectStdio(
   });
   const client = new Client({ name: 'code-mode-tests', version: '1.0.0' }, { capabilities });
   await client.connect(transport);
+  await client.listTools();
   return { client, transport, stderr: () => stderr, close: () => client.close() };
 }
 
