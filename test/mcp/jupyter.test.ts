@@ -71,6 +71,33 @@ describe('the jupyter backend over MCP', () => {
     assert.equal((await run('print(x + 1)')).result.stdout, '42\n');
   });
 
+  test("IPython's run hooks see each run's own code and whether it failed, as for a typed cell", async () => {
+    // Hooks such as autoreload's hang on pre_run_cell; the engine's silent cells would skip them if the support
+    // code did not trigger them.
+    const register = [
+      'seen = []',
+      'def _before(info): seen.append(["pre", info.raw_cell])',
+      'def _after(result): seen.append(["post", result.info.raw_cell, result.success])',
+      'get_ipython().events.register("pre_run_cell", _before)',
+      'get_ipython().events.register("post_run_cell", _after)',
+    ].join('\n');
+    assert.equal((await run(register)).result.success, true);
+    assert.equal((await run('1 / 0')).result.success, false);
+    const report = [
+      'get_ipython().events.unregister("pre_run_cell", _before)',
+      'get_ipython().events.unregister("post_run_cell", _after)',
+      'import json; print(json.dumps(seen))',
+    ].join('\n');
+    const { result } = await run(report);
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.deepEqual(JSON.parse(result.stdout), [
+      ['post', register, true],
+      ['pre', '1 / 0'],
+      ['post', '1 / 0', false],
+      ['pre', report],
+    ]);
+  });
+
   test("an exception comes back with its real name and a traceback at the user's line", async () => {
     const { result } = await run('def f():\n    return 1 / 0\nf()');
     assert.equal(result.success, false);

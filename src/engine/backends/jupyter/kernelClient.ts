@@ -165,13 +165,8 @@ class KernelConnectionHandle implements KernelHandle {
   }
 
   async execute(code: string, handlers: KernelMessages): Promise<ExecuteReply> {
-    const future = this.connection.requestExecute({
-      code,
-      silent: false,
-      store_history: false,
-      allow_stdin: true,
-      stop_on_error: true,
-    });
+    // Silent: the kernel does not echo the cell on IOPub (kernel_support.py triggers IPython's run hooks itself).
+    const future = this.connection.requestExecute({ code, silent: true, store_history: false, allow_stdin: true });
     future.onIOPub = (message) => handlers.iopub(message.header.msg_type, message.content as Record<string, unknown>);
     future.onStdin = (message) => {
       if (!KernelMessage.isInputRequestMsg(message)) return;

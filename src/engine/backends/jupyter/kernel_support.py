@@ -150,6 +150,12 @@ def run(encoded):
     request = _loads(_b64decode(encoded).decode("utf-8"))
     _cells += 1
     shell = get_ipython()
+    # The engine sends its cells silent (no execute_input echoed on IOPub: a message less per run, and other
+    # frontends of the kernel do not show the support cell), which makes IPython skip pre_run_cell and
+    # post_run_cell: they are triggered here, for the user's code, so hooks such as autoreload run as for a typed cell.
+    info = _execution_info(request["code"])
+    if info is not None:
+        shell.events.trigger("pre_run_cell", info)
     # ipykernel puts its own input() in place for every request; the engine's asks the same way on every backend.
     saved = (builtins.input, sys.stdin)
     sys.stdin = _user_input.install(call, HostCallError)
@@ -162,7 +168,32 @@ def run(encoded):
         # after every request and hangs on one it cannot flush; nor the next cell, as on the other backends.
         sys.stdout, sys.stderr = _streams
     _show_figures()
+    if info is not None:
+        shell.events.trigger("post_run_cell", _execution_result(info, outcome))
     _publish(outcome)
+
+
+def _execution_info(code):
+    """IPython's description of a cell about to run, as its hooks receive it; None where IPython has none."""
+    try:
+        from IPython.core.interactiveshell import ExecutionInfo
+    except ImportError:
+        return None
+    try:
+        return ExecutionInfo(code, False, False, True, None)
+    except TypeError:  # an older IPython, whose cells have no id
+        return ExecutionInfo(code, False, False, True)
+
+
+def _execution_result(info, outcome):
+    from IPython.core.interactiveshell import ExecutionResult
+
+    result = ExecutionResult(info)
+    if outcome["status"] == "error":
+        result.error_in_exec = RuntimeError(outcome.get("message", ""))
+    elif outcome["status"] == "interrupted":
+        result.error_in_exec = KeyboardInterrupt()
+    return result
 
 
 def process(encoded):
