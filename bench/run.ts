@@ -1,6 +1,7 @@
 // npm run bench — medians and ratios against baselines measured in the same run:
 //   * a spawn-per-call baseline (`python3 -c` per call),
-//   * the MCP floor: an SDK stdio server whose tool runs nothing (bench/floorServer.ts), called with the same
+//   * the MCP floor: an SDK stdio server whose tool runs nothing (bench/floorServer.ts), and the same plus one
+//     round trip to a Python process (bench/hopFloorServer.ts), called with the same
 //     SDK client as ours, interleaved call by call with our run_python calls and with the engine alone,
 //   * Pyodide's first start on an empty cache as a fresh install has it (from the snapshot shipped with the build),
 //     and with no snapshot at all (none shipped: it is made on the way),
@@ -179,6 +180,8 @@ const connectCli = (target: Target, args: string[]) =>
 // From this checkout's folder, where `--import tsx` resolves.
 const connectFloor = () =>
   connect(process.execPath, ['--import', 'tsx', path.join(benchDir, 'floorServer.ts')], thisRoot);
+const connectHopFloor = (python: string) =>
+  connect(process.execPath, ['--import', 'tsx', path.join(benchDir, 'hopFloorServer.ts'), python], thisRoot);
 
 async function runPython(client: Client, args: Record<string, unknown>): Promise<RunResult> {
   const raw = (await client.callTool({ name: 'run_python', arguments: args }, undefined, {
@@ -410,6 +413,8 @@ interface Series {
 
 interface Warm {
   floor: Series;
+  /** The floor plus one round trip to a Python process (hopFloorServer.ts). */
+  hopFloor: Series;
   /** The floor's connection, left open for its throughput figure. */
   floorConn: Connection;
   /** A local kernel driven with jupyter_client, when the jupyter backend is measured. */
@@ -427,8 +432,18 @@ interface Warm {
  * Every series answers `print(1+1)` (the floor answers a constant) WARM_CALLS times; each round calls every
  * series once, starting from a different one each round, so load from elsewhere lands on all of them alike.
  */
-async function measureWarm(targets: Target[]): Promise<Warm> {
+async function measureWarm(targets: Target[], python: string): Promise<Warm> {
   const floorConn = await connectFloor();
+  const hopConn = await connectHopFloor(python);
+  const hopFloor: Series = {
+    name: 'MCP floor + one process hop',
+    call: async () => {
+      const raw = (await hopConn.client.callTool({ name: FLOOR_TOOL, arguments: { code: CODE } })) as CallToolResult;
+      if (raw.isError) throw new Error('the hop floor tool failed');
+    },
+    samples: [],
+    close: () => hopConn.close(),
+  };
   const floor: Series = {
     name: 'MCP floor',
     call: async () => {
@@ -481,7 +496,7 @@ async function measureWarm(targets: Target[]): Promise<Warm> {
     };
   }
   let pyodideSessionMemory: TreeMemory | undefined;
-  const all = [floor, ...(directKernel ? [directKernel] : []), ...byKey.values()];
+  const all = [floor, hopFloor, ...(directKernel ? [directKernel] : []), ...byKey.values()];
   for (let i = 0; i < 50; i++) for (const series of all) await series.call();
   for (let round = 0; round < WARM_CALLS; round++) {
     for (let k = 0; k < all.length; k++) {
@@ -490,7 +505,7 @@ async function measureWarm(targets: Target[]): Promise<Warm> {
     }
   }
   for (const series of all) await series.close();
-  return { floor, floorConn, directKernel, pyodideSessionMemory, byKey, servers, toolsList };
+  return { floor, hopFloor, floorConn, directKernel, pyodideSessionMemory, byKey, servers, toolsList };
 }
 
 /** bench/directKernel.py on the jupyter backend's interpreter: one execution per line, answered when the kernel is idle. */
@@ -731,7 +746,7 @@ async function main(): Promise<void> {
     const baseline = await measureSpawnPerCall(python);
     const starts = await measurePyodideStarts(targets);
     const serverStarts = await measureServerStarts(targets);
-    const warm = await measureWarm(targets);
+    const warm = await measureWarm(targets, python);
     const mechanisms = await measureSandboxMechanisms(primary);
     // Rounds alternate the floor and each of our servers, so load from elsewhere lands on all of them alike.
     const throughputRounds = new Map<string, number[]>();
@@ -952,6 +967,12 @@ async function main(): Promise<void> {
     );
     const warmRows: string[][] = [
       ['MCP floor (SDK server, tool runs nothing)', fmt(floorP50), fmt(percentile(warm.floor.samples, 90)), '1.0×'],
+      [
+        'MCP floor + one round trip over a pipe to a Python process that echoes',
+        fmt(median(warm.hopFloor.samples)),
+        fmt(percentile(warm.hopFloor.samples, 90)),
+        times(median(warm.hopFloor.samples) / floorP50),
+      ],
     ];
     if (warm.directKernel)
       warmRows.push([
@@ -1105,6 +1126,7 @@ async function main(): Promise<void> {
         callsPerSecond8Way: floorThroughputMedian,
         callsPerSecond8Clients: clients.floor,
       },
+      hopFloorP50Ms: median(warm.hopFloor.samples),
       directKernelP50Ms: directP50,
       directKernelsCallsPerSecond8Clients: clients.directKernels,
       spareHost: spareMemory,
