@@ -435,24 +435,9 @@ interface Warm {
 async function measureWarm(targets: Target[], python: string): Promise<Warm> {
   const floorConn = await connectFloor();
   const hopConn = await connectHopFloor(python);
-  const hopFloor: Series = {
-    name: 'MCP floor + one process hop',
-    call: async () => {
-      const raw = (await hopConn.client.callTool({ name: FLOOR_TOOL, arguments: { code: CODE } })) as CallToolResult;
-      if (raw.isError) throw new Error('the hop floor tool failed');
-    },
-    samples: [],
-    close: () => hopConn.close(),
-  };
-  const floor: Series = {
-    name: 'MCP floor',
-    call: async () => {
-      const raw = (await floorConn.client.callTool({ name: FLOOR_TOOL, arguments: { code: CODE } })) as CallToolResult;
-      if (raw.isError) throw new Error('the floor tool failed');
-    },
-    samples: [],
-    close: async () => undefined,
-  };
+  const hopFloor = floorSeries('MCP floor + one process hop', hopConn, true);
+  // The floor's connection stays open for its throughput figure.
+  const floor = floorSeries('MCP floor', floorConn, false);
   const directKernel = BACKENDS.includes('jupyter') ? await startDirectKernel() : undefined;
   const byKey = new Map<string, Series>();
   const servers = new Map<string, Connection>();
@@ -506,6 +491,18 @@ async function measureWarm(targets: Target[], python: string): Promise<Warm> {
   }
   for (const series of all) await series.close();
   return { floor, hopFloor, floorConn, directKernel, pyodideSessionMemory, byKey, servers, toolsList };
+}
+
+/** Calls of a floor server's tool on `conn`; `owned`: closing the series closes the connection. */
+function floorSeries(name: string, conn: Connection, owned: boolean): Series {
+  return {
+    name,
+    call: async () => {
+      if (!(await floorCallSucceeds(conn))) throw new Error(`the tool of the ${name} failed`);
+    },
+    samples: [],
+    close: owned ? () => conn.close() : async () => undefined,
+  };
 }
 
 /** bench/directKernel.py on the jupyter backend's interpreter: one execution per line, answered when the kernel is idle. */
