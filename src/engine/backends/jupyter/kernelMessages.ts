@@ -3,7 +3,7 @@
 // bundles.
 import type { Display } from '../../types';
 import type { BackendOutcome } from '../contract';
-import type { ExecuteReply } from './kernelTypes';
+import type { ExecuteReply, KernelMessages } from './kernelTypes';
 
 /** The source of the reply payload kernel_support.py publishes a cell's outcome in (its PAYLOAD_SOURCE). */
 const PAYLOAD_SOURCE = 'code-mode-outcome';
@@ -17,6 +17,15 @@ const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 export function stripAnsi(text: string): string {
   return text.replace(ANSI, '');
 }
+
+/**
+ * For the engine's own support cells (setup, pip, import refresh): what they print is not wanted, their result
+ * comes in the reply (publishedValue), and a question on stdin gets an empty answer rather than a wait.
+ */
+export const SUPPORT_CELL_MESSAGES: KernelMessages = {
+  iopub: () => undefined,
+  input: (_prompt, _password, answer) => answer(''),
+};
 
 /** What kernel_support.py published for the cell `reply` answers, or undefined when it published nothing. */
 export function publishedValue(reply: ExecuteReply): unknown {

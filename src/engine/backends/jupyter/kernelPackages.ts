@@ -4,7 +4,7 @@
 import { KEPT_OUTPUT_CHARS, pipCheck, pipInstall, type PipProcess, type ProcessResult } from '../../packages/pip';
 import type { PackageSpec, RequirementSpec } from '../../packages/spec';
 import type { InstallOptions, PackageReport } from '../../types';
-import { publishedValue } from './kernelMessages';
+import { publishedValue, SUPPORT_CELL_MESSAGES } from './kernelMessages';
 import type { KernelHandle } from './kernelTypes';
 import { supportCell } from './supportCells';
 
@@ -42,10 +42,7 @@ export class KernelPackages {
   /** The distributions of `names` the running kernel still cannot see after refreshing its import paths. */
   private async refreshImports(names: string[]): Promise<string[]> {
     const kernel = await this.kernel();
-    const reply = await kernel.execute(supportCell('refresh', { names }), {
-      iopub: () => undefined,
-      input: (_prompt, _password, answer) => answer(''),
-    });
+    const reply = await kernel.execute(supportCell('refresh', { names }), SUPPORT_CELL_MESSAGES);
     const published = publishedValue(reply) as { unseen?: unknown } | undefined;
     return Array.isArray(published?.unseen)
       ? published.unseen.filter((name): name is string => typeof name === 'string')
@@ -54,10 +51,10 @@ export class KernelPackages {
 
   private readonly pipProcess: PipProcess = async (args, env, timeoutMs) => {
     const kernel = await this.kernel();
-    const reply = await kernel.execute(supportCell('process', { args, env, timeoutMs, keptChars: KEPT_OUTPUT_CHARS }), {
-      iopub: () => undefined,
-      input: (_prompt, _password, answer) => answer(''),
-    });
+    const reply = await kernel.execute(
+      supportCell('process', { args, env, timeoutMs, keptChars: KEPT_OUTPUT_CHARS }),
+      SUPPORT_CELL_MESSAGES,
+    );
     return (
       (publishedValue(reply) as ProcessResult | undefined) ?? {
         code: null,

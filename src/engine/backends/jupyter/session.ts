@@ -12,7 +12,7 @@ import type {
   BackendSessionOptions,
   BackendSink,
 } from '../contract';
-import { displayOf, outcomeOf, publishedValue, replyOutcome } from './kernelMessages';
+import { displayOf, outcomeOf, publishedValue, replyOutcome, SUPPORT_CELL_MESSAGES } from './kernelMessages';
 import { answerKernelInput, type CallsById } from './kernelInput';
 import { KernelPackages } from './kernelPackages';
 import type { JupyterEndpoint, KernelCheck, KernelHandle, KernelStatus } from './kernelTypes';
@@ -101,7 +101,7 @@ export class JupyterSession implements BackendSession {
     if (this.needsSetup) {
       const reply = await kernel.execute(
         setupCell(this.marker, this.options.workspaceRoots?.[0], this.options.scratchDir),
-        { iopub: () => undefined, input: (_prompt, _password, answer) => answer('') },
+        SUPPORT_CELL_MESSAGES,
       );
       if (reply.status !== 'ok')
         throw new Error(`the kernel could not load the code-mode support: ${reply.ename}: ${reply.evalue}`);
