@@ -8,21 +8,33 @@ import { z } from 'zod';
 
 export const FLOOR_TOOL = 'noop';
 
-async function main(): Promise<void> {
-  const server = new McpServer({ name: 'code-mode-bench-floor', version: '1.0.0' });
+const answer = () => ({ content: [{ type: 'text' as const, text: '2\n' }] });
+
+/**
+ * Serves the floor's tool over stdio; `before` runs first on each call with its code (hopFloorServer.ts: a round
+ * trip to another process), so any floor differs from this one by that alone.
+ */
+export async function serveFloor(name: string, before?: (code: string) => Promise<void>): Promise<void> {
+  const server = new McpServer({ name, version: '1.0.0' });
   server.registerTool(
     FLOOR_TOOL,
     {
       description: 'Returns a constant text; takes the same argument as run_python so it is validated the same way.',
       inputSchema: { code: z.string() },
     },
-    async () => ({ content: [{ type: 'text', text: '2\n' }] }),
+    // Without `before`, nothing is awaited: the floor itself stays the bare handler.
+    before
+      ? async ({ code }) => {
+          await before(code);
+          return answer();
+        }
+      : async () => answer(),
   );
   await server.connect(new StdioServerTransport());
 }
 
 if (require.main === module) {
-  main().catch((error: unknown) => {
+  serveFloor('code-mode-bench-floor').catch((error: unknown) => {
     console.error(error);
     process.exit(1);
   });
