@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findSystemCommand } from '../executables';
 import { isInside, type Mount } from './fileView';
-import { minimalEnvironment } from './nodePermission';
+import { minimalEnvironment, permissionFlagsWorked, untriedPermissionFlags } from './nodePermission';
 import { seccompFilter } from './seccomp';
 
 export type NetworkAccess = 'off' | 'on';
@@ -41,16 +41,25 @@ export function bubblewrap(): { binary: string } | { unavailable: string } {
     });
   const filter = seccompFilter();
   // The filter arrives on stdin here; the real sandbox reads it from a pipe of its own (seccompFd).
-  const result = spawnSync(
-    binary,
-    [...bubblewrapArgs([], 'off', '/', filter ? 0 : undefined), '--', runtimeExecutable(), '-e', ''],
-    {
-      env: minimalEnvironment(),
-      encoding: 'utf8',
-      input: filter,
-      timeout: 10_000,
-    },
-  );
+  const startNode = (nodeFlags: readonly string[]) =>
+    spawnSync(
+      binary,
+      [...bubblewrapArgs([], 'off', '/', filter ? 0 : undefined), '--', runtimeExecutable(), ...nodeFlags, '-e', ''],
+      {
+        env: minimalEnvironment(),
+        encoding: 'utf8',
+        input: filter,
+        timeout: 10_000,
+      },
+    );
+  // Node's permission model is tried in the same start where it has not been yet: one start of Node (~50 ms
+  // while the server starts) rather than two. If that start fails, the sandbox is tried without it.
+  const permission = untriedPermissionFlags();
+  if (permission && startNode(permission).status === 0) {
+    permissionFlagsWorked(permission);
+    return (probed = { binary });
+  }
+  const result = startNode([]);
   if (result.status === 0) return (probed = { binary });
   const why = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
   // Typical: unprivileged user namespaces are off (sysctl kernel.unprivileged_userns_clone, or AppArmor's restriction on Ubuntu 24.04).

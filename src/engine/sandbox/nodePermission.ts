@@ -12,20 +12,41 @@ let checkedFlag: string | null | undefined;
  */
 export function permissionModelFlag(): string | undefined {
   if (checkedFlag !== undefined) return checkedFlag ?? undefined;
-  const listed = process.allowedNodeEnvironmentFlags;
-  const candidate = listed.has('--permission')
-    ? '--permission'
-    : listed.has('--experimental-permission')
-      ? '--experimental-permission'
-      : undefined;
+  const candidate = listedFlag();
   const works =
     candidate !== undefined &&
-    spawnSync(process.execPath, [candidate, '--allow-worker', '--no-warnings', '-e', ''], {
+    spawnSync(process.execPath, [...permissionProbeFlags(candidate), '-e', ''], {
       env: minimalEnvironment(),
       timeout: 10_000,
     }).status === 0;
   checkedFlag = works ? candidate : null;
   return checkedFlag ?? undefined;
+}
+
+/**
+ * The flags to try the permission model with, while it has not been tried yet; another start of the same runtime
+ * may try them (bubblewrap.ts starts Node inside its sandbox with them, so that one start checks both) and
+ * report with `permissionFlagsWorked`.
+ */
+export function untriedPermissionFlags(): string[] | undefined {
+  const candidate = checkedFlag === undefined ? listedFlag() : undefined;
+  return candidate === undefined ? undefined : permissionProbeFlags(candidate);
+}
+
+/** The runtime started with `untriedPermissionFlags()`. */
+export function permissionFlagsWorked(flags: readonly string[]): void {
+  checkedFlag = flags[0];
+}
+
+function listedFlag(): string | undefined {
+  const listed = process.allowedNodeEnvironmentFlags;
+  if (listed.has('--permission')) return '--permission';
+  if (listed.has('--experimental-permission')) return '--experimental-permission';
+  return undefined;
+}
+
+function permissionProbeFlags(flag: string): string[] {
+  return [flag, '--allow-worker', '--no-warnings'];
 }
 
 /**
