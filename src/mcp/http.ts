@@ -12,6 +12,7 @@ import {
 } from './httpConnections';
 import { hostHeaders, hostInUrl } from './httpHosts';
 import { HttpMcpSession, type HttpSessionOptions } from './httpSession';
+import { DEFAULT_SESSION_IDLE_MINUTES } from './httpSessionIdle';
 import type { McpServerOptions } from './server';
 
 export interface HttpMcpServer {
@@ -58,7 +59,6 @@ export interface HttpMcpServerOptions extends McpServerOptions {
 }
 
 const MCP_PATH = '/mcp';
-export const DEFAULT_SESSION_IDLE_MINUTES = 30;
 const DEFAULT_RESUME_GRACE_MS = 30_000;
 
 /**

@@ -3,8 +3,9 @@
 import * as fs from 'node:fs';
 import type { Engine, Logger } from '../engine/index';
 import { raiseFdSoftLimit } from './fdLimit';
-import { DEFAULT_SESSION_IDLE_MINUTES, startHttpMcpServer, type HttpMcpServer } from './http';
+import type { HttpMcpServer } from './http';
 import { isLoopbackHost } from './httpHosts';
+import { DEFAULT_SESSION_IDLE_MINUTES } from './httpSessionIdle';
 import type { McpServerOptions } from './server';
 
 export const HTTP_FLAGS = {
@@ -100,6 +101,9 @@ export async function serveHttp(
   log: Logger,
 ): Promise<HttpMcpServer> {
   await raiseFdSoftLimit(log);
+  // Loaded only here: the HTTP stack (Hono's adapter, and Node's fetch it touches as it loads) would add ~30 ms
+  // to every start over stdio.
+  const { startHttpMcpServer } = await import('./http.js');
   const server = await startHttpMcpServer(engine, { ...serverOptions, ...http, log });
   log.info(
     http.token === undefined

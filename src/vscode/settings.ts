@@ -8,7 +8,7 @@ import {
   type BackendKind,
   type SettingNames,
 } from '../engine/index';
-import { DEFAULT_SESSION_IDLE_MINUTES } from '../mcp/http';
+import { DEFAULT_SESSION_IDLE_MINUTES } from '../mcp/httpSessionIdle';
 import { readBackendSettings, type BackendSettings } from './backends';
 
 export type McpTransport = 'http' | 'stdio';
