@@ -88,15 +88,16 @@ def _quietly(function):
         pass
 
 
-def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_source, js_display, scratch_dir, network_off_message, user_input_source):
+def install(cell_code, shipped_json, js_host_call, js_sleep_ms, displays_code, js_display, scratch_dir, network_off_message, user_input_code):
     """Install the cell runner, `_code_mode_host`, the shipped modules (`code_mode`), the interruptible
-    `time.sleep` and `display()`; return `run(source, filename, script_json)`."""
+    `time.sleep` and `display()`; return `run(source, filename, script_json)`. The harness's modules arrive
+    compiled (harnessCode.ts)."""
     cell = types.ModuleType("_code_mode_cell")
-    exec(compile(cell_source, "<code-mode cell runner>", "exec"), cell.__dict__)
+    exec(cell_code, cell.__dict__)
     sys.modules[cell.__name__] = cell
 
     displays = types.ModuleType("_code_mode_displays")
-    exec(compile(displays_source, "<code-mode displays>", "exec"), displays.__dict__)
+    exec(displays_code, displays.__dict__)
     sys.modules[displays.__name__] = displays
     displays.install(lambda display: js_display(_encode_json(display)))
     # Pyodide's own matplotlib backend draws into a browser page; there is none, figures come back as PNGs.
@@ -107,7 +108,7 @@ def install(cell_source, shipped_json, js_host_call, js_sleep_ms, displays_sourc
     host = _host_module(js_host_call)
     sys.modules["_code_mode_host"] = host
     user_input = types.ModuleType("_code_mode_input")
-    exec(compile(user_input_source, "<code-mode input>", "exec"), user_input.__dict__)
+    exec(user_input_code, user_input.__dict__)
     host_stdin = user_input.install(host.call, host.HostCallError)
     time.sleep = _interruptible_sleep(js_sleep_ms)
     if network_off_message is not None:

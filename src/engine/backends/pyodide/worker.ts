@@ -6,14 +6,10 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { PyodideInterface } from 'pyodide';
-import type { PyProxy } from 'pyodide/ffi';
 import type { Display } from '../../types';
 import type { BackendOutcome } from '../contract';
-import cellSource from '../runtime/cell.py';
 import codeModeSource from '../runtime/code_mode.py';
-import displaysSource from '../runtime/displays.py';
-import userInputSource from '../runtime/user_input.py';
-import bootstrapSource from './bootstrap.py';
+import { compileHarnessIntoSnapshot, HarnessCode } from './harnessCode';
 import {
   OUTBOX_SNAPSHOT,
   type FromWorker,
@@ -94,52 +90,13 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
   // snapshot, so every session begins identically.
   try {
     const maker = await loadPyodide({ ...options, _makeSnapshot: true });
-    importHarnessModules(maker);
+    compileHarnessIntoSnapshot(maker);
     const snapshot = maker.makeMemorySnapshot();
     fs.writeFileSync(path.join(init.snapshotOutbox, OUTBOX_SNAPSHOT), snapshot);
     return { py: await loadPyodide({ ...options, _loadSnapshot: snapshot }), fromSnapshot: false };
   } catch (error) {
     log('warn', `Pyodide memory snapshot unavailable, starting without it: ${String(error)}`);
     return { py: await loadPyodide(options), fromSnapshot: false };
-  }
-}
-
-/**
- * Python's own compile and exec: runPython would first walk the source's syntax tree in Python (to return
- * the value of a last expression), which for the harness's modules took longer than compiling them.
- */
-function execSource(py: PyodideInterface, source: string, filename: string, scope: PyProxy): void {
-  const builtins = py.pyimport('builtins');
-  const code = builtins.compile(source, filename, 'exec');
-  try {
-    builtins.exec(code, scope);
-  } finally {
-    code.destroy();
-    builtins.destroy();
-  }
-}
-
-/**
- * The standard modules the per-instance setup imports (dataclasses, pprint, getpass: about 200 ms of every start)
- * are imported once, into the snapshot. Running the top level of the harness's modules in throwaway namespaces
- * does exactly those imports: their top levels only import and define. Every instance imports them before any
- * user code runs either way, so what a session sees does not change; and nothing here holds a JavaScript object,
- * which a snapshot cannot contain.
- */
-function importHarnessModules(maker: PyodideInterface): void {
-  const harness: [string, string][] = [
-    [bootstrapSource, '<code-mode bootstrap>'],
-    [cellSource, '<code-mode cell runner>'],
-    [displaysSource, '<code-mode displays>'],
-    [userInputSource, '<code-mode input>'],
-  ];
-  for (const [source, filename] of harness) {
-    const scope = maker.globals.get('dict')();
-    try {
-      execSource(maker, source, filename, scope);
-    } finally {
-      scope.destroy();
-    }
   }
 }
 
@@ -234,7 +191,17 @@ const signalBuffer = {
   },
 };
 
-function setUp(py: PyodideInterface): RunCell {
+/** "3.13.2": sys.version's first word, read without compiling anything (runPython would). */
+function pythonVersionOf(py: PyodideInterface): string {
+  const sys = py.pyimport('sys');
+  try {
+    return String(sys.version).split(' ')[0];
+  } finally {
+    sys.destroy();
+  }
+}
+
+function setUp(py: PyodideInterface, harness: HarnessCode): RunCell {
   py.setInterruptBuffer(signalBuffer as unknown as Int32Array);
   py.setStdout({ write: (bytes: Uint8Array) => (streams[STDOUT].write(bytes), bytes.length) });
   py.setStderr({ write: (bytes: Uint8Array) => (streams[STDERR].write(bytes), bytes.length) });
@@ -243,22 +210,25 @@ function setUp(py: PyodideInterface): RunCell {
   mountHostFolders(py);
   const scope = py.globals.get('dict')();
   try {
-    execSource(py, bootstrapSource, '<code-mode bootstrap>', scope);
+    harness.exec('bootstrap', scope);
     const install = scope.get('install');
+    const compiled = [harness.take('cell'), harness.take('displays'), harness.take('userInput')];
+    const [cellCode, displaysCode, userInputCode] = compiled;
     try {
       return install(
-        cellSource,
+        cellCode,
         JSON.stringify({ code_mode: codeModeSource }),
         (method: string, params: string) => hostCall(py, method, params),
         (ms: number) => sleepMs(py, ms),
-        displaysSource,
+        displaysCode,
         showDisplay,
         // undefined arrives as None (null would be JsNull).
         init.scratchDir,
         init.network === 'off' ? NETWORK_OFF_MESSAGE : undefined,
-        userInputSource,
+        userInputCode,
       ) as RunCell;
     } finally {
+      for (const code of compiled) code.destroy();
       install.destroy();
     }
   } finally {
@@ -334,16 +304,18 @@ async function main(): Promise<void> {
   refusalsAsErrno();
   const { py, fromSnapshot, snapshotRejected } = await loadInstance();
   heapLoaded(py);
-  const runCell = setUp(py);
+  const harness = new HarnessCode(py);
+  const runCell = setUp(py, harness);
+  const packages = new WorkerPackages(py, log, harness);
+  harness.dispose();
   // Read now: after a fatal error every property of the instance throws.
   const PythonError = py.ffi.PythonError;
-  const pythonVersion = String(py.runPython('import sys; sys.version.split()[0]'));
+  const pythonVersion = pythonVersionOf(py);
   withholdProcessPowers();
   guardWorkerCreation();
   if (init.network === 'off') refuseFetch();
   let cells = 0;
 
-  const packages = new WorkerPackages(py, log);
   port.on('message', (message: ToWorker) => {
     if (message.type === 'packages') {
       void packages.handle(message).then(post);

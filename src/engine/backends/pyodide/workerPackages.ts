@@ -3,7 +3,7 @@
 // except micropip, which asks PyPI. Pyodide's loadPackage never throws (failures go to errorCallback) and can
 // stay pending forever, so every wait is bounded and its result checked.
 import type { PyodideInterface } from 'pyodide';
-import packagesSource from './packages.py';
+import type { HarnessCode } from './harnessCode';
 import type { InstallStep, LogLevel, PackagesMessage, PackagesReply } from './protocol';
 import { errorText } from '../../errorText';
 
@@ -36,14 +36,16 @@ function lastLine(error: unknown): string {
 }
 
 export class WorkerPackages {
-  private helpers?: PyDict;
+  private readonly helpers: PyDict;
 
   constructor(
     private readonly py: PyodideInterface,
     private readonly log: (level: LogLevel, message: string) => void,
+    harness: HarnessCode,
   ) {
     // Now, before any user code runs: packages.py takes what it calls at load (user code may replace builtins).
-    this.scope();
+    this.helpers = py.toPy({}) as PyDict;
+    harness.exec('packages', this.helpers);
   }
 
   /** Never rejects: the backend is waiting for exactly one reply. */
@@ -88,12 +90,11 @@ export class WorkerPackages {
         return;
       case 'micropip': {
         await this.loadFromDistribution('micropip');
-        const scope = this.scope();
-        scope.set('_requirement', step.requirement);
+        this.helpers.set('_requirement', step.requirement);
         try {
           await bounded(
             this.py.runPythonAsync(`await micropip_install(_requirement, ${MICROPIP_TIME_LIMIT_S})`, {
-              globals: scope,
+              globals: this.helpers,
             }) as Promise<unknown>,
             (MICROPIP_TIME_LIMIT_S + 5) * 1000,
             'micropip',
@@ -139,17 +140,8 @@ export class WorkerPackages {
     }
   }
 
-  private scope(): PyDict {
-    if (!this.helpers) {
-      const scope = this.py.toPy({}) as PyDict;
-      this.py.runPython(packagesSource, { globals: scope, filename: '<code-mode packages>' });
-      this.helpers = scope;
-    }
-    return this.helpers;
-  }
-
   private call(name: string, ...args: unknown[]): unknown {
-    const fn = this.scope().get(name) as ((...a: unknown[]) => unknown) & { destroy(): void };
+    const fn = this.helpers.get(name) as ((...a: unknown[]) => unknown) & { destroy(): void };
     try {
       return fn(...args);
     } finally {
