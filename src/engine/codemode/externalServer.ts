@@ -1,8 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../types';
 import type { ServerConfig } from './serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from './toolProvider';
@@ -17,6 +14,29 @@ const STDERR_TAIL_CHARS = 4000;
  * One external MCP server, connected on first use and kept alive. If it dies, the failure is reported
  * with its stderr tail and the next use connects again.
  */
+type ClientLibrary = Awaited<ReturnType<typeof clientLibrary>>;
+type Client = InstanceType<ClientLibrary['Client']>;
+
+/**
+ * The SDK's client side, loaded when code mode first connects to a server: with its schemas it takes tens of
+ * milliseconds to load, which a server start should not wait for when no other server is called yet.
+ */
+async function clientLibrary() {
+  const [client, stdio, http, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  };
+}
+
 export class ExternalServer implements ToolProvider {
   private client: Promise<Client> | undefined;
   private tools: ToolSpec[] | undefined;
@@ -99,9 +119,10 @@ export class ExternalServer implements ToolProvider {
   private async open(): Promise<Client> {
     this.state = 'connecting';
     this.error = undefined;
-    const transport = this.transport();
-    const client = new Client({ name: 'code-mode-python', version: PRODUCT_VERSION });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    const sdk = await clientLibrary();
+    const transport = this.transport(sdk);
+    const client = new sdk.Client({ name: 'code-mode-python', version: PRODUCT_VERSION });
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
       this.tools = undefined;
     });
     transport.onclose = () => {
@@ -136,15 +157,15 @@ export class ExternalServer implements ToolProvider {
     return client;
   }
 
-  private transport(): Transport {
+  private transport(sdk: ClientLibrary): Transport {
     const config = this.config;
     if (config.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+      return new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
     }
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command: config.command,
       args: config.args,
-      env: { ...getDefaultEnvironment(), ...config.env },
+      env: { ...sdk.getDefaultEnvironment(), ...config.env },
       cwd: config.cwd,
       stderr: 'pipe',
     });
