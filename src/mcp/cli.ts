@@ -26,11 +26,9 @@ import {
   errorText,
 } from '../engine/index';
 import { PRODUCT_VERSION } from '../version';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { HTTP_FLAGS, HTTP_HELP, parseHttpFlags, serveHttp } from './httpCli';
 import { consoleToLog } from './consoleLines';
-import { createMcpServer, type McpServerOptions } from './server';
-import { StdioLineTransport } from './stdioTransport';
+import type { McpServerOptions } from './server';
 
 const HELP = `code-mode-mcp ${PRODUCT_VERSION} — the Code Mode for Python MCP server over stdio or Streamable HTTP
 
@@ -301,14 +299,13 @@ async function main(): Promise<void> {
     stores,
     learningsCount: () => stores.learnings.count(),
   };
-  const server = cli.http
-    ? await serveHttp(engine, cli.http, serverOptions, stderrLogger)
-    : createMcpServer(engine, serverOptions);
+  // Set once serving starts: a shutdown asked for before then (a signal, stdin closing) has no server to close.
+  let server: { close(): Promise<void> } | undefined = undefined;
   let stopping: Promise<void> | undefined;
   // Signals, end of stdin and the transport closing can all ask at once; the sessions are closed once.
   const shutdown = () => {
     stopping ??= (async () => {
-      await server.close().catch(() => undefined);
+      await server?.close().catch(() => undefined);
       await codeMode.dispose();
       history.flush();
       await engine.dispose();
@@ -319,18 +316,10 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   // Over HTTP the server lives until a signal (its stdin may well be /dev/null); over stdio, until stdin ends.
-  if (server instanceof McpServer) await serveStdio(server, cli.backend, shutdown);
+  server = cli.http
+    ? await serveHttp(engine, cli.http, serverOptions, stderrLogger)
+    : await (await import('./stdioServe.js')).serveStdio(engine, serverOptions, cli.backend, stderrLogger, shutdown);
   if (cli.warm) engine.warmUp().catch((error: unknown) => stderrLogger.warn(`warm-up failed: ${String(error)}`));
-}
-
-async function serveStdio(server: McpServer, backend: string, shutdown: () => void): Promise<void> {
-  const transport = new StdioLineTransport({ log: stderrLogger });
-  // Closed at the end of stdin (or when stdout fails): the client is gone.
-  transport.onclose = shutdown;
-  await server.connect(transport);
-  // Started by hand in a terminal rather than by a client, it says what it waits for, or it looks hung.
-  const byHand = process.stdin.isTTY ? '; connect an MCP client; Ctrl+C to stop' : '';
-  stderrLogger.info(`serving MCP over stdio (default backend: ${backend})${byHand}`);
 }
 
 main().catch((error: unknown) => {
