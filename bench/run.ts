@@ -62,6 +62,10 @@ const CALLERS = 8;
 const BRIDGE_CALLS = quick ? 100 : 500;
 /** Rounds of the 8-way throughput figure, ours and the floor's alternating; the median is shown. */
 const THROUGHPUT_ROUNDS = 3;
+/** Calls of every warm series before the measured ones. */
+const WARM_UP_CALLS = 150;
+/** Runs on each of the CALLERS clients' servers before their throughput is measured. */
+const THROUGHPUT_WARM_RUNS = 100;
 /** The interpreter with jupyter_server and ipykernel that the jupyter backend's local server runs (Debian's on CI). */
 const JUPYTER_PYTHON = process.env.CODE_MODE_TEST_JUPYTER_PYTHON ?? '/usr/bin/python3';
 /** Set in main(): the jupyter backend is measured where every target has it and this machine can serve it. */
@@ -482,7 +486,8 @@ async function measureWarm(targets: Target[], python: string): Promise<Warm> {
   }
   let pyodideSessionMemory: TreeMemory | undefined;
   const all = [floor, hopFloor, ...(directKernel ? [directKernel] : []), ...byKey.values()];
-  for (let i = 0; i < 50; i++) for (const series of all) await series.call();
+  // Past the first hundred or so runs of a fresh Pyodide instance, which are slower while V8 tiers up its WebAssembly.
+  for (let i = 0; i < WARM_UP_CALLS; i++) for (const series of all) await series.call();
   for (let round = 0; round < WARM_CALLS; round++) {
     for (let k = 0; k < all.length; k++) {
       const series = all[(round + k) % all.length];
@@ -584,7 +589,10 @@ async function measureClientThroughput(
         () => connectCli(target, [...backendArgs(backend), '--no-pyodide-spare']),
         (conn) => runOnePlusOne(conn.client),
       );
-      for (let i = 0; i < 20; i++) await Promise.all(conns.map((conn) => runOnePlusOne(conn.client)));
+      // Steady state, as the warm figures are: a fresh Pyodide instance runs its first hundred or so cells slower
+      // while V8 tiers up CPython's WebAssembly (the compiler's above all), which eight at once on two cores
+      // would spend inside the first round.
+      for (let i = 0; i < THROUGHPUT_WARM_RUNS; i++) await Promise.all(conns.map((conn) => runOnePlusOne(conn.client)));
       ourConns.set(`${target.label} ${backend}`, conns);
     }
   // The most any Jupyter client gets from this machine: as many kernels, each driven directly by its own caller.
@@ -900,7 +908,7 @@ async function main(): Promise<void> {
     );
     console.log(
       memoryLine(
-        `a Pyodide session's host at ${primary.label} after ${WARM_CALLS + 50} warm runs`,
+        `a Pyodide session's host at ${primary.label} after ${WARM_CALLS + WARM_UP_CALLS} warm runs`,
         warm.pyodideSessionMemory,
       ),
     );
