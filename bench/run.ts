@@ -53,7 +53,9 @@ const cli = parseArgs({
   strict: true,
 }).values;
 const quick = cli.quick ?? false;
-const COLD_RUNS = quick ? 2 : 5;
+const COLD_RUNS = quick ? 4 : 7;
+/** A pause after each server start measured, for what the server leaves ending in the background. */
+const SETTLE_MS = 500;
 const PYODIDE_COLD_RUNS = quick ? 1 : 3;
 const SNAPSHOT_STARTS = quick ? 3 : 7;
 const WARM_CALLS = quick ? 100 : 1000;
@@ -400,6 +402,9 @@ async function measureServerStarts(targets: Target[]): Promise<Map<string, numbe
         });
         const key = `${target.label} ${backend}`;
         samples.set(key, [...(samples.get(key) ?? []), ms]);
+        // The server's processes (a Pyodide host, a Jupyter Server and its kernel) end after the client has closed:
+        // not inside the next start.
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       }
     }
   }
