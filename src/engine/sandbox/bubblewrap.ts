@@ -52,8 +52,9 @@ export function bubblewrap(): { binary: string } | { unavailable: string } {
         timeout: 10_000,
       },
     );
-  // Node's permission model is tried in the same start where it has not been yet: one start of Node (~50 ms
-  // while the server starts) rather than two. If that start fails, the sandbox is tried without it.
+  // While Node's permission model is untried, Node starts inside with its flags too, so one start of Node (~50 ms
+  // of a server's start) checks both. If that start fails, the sandbox is tried without them (and the model is
+  // tried on its own when it is next asked for).
   const permission = untriedPermissionFlags();
   if (permission && startNode(permission).status === 0) {
     permissionFlagsWorked(permission);
