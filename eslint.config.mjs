@@ -47,8 +47,8 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [ENGINE_DOOR_ONLY] }] },
   },
   {
-    // Plain CommonJS extensions used as test fixtures.
-    files: ['test/vscode/fixtures/**/*.js'],
+    // Plain CommonJS: extensions used as test fixtures, and the bench's worker thread (tsx's loader does not reach it).
+    files: ['test/vscode/fixtures/**/*.js', 'bench/**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { exports: 'writable' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
@@ -63,6 +63,7 @@ export default tseslint.config(
         __dirname: 'readonly',
         setTimeout: 'readonly',
         URL: 'readonly',
+        TextDecoder: 'readonly',
       },
     },
   },
