@@ -11,6 +11,7 @@ import * as inspector from 'node:inspector';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { codeCacheKeepsImports } from '../../src/engine/backends/pyodide/emscriptenScript';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { testStorageDir } from '../support/mcp';
@@ -277,28 +278,35 @@ describe('Pyodide sandbox escape suite', () => {
       assert.equal(fs.existsSync(path.join(workspace, 'dropped.txt')), false);
     });
 
-    test('the snapshot cache other sessions start from cannot be changed', async () => {
-      const cacheDir = path.join(testStorageDir, 'pyodide-cache');
-      // Each runtime keeps its own snapshot (snapshotCache.ts): the one this engine's sessions start from.
-      const snapshot = fs
-        .readdirSync(cacheDir)
-        .find((name) => name.endsWith('.snapshot') && name.endsWith('.deno.snapshot') === underDeno);
+    test('the snapshot and code cache other sessions start from cannot be changed', async () => {
+      const cacheDir = fs.realpathSync(path.join(testStorageDir, 'pyodide-cache'));
+      // Each runtime keeps its own snapshot (snapshotCache.ts): the one this engine's sessions start from. Where the
+      // runtime can use one (emscriptenScript.ts), V8's code cache of Pyodide's script is loaded the same way.
+      const names = fs.readdirSync(cacheDir);
+      const snapshot = names.find(
+        (name) => name.endsWith('.snapshot') && name.endsWith('.deno.snapshot') === underDeno,
+      );
       assert.ok(snapshot, 'no snapshot was cached');
-      const file = path.join(fs.realpathSync(cacheDir), snapshot);
-      const digest = () => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-      const before = digest();
-      for (const attempt of [
-        await nested(`require('node:fs').writeFileSync(${JSON.stringify(file)}, 'poison'); return 'overwritten'`),
-        await nested(`require('node:fs').appendFileSync(${JSON.stringify(`${file}.sha256`)}, 'x'); return 'appended'`),
-        await nested(`require('node:fs').rmSync(${JSON.stringify(file)}); return 'removed'`),
-        await settleInWorker(
-          attacker,
-          `import('node:fs').then((fs) => fs.writeFileSync(${JSON.stringify(file)}, 'poison'))`,
-        ),
-      ]) {
-        assert.doesNotMatch(attempt, /^ok:ok:|^ok:(?!err)/, attempt);
+      const codeCache = names.find((name) => name.endsWith('.codecache'));
+      assert.equal(codeCache !== undefined, !underDeno && (await codeCacheKeepsImports()), `code cache: ${codeCache}`);
+      for (const file of [snapshot, ...(codeCache ? [codeCache] : [])].map((name) => path.join(cacheDir, name))) {
+        const digest = () => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+        const before = digest();
+        for (const attempt of [
+          await nested(`require('node:fs').writeFileSync(${JSON.stringify(file)}, 'poison'); return 'overwritten'`),
+          await nested(
+            `require('node:fs').appendFileSync(${JSON.stringify(`${file}.sha256`)}, 'x'); return 'appended'`,
+          ),
+          await nested(`require('node:fs').rmSync(${JSON.stringify(file)}); return 'removed'`),
+          await settleInWorker(
+            attacker,
+            `import('node:fs').then((fs) => fs.writeFileSync(${JSON.stringify(file)}, 'poison'))`,
+          ),
+        ]) {
+          assert.doesNotMatch(attempt, /^ok:ok:|^ok:(?!err)/, attempt);
+        }
+        assert.equal(digest(), before, file);
       }
-      assert.equal(digest(), before);
       const fresh = await engine.run({ code: 'print(1 + 1)', backend: 'pyodide', session: 'after-snapshot-attack' });
       assert.equal(fresh.stdout, '2\n');
       await engine.resetSession('after-snapshot-attack', 'pyodide');

@@ -1,4 +1,5 @@
-// The Pyodide memory snapshot is restored only if its bytes are the ones cached (the host hashes what it loads),
+// The Pyodide memory snapshot, and V8's code cache of Pyodide's script where the runtime can use one (run under Node
+// 24 too, `npm run test:pyodide:node24`), are used only if their bytes are the ones cached (the host hashes what it loads),
 // and a snapshot made by another version of the worker is never used. An empty cache starts from a copy of the
 // snapshot the build ships (dist/pyodide-snapshot/), only if its bytes are the ones the build recorded. Real
 // Pyodide (built dist/); the shipped-snapshot cases run under the sandbox under test (Deno with test/deno.env).
@@ -9,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createPyodideBackend, type PyodideBackendConfig } from '../../src/engine/backends/pyodide/backend';
+import { codeCacheKeepsImports } from '../../src/engine/backends/pyodide/emscriptenScript';
 import { SHIPPED_SNAPSHOT_DIR, snapshotFileName } from '../../src/engine/backends/pyodide/snapshotCache';
 import type { BackendSession } from '../../src/engine/backends/contract';
 import { assetsDir } from '../../src/engine/paths';
@@ -95,6 +97,50 @@ describe('Pyodide snapshot integrity', () => {
         restored.lines.some((line) => line.includes('from the cached snapshot')),
         restored.lines.join('\n'),
       );
+    },
+  );
+
+  it(
+    "V8's code cache of Pyodide's script is used from the second start on, only with the bytes cached, and only if V8 takes it",
+    { timeout: 300_000 },
+    async () => {
+      const codeCacheFile = (): string | undefined =>
+        fs.readdirSync(cacheDir).find((name) => name.endsWith('.codecache'));
+      const corrupt = (rehash: boolean): void => {
+        const file = path.join(cacheDir, codeCacheFile()!);
+        const bytes = fs.readFileSync(file);
+        bytes[bytes.length >> 1] ^= 0xff;
+        // Rehashed: bytes the backend recorded, but not code V8 wrote (its own check refuses them).
+        if (rehash) bytes.fill(0x5a, 0, 64);
+        fs.writeFileSync(file, bytes);
+        if (rehash) fs.writeFileSync(`${file}.sha256`, createHash('sha256').update(bytes).digest('hex'));
+      };
+      const fromCodeCache = /its script's code from V8's cache/;
+      if (!(await codeCacheKeepsImports())) {
+        // Node 20: a script read from a code cache loses its import(), so none is made or used (emscriptenScript.ts).
+        assert.equal(codeCacheFile(), undefined, 'a code cache was made where it cannot be used');
+        assert.doesNotMatch(readyLine(await start('without-code-cache')), fromCodeCache);
+        assert.equal(codeCacheFile(), undefined);
+        return;
+      }
+      assert.ok(codeCacheFile(), 'the first starts made a code cache');
+      assert.match(readyLine(await start('with-code-cache')), fromCodeCache);
+
+      for (const [rehash, why] of [
+        [false, /code cache .* was not used: it does not match the hash recorded when it was cached/],
+        [true, /code cache .* was not used: V8 refused it/],
+      ] as const) {
+        corrupt(rehash);
+        const refused = await start(`code-cache-refused-${rehash}`);
+        assert.doesNotMatch(readyLine(refused), fromCodeCache);
+        assert.ok(
+          backendLog.lines.some((line) => why.test(line)),
+          backendLog.lines.join('\n'),
+        );
+        assert.equal(codeCacheFile(), undefined, 'the refused code cache was removed');
+        assert.doesNotMatch(readyLine(await start(`code-cache-remade-${rehash}`)), fromCodeCache);
+        assert.match(readyLine(await start(`code-cache-reused-${rehash}`)), fromCodeCache);
+      }
     },
   );
 

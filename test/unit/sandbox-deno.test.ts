@@ -150,7 +150,7 @@ describe('Deno as the Pyodide sandbox', () => {
     assert.equal(fs.readFileSync(path.join(root, 'readonly', 'notes.txt'), 'utf8'), 'notes');
   });
 
-  test("a snapshot per runtime: each keeps the other's", () => {
+  test("a snapshot per runtime: each keeps the other's, and V8's code cache is Node's alone", () => {
     const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-deno-snapshots-'));
     try {
       const pyodideDir = path.join(assetsDir(), 'pyodide');
@@ -158,17 +158,35 @@ describe('Deno as the Pyodide sandbox', () => {
       const node = new SnapshotCache(cacheDir, pyodideDir, worker, silentLogger);
       const denoCache = new SnapshotCache(cacheDir, pyodideDir, worker, silentLogger, 'deno');
       assert.notEqual(node.file, denoCache.file);
+      assert.equal(denoCache.codeCacheFile, undefined, "Deno's node:vm takes no code cache");
+      assert.equal(denoCache.wantsCodeCache(undefined), false);
+      assert.equal(node.wantsCodeCache(undefined), true);
+      // What an older runtime (another V8) left: never readable again, so the Node cache removes it.
+      const olderV8 = node.codeCacheFile!.replace(/v8-[^/]+\.codecache$/, 'v8-0.0.0.0.codecache');
+      fs.writeFileSync(olderV8, 'older');
+      fs.writeFileSync(`${olderV8}.sha256`, 'x');
       for (const [cache, bytes] of [
         [node, 'node snapshot'],
         [denoCache, 'deno snapshot'],
       ] as const) {
         const outbox = cache.createOutbox();
         fs.writeFileSync(path.join(outbox, 'snapshot'), bytes);
-        assert.equal(cache.adopt(outbox), true);
+        fs.writeFileSync(path.join(outbox, 'code-cache'), `${bytes}'s code`);
+        assert.equal(cache.adopt(outbox, { snapshot: true, codeCache: cache.wantsCodeCache(undefined) }), true);
+        assert.equal(fs.existsSync(outbox), false, 'the outbox goes');
       }
       assert.equal(node.cached()?.file, node.file);
       assert.equal(denoCache.cached()?.file, denoCache.file);
       assert.equal(fs.readFileSync(node.file, 'utf8'), 'node snapshot');
+      const codeCache = node.codeCacheForStart();
+      assert.equal(codeCache?.file, node.codeCacheFile);
+      assert.equal(fs.readFileSync(node.codeCacheFile!, 'utf8'), "node snapshot's code");
+      assert.equal(fs.existsSync(olderV8), false, "the older V8's code cache was removed");
+      assert.equal(fs.existsSync(`${olderV8}.sha256`), false);
+      // Refused by a host (V8 or the hash): it goes, and the next start makes another.
+      node.rejectCodeCache(codeCache!, 'V8 refused it');
+      assert.equal(node.codeCacheForStart(), undefined);
+      assert.equal(node.cached()?.file, node.file, 'the snapshot stays');
     } finally {
       fs.rmSync(cacheDir, { recursive: true, force: true });
     }

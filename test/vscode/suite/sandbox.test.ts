@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Engine } from '../../../src/engine/engine';
+import { codeCacheKeepsImports } from '../../../src/engine/backends/pyodide/emscriptenScript';
 import { minimalEnvironment } from '../../../src/engine/sandbox/nodePermission';
 import type { CodeModeTestApi } from '../../../src/vscode/testApi';
 import { api } from '../extensionApi';
@@ -210,6 +211,45 @@ describe("The extension's Pyodide sandbox in the extension host", function () {
       assert.match(outcome, /^ok:err:/, `${name} was not refused: ${outcome}`);
     });
   }
+
+  it("cannot change the memory snapshot or V8's code cache that other sessions start from", async () => {
+    const session = engine.describeSessions().find((s) => s.name === 'vscode-attacker' && s.backend === 'pyodide');
+    assert.ok(session?.info.pid, 'the session has a process');
+    // The host's configuration is its last argument (hostLaunch.ts): the cache its sessions load from is there.
+    const args = fs.readFileSync(`/proc/${session.info.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const { cacheDir } = JSON.parse(args[args.length - 1]!) as { cacheDir: string };
+    const names = fs.readdirSync(cacheDir);
+    const files = names.filter((name) => /\.(snapshot|codecache)$/.test(name)).map((name) => path.join(cacheDir, name));
+    assert.ok(
+      files.some((file) => file.endsWith('.snapshot')),
+      names.join(', '),
+    );
+    // Where this runtime can read Pyodide's script from V8's code cache (emscriptenScript.ts), sessions do.
+    const codeCaching = await codeCacheKeepsImports();
+    assert.equal(
+      files.some((file) => file.endsWith('.codecache')),
+      codeCaching,
+      names.join(', '),
+    );
+    for (const file of files) {
+      const before = fs.readFileSync(file);
+      for (const body of [
+        `require('node:fs').writeFileSync(${JSON.stringify(file)}, 'poison'); return 'overwritten'`,
+        `require('node:fs').writeFileSync(${JSON.stringify(`${file}.sha256`)}, 'poison'); return 'rehashed'`,
+        `require('node:fs').rmSync(${JSON.stringify(file)}); return 'removed'`,
+      ]) {
+        const attempt = await nested(body);
+        assert.match(attempt, /^ok:err:/, `${file}: ${attempt.slice(0, 200)}`);
+      }
+      assert.ok(fs.readFileSync(file).equals(before), `${file} changed`);
+    }
+    const fresh: Run = (code) => engine.run({ code, backend: 'pyodide', session: 'vscode-after-cache-attack' });
+    assert.equal((await fresh('print(1 + 1)')).stdout, '2\n');
+    // A session whose Pyodide came from the code cache still imports from JavaScript, as any other does.
+    assert.equal(await settleInWorker(fresh, "import('node:path').then((m) => typeof m.join)"), 'ok:function');
+    await engine.resetSession('vscode-after-cache-attack', 'pyodide');
+    await assertUnharmed();
+  });
 
   it('after all of that, the extension host, its engine and the other session are unharmed', async () => {
     await assertUnharmed();

@@ -93,9 +93,13 @@ let lastCallId = 0;
 /** Package requests received while the worker was loading, and the ones the current worker is working on. */
 const waitingPackages: PackagesMessage[] = [];
 const packagesInFlight = new Set<number>();
-let instance = spawnWorker();
+let instance = spawnWorker(true);
 
-function spawnWorker(): Instance {
+/**
+ * `first`: the process's first instance. Only it writes into the outbox: the backend takes what is there once,
+ * when that instance is ready, and removes the folder.
+ */
+function spawnWorker(first: boolean): Instance {
   const interrupt = new SharedArrayBuffer(4);
   const callSignal = new SharedArrayBuffer(4);
   const outputRing = createRing();
@@ -103,6 +107,7 @@ function spawnWorker(): Instance {
   const init: WorkerInit = {
     // Pyodide appends file names to it, so it must end in a separator; '/' works on Windows too.
     ...config,
+    outbox: first ? config.outbox : undefined,
     indexURL: path.join(__dirname, 'pyodide') + '/',
     interruptBuffer: interrupt,
     callSignal,
@@ -182,7 +187,7 @@ function recycle(stateLost?: string): void {
   void old.worker.terminate();
   old.replyPort.close();
   hostCalls.rejectAll(new Error('the Pyodide instance was replaced'));
-  instance = spawnWorker();
+  instance = spawnWorker(false);
   send({ type: 'loading', stateLost });
 }
 

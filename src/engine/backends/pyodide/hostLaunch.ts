@@ -41,11 +41,15 @@ export interface LaunchedHost {
   toHost: Writable;
   /** The sandbox mechanism it runs under. */
   mechanism: string;
-  /** Where a starting host writes a new snapshot, until the backend takes it. */
+  /** Where a starting host writes a new snapshot or code cache, until the backend takes them. */
   outbox?: string;
+  /** What it was asked to write there. */
+  makes: { snapshot: boolean; codeCache: boolean };
   /** The snapshot it was told to start from, and where that came from. */
   snapshot?: SnapshotRef;
   snapshotOrigin?: SnapshotOrigin;
+  /** The code cache it was told to use. */
+  codeCache?: SnapshotRef;
   exited: Promise<void>;
 }
 
@@ -65,13 +69,15 @@ export function launchHost(
   const log = options.log;
   const start = shared.snapshots.forStart();
   const snapshot = start?.snapshot;
-  const outbox = snapshot ? undefined : shared.snapshots.createOutbox();
+  const codeCache = shared.snapshots.codeCacheForStart();
+  const makes = { snapshot: !snapshot, codeCache: shared.snapshots.wantsCodeCache(codeCache) };
+  const outbox = makes.snapshot || makes.codeCache ? shared.snapshots.createOutbox() : undefined;
   const workspace = existingFolders(options.workspaceRoots ?? []);
   // The session's own folder (scratch.ts), bound read-write: no other session's is in this sandbox.
   const scratchDir = options.scratchDir && ensureFolder(options.scratchDir, log);
   const assets = fs.realpathSync(assetsDir());
   const view = fileView({
-    // The package cache and the snapshot: read-only, so no session can change what another one loads.
+    // The package cache, the snapshot and the code cache: read-only, so no session can change what another one loads.
     readOnly: [assets, shared.cacheDir, ...(shared.workspaceWritable ? [] : workspace)],
     readWrite: [
       ...(shared.workspaceWritable ? workspace : []),
@@ -90,7 +96,8 @@ export function launchHost(
     heapLimitMb: shared.heapLimitMb,
     scratchDir,
     snapshot,
-    snapshotOutbox: outbox,
+    codeCache,
+    outbox,
     network: shared.network,
     networkSetting: options.settingNames?.pyodideNetwork,
     workspaceRoots: workspace,
@@ -157,8 +164,10 @@ export function launchHost(
     toHost: child.stdio[HOST_INPUT_FD] as Writable,
     mechanism: report.mechanism,
     outbox,
+    makes,
     snapshot,
     snapshotOrigin: start?.origin,
+    codeCache,
     exited,
   };
 }

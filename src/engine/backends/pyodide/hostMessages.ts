@@ -38,6 +38,8 @@ const fromHost = z.discriminatedUnion('type', [
       pythonVersion: z.string().max(50),
       fromSnapshot: z.boolean(),
       snapshotRejected: z.string().max(2000).optional(),
+      codeCache: z.enum(['used', 'unused', 'unsupported']),
+      codeCacheRejected: z.string().max(2000).optional(),
       loadMs: z.number(),
     })
     .strict(),

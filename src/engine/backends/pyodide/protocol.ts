@@ -13,6 +13,8 @@ export const HOST_INPUT_FD = 3;
 export const HOST_OUTPUT_FD = 4;
 /** The file a starting host writes a new memory snapshot to, in the outbox the backend gave it. */
 export const OUTBOX_SNAPSHOT = 'snapshot';
+/** The file a starting host writes V8's code cache of Pyodide's Emscripten script to (emscriptenScript.ts). */
+export const OUTBOX_CODE_CACHE = 'code-cache';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 export type { StreamName };
@@ -29,8 +31,13 @@ export interface HostConfig {
   scratchDir?: string;
   /** The cached snapshot to start from, if its bytes hash to `sha256` (checked by the host as it reads them). */
   snapshot?: SnapshotRef;
-  /** With no snapshot to start from: the folder to write a new one into (OUTBOX_SNAPSHOT), before any user code runs. */
-  snapshotOutbox?: string;
+  /** V8's code cache of Pyodide's Emscripten script, if its bytes hash to `sha256` (checked as it is read). */
+  codeCache?: SnapshotRef;
+  /**
+   * With no snapshot or no code cache to start from: the folder to write the new ones into (OUTBOX_SNAPSHOT,
+   * OUTBOX_CODE_CACHE), before any user code runs.
+   */
+  outbox?: string;
   network: NetworkAccess;
   /** How a person turns the network on, named when code finds it off (the front end's setting). */
   networkSetting?: string;
@@ -53,6 +60,13 @@ export interface ReadyInfo {
   fromSnapshot: boolean;
   /** Why the snapshot it was given was not used (unreadable, not the bytes that were cached, or not restorable). */
   snapshotRejected?: string;
+  /**
+   * V8's code cache of Pyodide's script: read from the one it was given, not (none given, or refused), or not
+   * possible in this runtime (emscriptenScript.ts).
+   */
+  codeCache: 'used' | 'unused' | 'unsupported';
+  /** Why the code cache it was given was not used (unreadable, not the bytes that were cached, or refused by V8). */
+  codeCacheRejected?: string;
   loadMs: number;
 }
 

@@ -232,10 +232,13 @@ export class PyodideSession implements BackendSession {
     const log = this.options.log;
     if (message.type === 'ready') {
       const { type: _type, ...info } = message;
-      // The snapshot was written before any user code ran; taken now, before the first run is sent.
-      const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox);
+      // The snapshot and the code cache were written before any user code ran; taken now, before the first run is sent.
+      const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox, host.makes);
       if (info.snapshotRejected && host.snapshot && host.snapshotOrigin)
         this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, info.snapshotRejected);
+      if (info.codeCacheRejected && host.codeCache)
+        this.shared().snapshots.rejectCodeCache(host.codeCache, info.codeCacheRejected);
+      if (info.codeCache === 'unsupported') this.shared().snapshots.runtimeTakesNoCodeCache();
       host.outbox = undefined;
       host.info = this.lastInfo = info;
       this.loading = false;
@@ -244,8 +247,9 @@ export class PyodideSession implements BackendSession {
         : made
           ? 'cold (snapshot created)'
           : 'cold';
+      const compiled = info.codeCache === 'used' ? ", its script's code from V8's cache" : '';
       log.info(
-        `Pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) ready in ${info.loadMs} ms, ${source}; pid ${host.child.pid}`,
+        `Pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) ready in ${info.loadMs} ms, ${source}${compiled}; pid ${host.child.pid}`,
       );
       resolveReady();
       return;

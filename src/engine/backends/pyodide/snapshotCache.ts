@@ -5,12 +5,13 @@
 // Python can therefore neither replace the snapshot other sessions start from nor make one of them start
 // from a corrupt file. The build ships a snapshot made the same way (scripts/pyodide-snapshot.ts): an empty cache
 // takes a copy of it, checked against the hash recorded when it was built, so a fresh install does not pay for
-// making one.
+// making one. V8's code cache of Pyodide's Emscripten script (emscriptenScript.ts) is kept the same way, made by
+// the first host of a runtime that starts without one (the build ships none: it is V8's, runtime by runtime).
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../../types';
-import { OUTBOX_SNAPSHOT, type SnapshotRef } from './protocol';
+import { OUTBOX_CODE_CACHE, OUTBOX_SNAPSHOT, type SnapshotRef } from './protocol';
 
 /** A temp file this old belongs to no live writer (writing takes well under a second). */
 const STALE_MS = 10 * 60 * 1000;
@@ -22,12 +23,16 @@ export type SnapshotOrigin = 'cached' | 'shipped';
 
 export class SnapshotCache {
   readonly file: string;
+  /** V8's code cache of Pyodide's Emscripten script for this build and this runtime; undefined under Deno (none is used). */
+  readonly codeCacheFile: string | undefined;
   /** The file names of the snapshots of this Pyodide build and this worker, for every runtime, start with this. */
   private readonly buildPrefix: string;
   /** The build's snapshot for this runtime, if it ships one. */
   private readonly shippedFile: string | undefined;
   /** The shipped snapshot failed its check, or a start from its copy failed: this backend makes its own instead of copying it again. */
   private shippedRefused = false;
+  /** Until a host finds this runtime cannot use one (emscriptenScript.ts), hosts without a code cache make one. */
+  private codeCaching = true;
 
   /**
    * `worker`: the worker script, whose harness imports go into a snapshot (a snapshot made by another version
@@ -47,6 +52,34 @@ export class SnapshotCache {
     const name = runtimeName(this.buildPrefix, runtime);
     this.file = path.join(cacheDir, name);
     this.shippedFile = shippedDir && path.join(shippedDir, name);
+    // V8 reads a code cache only in the version that wrote it: each version keeps its own.
+    this.codeCacheFile = runtime
+      ? undefined
+      : path.join(cacheDir, `${this.buildPrefix}v8-${process.versions.v8}.codecache`);
+  }
+
+  /** The cached code cache and its recorded hash, if both are there. */
+  codeCacheForStart(): SnapshotRef | undefined {
+    return this.codeCacheFile ? cachedFile(this.codeCacheFile) : undefined;
+  }
+
+  /** Whether a host starting with `codeCache` should make one (this runtime uses them and it has none). */
+  wantsCodeCache(codeCache: SnapshotRef | undefined): boolean {
+    return this.codeCacheFile !== undefined && this.codeCaching && codeCache === undefined;
+  }
+
+  /** A host found that this runtime cannot use a code cache: no host is asked to make one from now on. */
+  runtimeTakesNoCodeCache(): void {
+    this.codeCaching = false;
+  }
+
+  /** A host found `codeCache` unusable: it goes (unless another process has cached a new one since). */
+  rejectCodeCache(codeCache: SnapshotRef, reason: string): void {
+    if (!this.codeCacheFile || this.codeCacheForStart()?.sha256 !== codeCache.sha256) return;
+    this.log.warn(
+      `V8's code cache ${this.codeCacheFile} was not used: ${reason}; it was discarded and a new one will be made`,
+    );
+    removeWithHash(this.codeCacheFile);
   }
 
   /**
@@ -63,12 +96,7 @@ export class SnapshotCache {
 
   /** The cached snapshot and its recorded hash, if both are there; the host checks the one against the other. */
   cached(): SnapshotRef | undefined {
-    try {
-      const sha256 = fs.readFileSync(`${this.file}.sha256`, 'utf8').trim();
-      return fs.existsSync(this.file) ? { file: this.file, sha256 } : undefined;
-    } catch {
-      return undefined;
-    }
+    return cachedFile(this.file);
   }
 
   /**
@@ -92,17 +120,25 @@ export class SnapshotCache {
   }
 
   /**
-   * Takes the snapshot a host wrote into `outbox` before running any user code: its bytes are copied (never
-   * the file itself, which the host could still reach), hashed and written next to the hash. The outbox goes.
-   * Returns whether a snapshot was cached.
+   * Takes what a host wrote into `outbox` before running any user code, the snapshot and the code cache it was
+   * asked for: their bytes are copied (never the files themselves, which the host could still reach), hashed
+   * and written next to the hash. The outbox goes. Returns whether a snapshot was cached.
    */
-  adopt(outbox: string): boolean {
+  adopt(outbox: string, expected: { snapshot: boolean; codeCache: boolean }): boolean {
+    const take = (name: string, file: string, what: string): boolean => {
+      try {
+        store(file, fs.readFileSync(path.join(outbox, name)));
+        return true;
+      } catch (error) {
+        this.log.warn(`could not cache ${what} in ${file}: ${String(error)}`);
+        return false;
+      }
+    };
     let cached = false;
     try {
-      this.store(fs.readFileSync(path.join(outbox, OUTBOX_SNAPSHOT)));
-      cached = true;
-    } catch (error) {
-      this.log.warn(`could not cache the Pyodide snapshot in ${this.file}: ${String(error)}`);
+      cached = expected.snapshot && take(OUTBOX_SNAPSHOT, this.file, 'the Pyodide snapshot');
+      if (expected.codeCache && this.codeCacheFile)
+        take(OUTBOX_CODE_CACHE, this.codeCacheFile, "V8's code cache of Pyodide");
     } finally {
       this.discardOutbox(outbox);
     }
@@ -134,7 +170,7 @@ export class SnapshotCache {
       return undefined;
     }
     try {
-      this.store(bytes, recorded);
+      store(this.file, bytes, recorded);
     } catch (error) {
       this.log.warn(`could not copy the shipped Pyodide snapshot into ${this.file}: ${String(error)}`);
       return undefined;
@@ -145,23 +181,12 @@ export class SnapshotCache {
     return { file: this.file, sha256: recorded };
   }
 
-  /** `bytes` and their hash (computed here unless already known), each written to a temp file and renamed into place. */
-  private store(bytes: Uint8Array, hash = sha256(bytes)): void {
-    const suffix = `${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
-    fs.writeFileSync(`${this.file}.sha256.${suffix}`, hash);
-    fs.writeFileSync(`${this.file}.${suffix}`, bytes);
-    // The hash goes first: a reader that sees the new snapshot also sees its hash.
-    fs.renameSync(`${this.file}.sha256.${suffix}`, `${this.file}.sha256`);
-    fs.renameSync(`${this.file}.${suffix}`, this.file);
-  }
-
   discardOutbox(outbox: string): void {
     fs.rmSync(outbox, { recursive: true, force: true });
   }
 
   private remove(): void {
-    fs.rmSync(this.file, { force: true });
-    fs.rmSync(`${this.file}.sha256`, { force: true });
+    removeWithHash(this.file);
   }
 
   /** Snapshots of other Pyodide builds can never be restored, and stale temp files and outboxes were left by killed processes; each is tens of MB. */
@@ -170,7 +195,14 @@ export class SnapshotCache {
       for (const name of fs.readdirSync(this.cacheDir)) {
         const other = path.join(this.cacheDir, name);
         // Another runtime's snapshot of the same build is in use by the other sandbox mechanism: it stays.
-        const outdated = /^pyodide-.+\.snapshot(\.sha256)?$/.test(name) && !name.startsWith(this.buildPrefix);
+        const otherBuild =
+          /^pyodide-.+\.(snapshot|codecache)(\.sha256)?$/.test(name) && !name.startsWith(this.buildPrefix);
+        // A code cache of another version of V8 (the runtime was updated) can never be read again.
+        const otherV8 =
+          this.codeCacheFile !== undefined &&
+          /^pyodide-.+\.codecache(\.sha256)?$/.test(name) &&
+          path.join(this.cacheDir, name.replace(/\.sha256$/, '')) !== this.codeCacheFile;
+        const outdated = otherBuild || otherV8;
         const abandoned = /^pyodide-.+\.tmp$/.test(name) && isStale(other);
         if (outdated || abandoned) fs.rmSync(other, { force: true });
       }
@@ -182,6 +214,31 @@ export class SnapshotCache {
       this.log.warn(`could not remove outdated Pyodide snapshots: ${String(error)}`);
     }
   }
+}
+
+/** `file` and the hash recorded beside it, if both are there. */
+function cachedFile(file: string): SnapshotRef | undefined {
+  try {
+    const sha256 = fs.readFileSync(`${file}.sha256`, 'utf8').trim();
+    return fs.existsSync(file) ? { file, sha256 } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `bytes` and their hash (computed here unless already known), each written to a temp file and renamed into place. */
+function store(file: string, bytes: Uint8Array, hash = sha256(bytes)): void {
+  const suffix = `${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  fs.writeFileSync(`${file}.sha256.${suffix}`, hash);
+  fs.writeFileSync(`${file}.${suffix}`, bytes);
+  // The hash goes first: a reader that sees the new file also sees its hash.
+  fs.renameSync(`${file}.sha256.${suffix}`, `${file}.sha256`);
+  fs.renameSync(`${file}.${suffix}`, file);
+}
+
+function removeWithHash(file: string): void {
+  fs.rmSync(file, { force: true });
+  fs.rmSync(`${file}.sha256`, { force: true });
 }
 
 function isStale(file: string): boolean {

@@ -10,7 +10,9 @@ import type { Display } from '../../types';
 import type { BackendOutcome } from '../contract';
 import codeModeSource from '../runtime/code_mode.py';
 import { compileHarnessIntoSnapshot, HarnessCode } from './harnessCode';
+import { codeCacheOf, loadEmscriptenScript, type LoadedScript } from './emscriptenScript';
 import {
+  OUTBOX_CODE_CACHE,
   OUTBOX_SNAPSHOT,
   type FromWorker,
   type HostCallReply,
@@ -46,18 +48,33 @@ function log(level: LogLevel, message: string): void {
 
 // ---- loading, with a cached memory snapshot ---------------------------------------------------------------
 
-function pyodideModule(): typeof import('pyodide') {
-  // Loaded from the copied package at run time: bundling it would break its own file lookups.
-  const load = createRequire(__filename);
+/** Pyodide's Emscripten script as it was loaded: the code cache to make from it, and what became of the one given. */
+let emscripten: LoadedScript = { usedCache: false };
+
+async function pyodideModule(): Promise<typeof import('pyodide')> {
   // Pyodide would import its Emscripten script as an ES module when it finds itself under Deno, where the
-  // script then misses the CommonJS names it uses (__dirname, require); required here first, as CommonJS, it
-  // sets the global that Pyodide looks for before loading it, under Node and Deno alike.
-  load(path.join(init.indexURL, 'pyodide.asm.js'));
-  return load(path.join(init.indexURL, 'pyodide.js')) as typeof import('pyodide');
+  // script then misses the CommonJS names it uses (__dirname, require); run first, as CommonJS, it sets the
+  // global that Pyodide looks for before loading it, under Node and Deno alike.
+  emscripten = await loadEmscriptenScript(init.indexURL, init.codeCache);
+  // Loaded from the copied package at run time: bundling it would break its own file lookups.
+  return createRequire(__filename)(path.join(init.indexURL, 'pyodide.js')) as typeof import('pyodide');
+}
+
+/**
+ * Written for the backend to cache when this start had none to use: after Pyodide's load and the harness's setup,
+ * so the functions they ran are compiled in it, and before any user code runs.
+ */
+function offerCodeCache(): void {
+  if (!init.outbox || !emscripten.script || emscripten.usedCache) return;
+  try {
+    fs.writeFileSync(path.join(init.outbox, OUTBOX_CODE_CACHE), codeCacheOf(emscripten.script));
+  } catch (error) {
+    log('warn', `V8's code cache of Pyodide could not be written: ${String(error)}`);
+  }
 }
 
 async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boolean; snapshotRejected?: string }> {
-  const { loadPyodide, version } = pyodideModule();
+  const { loadPyodide, version } = await pyodideModule();
   // Lock file and stdlib resolve inside the copied package. Distribution packages load from the package cache,
   // where the backend puts them checked against the lock file; what micropip pulls in beyond that Pyodide
   // fetches from the CDN into the same cache (checked by the backend afterwards).
@@ -85,14 +102,14 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
       };
     }
   }
-  if (!init.snapshotOutbox) return { py: await loadPyodide(options), fromSnapshot: false };
+  if (!init.outbox) return { py: await loadPyodide(options), fromSnapshot: false };
   // The backend caches what is written to the outbox (snapshotCache.ts); this instance starts from the same
   // snapshot, so every session begins identically.
   try {
     const maker = await loadPyodide({ ...options, _makeSnapshot: true });
     compileHarnessIntoSnapshot(maker);
     const snapshot = maker.makeMemorySnapshot();
-    fs.writeFileSync(path.join(init.snapshotOutbox, OUTBOX_SNAPSHOT), snapshot);
+    fs.writeFileSync(path.join(init.outbox, OUTBOX_SNAPSHOT), snapshot);
     return { py: await loadPyodide({ ...options, _loadSnapshot: snapshot }), fromSnapshot: false };
   } catch (error) {
     log('warn', `Pyodide memory snapshot unavailable, starting without it: ${String(error)}`);
@@ -311,6 +328,7 @@ async function main(): Promise<void> {
   // Read now: after a fatal error every property of the instance throws.
   const PythonError = py.ffi.PythonError;
   const pythonVersion = pythonVersionOf(py);
+  offerCodeCache();
   withholdProcessPowers();
   guardWorkerCreation();
   if (init.network === 'off') refuseFetch();
@@ -351,6 +369,8 @@ async function main(): Promise<void> {
     pythonVersion,
     fromSnapshot,
     ...(snapshotRejected ? { snapshotRejected } : {}),
+    codeCache: emscripten.usedCache ? 'used' : emscripten.script ? 'unused' : 'unsupported',
+    ...(emscripten.cacheRejected ? { codeCacheRejected: emscripten.cacheRejected } : {}),
     loadMs: Math.round(performance.now() - started),
   });
 }

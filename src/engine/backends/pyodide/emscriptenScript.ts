@@ -1,0 +1,93 @@
+// Pyodide's Emscripten script (pyodide.asm.js, 1 MB) loaded on the worker thread with V8's code cache: the
+// bytecode of the functions a start runs, compiled by an earlier start with this runtime and cached by the backend
+// (snapshotCache.ts). Compiling the script and those functions takes 50-80 ms of every start from the memory
+// snapshot; with the cache V8 reads them instead. Only where a script read from a code cache keeps its dynamic
+// import() working, for its own code and for code it evaluates (Node 20 loses the handler: measured), and not
+// under Deno, whose node:vm takes no code cache: there the script is required as before.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import * as vm from 'node:vm';
+import type { SnapshotRef } from './protocol';
+
+export interface LoadedScript {
+  /** Present when the script was compiled here with a code cache in mind: what `codeCacheOf` serializes. */
+  script?: vm.Script;
+  /** The cache given was used. */
+  usedCache: boolean;
+  /** Why the cache given was not used. */
+  cacheRejected?: string;
+}
+
+/**
+ * Runs pyodide.asm.js in `indexURL` as CommonJS would (it sets the global that Pyodide's loader looks for), with
+ * `cache` if its bytes hash to what the backend recorded and V8 accepts it.
+ */
+export async function loadEmscriptenScript(indexURL: string, cache: SnapshotRef | undefined): Promise<LoadedScript> {
+  const file = path.join(indexURL, 'pyodide.asm.js');
+  const requireHere = createRequire(file);
+  const loader = mainContextLoader();
+  if ('Deno' in globalThis || loader === undefined || !(await codeCacheKeepsImports(loader))) {
+    requireHere(file);
+    return { usedCache: false };
+  }
+  const { cachedData, rejected } = readCache(cache);
+  const script = new vm.Script(
+    `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(file, 'utf8')}\n})`,
+    { filename: file, cachedData, importModuleDynamically: loader },
+  );
+  const cacheRejected =
+    rejected ?? (cachedData && script.cachedDataRejected ? 'V8 refused it (another runtime or its flags)' : undefined);
+  const module = { exports: {} };
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, requireHere, module, file, indexURL);
+  return { script, usedCache: cachedData !== undefined && cacheRejected === undefined, cacheRejected };
+}
+
+/** V8's code for the script and every function compiled so far: taken once Pyodide has loaded, so those are in it. */
+export function codeCacheOf(script: vm.Script): Buffer {
+  return script.createCachedData();
+}
+
+/**
+ * Whether a script this runtime reads from a code cache can still import(): checked on a script of two lines,
+ * compiled, cached and read back under another name (so V8 cannot take its in-memory copy instead).
+ */
+export async function codeCacheKeepsImports(loader: Loader | undefined = mainContextLoader()): Promise<boolean> {
+  if (loader === undefined) return false;
+  const source = "(() => import('node:path'))";
+  const made = new vm.Script(source, { filename: 'code-cache-check', importModuleDynamically: loader });
+  const read = new vm.Script(source, {
+    filename: 'code-cache-check-read',
+    cachedData: made.createCachedData(),
+    importModuleDynamically: loader,
+  });
+  if (read.cachedDataRejected) return false;
+  try {
+    await (read.runInThisContext() as () => Promise<unknown>)();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+type Loader = typeof vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+
+/** import() in a compiled script as in any module of the main context; undefined in runtimes without it (Node < 20.12). */
+function mainContextLoader(): Loader | undefined {
+  return (vm.constants as Partial<typeof vm.constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+}
+
+function readCache(cache: SnapshotRef | undefined): { cachedData?: Buffer; rejected?: string } {
+  if (!cache) return {};
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(cache.file);
+  } catch (error) {
+    return { rejected: `it cannot be read (${String(error)})` };
+  }
+  // Compiled code is trusted as it is: only the bytes the backend cached are given to V8.
+  if (createHash('sha256').update(bytes).digest('hex') !== cache.sha256)
+    return { rejected: 'it does not match the hash recorded when it was cached' };
+  return { cachedData: bytes };
+}
