@@ -18,19 +18,29 @@ export interface LoadedScript {
   usedCache: boolean;
   /** Why the cache given was not used. */
   cacheRejected?: string;
+  /** This runtime cannot use a code cache (Deno, or one that loses import() with it). */
+  unsupported?: boolean;
 }
 
 /**
  * Runs pyodide.asm.js in `indexURL` as CommonJS would (it sets the global that Pyodide's loader looks for), with
- * `cache` if its bytes hash to what the backend recorded and V8 accepts it.
+ * `cache` if its bytes hash to what the backend recorded and V8 accepts it. `makeCache`: without a cache, compile
+ * it so that one can be made, if this runtime can use one (checked only then: a cache given was made by a start of
+ * this same runtime that checked).
  */
-export async function loadEmscriptenScript(indexURL: string, cache: SnapshotRef | undefined): Promise<LoadedScript> {
+export async function loadEmscriptenScript(
+  indexURL: string,
+  cache: SnapshotRef | undefined,
+  makeCache: boolean,
+): Promise<LoadedScript> {
   const file = path.join(indexURL, 'pyodide.asm.js');
   const requireHere = createRequire(file);
   const loader = mainContextLoader();
-  if ('Deno' in globalThis || loader === undefined || !(await codeCacheKeepsImports(loader))) {
+  const unsupported =
+    'Deno' in globalThis || loader === undefined || (!cache && makeCache && !(await codeCacheKeepsImports(loader)));
+  if (unsupported || (!cache && !makeCache)) {
     requireHere(file);
-    return { usedCache: false };
+    return { usedCache: false, unsupported };
   }
   const { cachedData, rejected } = readCache(cache);
   const script = new vm.Script(

@@ -55,7 +55,7 @@ async function pyodideModule(): Promise<typeof import('pyodide')> {
   // Pyodide would import its Emscripten script as an ES module when it finds itself under Deno, where the
   // script then misses the CommonJS names it uses (__dirname, require); run first, as CommonJS, it sets the
   // global that Pyodide looks for before loading it, under Node and Deno alike.
-  emscripten = await loadEmscriptenScript(init.indexURL, init.codeCache);
+  emscripten = await loadEmscriptenScript(init.indexURL, init.codeCache, init.outbox !== undefined);
   // Loaded from the copied package at run time: bundling it would break its own file lookups.
   return createRequire(__filename)(path.join(init.indexURL, 'pyodide.js')) as typeof import('pyodide');
 }
@@ -369,7 +369,7 @@ async function main(): Promise<void> {
     pythonVersion,
     fromSnapshot,
     ...(snapshotRejected ? { snapshotRejected } : {}),
-    codeCache: emscripten.usedCache ? 'used' : emscripten.script ? 'unused' : 'unsupported',
+    codeCache: emscripten.usedCache ? 'used' : emscripten.unsupported ? 'unsupported' : 'unused',
     ...(emscripten.cacheRejected ? { codeCacheRejected: emscripten.cacheRejected } : {}),
     loadMs: Math.round(performance.now() - started),
   });
