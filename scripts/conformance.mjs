@@ -12,15 +12,11 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hostPaths } from './vscode-host/common.mjs';
+import { installedNode24 } from './vscode-host/common.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg) => process.stdout.write(`[conformance] ${msg}\n`);
-const node24 = hostPaths().nodeBin;
-if (!fs.existsSync(node24)) {
-  process.stderr.write(`[conformance] no Node 24 at ${node24}: run node scripts/vscode-host/setup.mjs first\n`);
-  process.exit(1);
-}
+const node24 = installedNode24('conformance');
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-conformance-'));
 const token = randomBytes(24).toString('base64url');

@@ -3,13 +3,8 @@
 // behaves differently there than on Node 20 (e.g. V8's code cache of Pyodide's script, emscriptenScript.ts).
 // Usage: node scripts/node24.mjs <node arguments>
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import { hostPaths } from './vscode-host/common.mjs';
+import { installedNode24 } from './vscode-host/common.mjs';
 
-const node24 = hostPaths().nodeBin;
-if (!fs.existsSync(node24)) {
-  process.stderr.write(`[node24] no Node 24 at ${node24}: run node scripts/vscode-host/setup.mjs first\n`);
-  process.exit(1);
-}
+const node24 = installedNode24('node24');
 const { status, signal } = spawnSync(node24, process.argv.slice(2), { stdio: 'inherit' });
 process.exit(status ?? (signal ? 1 : 0));

@@ -30,6 +30,16 @@ export function hostPaths() {
   };
 }
 
+/** The Node 24 setup.mjs installs; without it, says so (as `who`) and exits. */
+export function installedNode24(who) {
+  const node24 = hostPaths().nodeBin;
+  if (!fs.existsSync(node24)) {
+    process.stderr.write(`[${who}] no Node 24 at ${node24}: run node scripts/vscode-host/setup.mjs first\n`);
+    process.exit(1);
+  }
+  return node24;
+}
+
 /** The marker written by a completed setup, or null. */
 export function readMarker(marker) {
   try {

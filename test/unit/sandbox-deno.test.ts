@@ -172,7 +172,7 @@ describe('Deno as the Pyodide sandbox', () => {
         const outbox = cache.createOutbox();
         fs.writeFileSync(path.join(outbox, 'snapshot'), bytes);
         fs.writeFileSync(path.join(outbox, 'code-cache'), `${bytes}'s code`);
-        assert.equal(cache.adopt(outbox, { snapshot: true, codeCache: cache.wantsCodeCache(undefined) }), true);
+        assert.equal(cache.adopt(outbox, true), true);
         assert.equal(fs.existsSync(outbox), false, 'the outbox goes');
       }
       assert.equal(node.cached()?.file, node.file);

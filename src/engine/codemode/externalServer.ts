@@ -10,10 +10,6 @@ const CONNECT_TIMEOUT_MS = 30_000;
 const CALL_TIMEOUT_MS = 120_000;
 const STDERR_TAIL_CHARS = 4000;
 
-/**
- * One external MCP server, connected on first use and kept alive. If it dies, the failure is reported
- * with its stderr tail and the next use connects again.
- */
 type ClientLibrary = Awaited<ReturnType<typeof clientLibrary>>;
 type Client = InstanceType<ClientLibrary['Client']>;
 
@@ -37,6 +33,10 @@ async function clientLibrary() {
   };
 }
 
+/**
+ * One external MCP server, connected on first use and kept alive. If it dies, the failure is reported
+ * with its stderr tail and the next use connects again.
+ */
 export class ExternalServer implements ToolProvider {
   private client: Promise<Client> | undefined;
   private tools: ToolSpec[] | undefined;

@@ -4,11 +4,11 @@
 // snapshot; with the cache V8 reads them instead. Only where a script read from a code cache keeps its dynamic
 // import() working, for its own code and for code it evaluates (Node 20 loses the handler: measured), and not
 // under Deno, whose node:vm takes no code cache: there the script is required as before.
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
+import { readChecked } from './checkedRead';
 import type { SnapshotRef } from './protocol';
 
 export interface LoadedScript {
@@ -54,11 +54,6 @@ export async function loadEmscriptenScript(
   return { script, usedCache: cachedData !== undefined && cacheRejected === undefined, cacheRejected };
 }
 
-/** V8's code for the script and every function compiled so far: taken once Pyodide has loaded, so those are in it. */
-export function codeCacheOf(script: vm.Script): Buffer {
-  return script.createCachedData();
-}
-
 /**
  * Whether a script this runtime reads from a code cache can still import(): checked on a script of two lines,
  * compiled, cached and read back under another name (so V8 cannot take its in-memory copy instead).
@@ -88,16 +83,9 @@ function mainContextLoader(): Loader | undefined {
   return (vm.constants as Partial<typeof vm.constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
 }
 
+/** Compiled code is trusted as it is: only the bytes the backend cached are given to V8. */
 function readCache(cache: SnapshotRef | undefined): { cachedData?: Buffer; rejected?: string } {
   if (!cache) return {};
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(cache.file);
-  } catch (error) {
-    return { rejected: `it cannot be read (${String(error)})` };
-  }
-  // Compiled code is trusted as it is: only the bytes the backend cached are given to V8.
-  if (createHash('sha256').update(bytes).digest('hex') !== cache.sha256)
-    return { rejected: 'it does not match the hash recorded when it was cached' };
-  return { cachedData: bytes };
+  const checked = readChecked(cache, (file) => fs.readFileSync(file));
+  return 'bytes' in checked ? { cachedData: checked.bytes } : { rejected: checked.rejected };
 }

@@ -2,7 +2,6 @@
 // thread never runs Python, so it stays free while code runs to deliver interrupts, forward output and relay
 // host calls. Replacing the worker (after a MemoryError or a worker crash) keeps the process; a restart from
 // the backend kills the whole process instead.
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -29,6 +28,7 @@ import {
 } from './protocol';
 import { createRing, DISPLAY_MARK, DROPPED, RingCorruption, RingReader, STDERR, STDOUT, type StreamId } from './ring';
 import { framesFor, hostCallProblem } from './hostFrames';
+import { readChecked } from './checkedRead';
 
 /** How often output is forwarded while a run is going: the coalescing window. */
 const OUTPUT_INTERVAL_MS = 16;
@@ -136,17 +136,9 @@ function spawnWorker(first: boolean): Instance {
  * check costs a start almost nothing, and the bytes checked are the bytes loaded (moved, not copied).
  */
 function sendSnapshot(worker: Worker, snapshot: SnapshotRef): void {
-  let message: SnapshotMessage;
-  try {
-    const buffer = readWhole(snapshot.file);
-    const actual = createHash('sha256').update(new Uint8Array(buffer)).digest('hex');
-    message =
-      actual === snapshot.sha256
-        ? { type: 'snapshot', buffer }
-        : { type: 'snapshot', rejected: 'it does not match the hash recorded when it was cached' };
-  } catch (error) {
-    message = { type: 'snapshot', rejected: `it cannot be read (${String(error)})` };
-  }
+  const checked = readChecked(snapshot, readWhole);
+  const message: SnapshotMessage =
+    'bytes' in checked ? { type: 'snapshot', buffer: checked.bytes } : { type: 'snapshot', rejected: checked.rejected };
   worker.postMessage(message, 'buffer' in message ? [message.buffer] : []);
 }
 

@@ -43,8 +43,6 @@ export interface LaunchedHost {
   mechanism: string;
   /** Where a starting host writes a new snapshot or code cache, until the backend takes them. */
   outbox?: string;
-  /** What it was asked to write there. */
-  makes: { snapshot: boolean; codeCache: boolean };
   /** The snapshot it was told to start from, and where that came from. */
   snapshot?: SnapshotRef;
   snapshotOrigin?: SnapshotOrigin;
@@ -70,8 +68,7 @@ export function launchHost(
   const start = shared.snapshots.forStart();
   const snapshot = start?.snapshot;
   const codeCache = shared.snapshots.codeCacheForStart();
-  const makes = { snapshot: !snapshot, codeCache: shared.snapshots.wantsCodeCache(codeCache) };
-  const outbox = makes.snapshot || makes.codeCache ? shared.snapshots.createOutbox() : undefined;
+  const outbox = !snapshot || shared.snapshots.wantsCodeCache(codeCache) ? shared.snapshots.createOutbox() : undefined;
   const workspace = existingFolders(options.workspaceRoots ?? []);
   // The session's own folder (scratch.ts), bound read-write: no other session's is in this sandbox.
   const scratchDir = options.scratchDir && ensureFolder(options.scratchDir, log);
@@ -164,7 +161,6 @@ export function launchHost(
     toHost: child.stdio[HOST_INPUT_FD] as Writable,
     mechanism: report.mechanism,
     outbox,
-    makes,
     snapshot,
     snapshotOrigin: start?.origin,
     codeCache,

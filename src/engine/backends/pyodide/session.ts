@@ -233,9 +233,7 @@ export class PyodideSession implements BackendSession {
     if (message.type === 'ready') {
       const { type: _type, ...info } = message;
       // The snapshot and the code cache were written before any user code ran; taken now, before the first run is sent.
-      // A runtime that cannot use a code cache made none (emscriptenScript.ts): there is nothing to miss.
-      const makes = { ...host.makes, codeCache: host.makes.codeCache && info.codeCache !== 'unsupported' };
-      const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox, makes);
+      const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox, !host.snapshot);
       if (info.snapshotRejected && host.snapshot && host.snapshotOrigin)
         this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, info.snapshotRejected);
       if (info.codeCacheRejected && host.codeCache)

@@ -120,11 +120,12 @@ export class SnapshotCache {
   }
 
   /**
-   * Takes what a host wrote into `outbox` before running any user code, the snapshot and the code cache it was
-   * asked for: their bytes are copied (never the files themselves, which the host could still reach), hashed
-   * and written next to the hash. The outbox goes. Returns whether a snapshot was cached.
+   * Takes what a host wrote into `outbox` before running any user code: the snapshot, if it was to make one
+   * (`madeSnapshot`), and a code cache, if it wrote one (a runtime that cannot use one writes none). Their bytes
+   * are copied (never the files themselves, which the host could still reach), hashed and written next to the
+   * hash. The outbox goes. Returns whether a snapshot was cached.
    */
-  adopt(outbox: string, expected: { snapshot: boolean; codeCache: boolean }): boolean {
+  adopt(outbox: string, madeSnapshot: boolean): boolean {
     const take = (name: string, file: string, what: string): boolean => {
       try {
         store(file, fs.readFileSync(path.join(outbox, name)));
@@ -136,8 +137,9 @@ export class SnapshotCache {
     };
     let cached = false;
     try {
-      cached = expected.snapshot && take(OUTBOX_SNAPSHOT, this.file, 'the Pyodide snapshot');
-      if (expected.codeCache && this.codeCacheFile)
+      cached = madeSnapshot && take(OUTBOX_SNAPSHOT, this.file, 'the Pyodide snapshot');
+      const codeCache = path.join(outbox, OUTBOX_CODE_CACHE);
+      if (this.codeCacheFile && fs.existsSync(codeCache))
         take(OUTBOX_CODE_CACHE, this.codeCacheFile, "V8's code cache of Pyodide");
     } finally {
       this.discardOutbox(outbox);

@@ -10,7 +10,7 @@ import type { Display } from '../../types';
 import type { BackendOutcome } from '../contract';
 import codeModeSource from '../runtime/code_mode.py';
 import { compileHarnessIntoSnapshot, HarnessCode } from './harnessCode';
-import { codeCacheOf, loadEmscriptenScript, type LoadedScript } from './emscriptenScript';
+import { loadEmscriptenScript, type LoadedScript } from './emscriptenScript';
 import {
   OUTBOX_CODE_CACHE,
   OUTBOX_SNAPSHOT,
@@ -61,13 +61,14 @@ async function pyodideModule(): Promise<typeof import('pyodide')> {
 }
 
 /**
- * Written for the backend to cache when this start had none to use: after Pyodide's load and the harness's setup,
- * so the functions they ran are compiled in it, and before any user code runs.
+ * V8's code for the script and every function compiled so far, written for the backend to cache when this start
+ * had none to use: after Pyodide's load and the harness's setup, so the functions they ran are in it, and before
+ * any user code runs.
  */
 function offerCodeCache(): void {
   if (!init.outbox || !emscripten.script || emscripten.usedCache) return;
   try {
-    fs.writeFileSync(path.join(init.outbox, OUTBOX_CODE_CACHE), codeCacheOf(emscripten.script));
+    fs.writeFileSync(path.join(init.outbox, OUTBOX_CODE_CACHE), emscripten.script.createCachedData());
   } catch (error) {
     log('warn', `V8's code cache of Pyodide could not be written: ${String(error)}`);
   }
