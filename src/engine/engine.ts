@@ -211,6 +211,14 @@ export class Engine {
   }
 
   /**
+   * How to tell whether `scope`'s client is still there: a full pool ends idle sessions of clients that are gone
+   * before those of clients that are there (SessionPool.makeRoomFor). Until endScope.
+   */
+  setScopePresence(scope: string, isPresent: () => boolean): void {
+    this.pool.setPresence(scope, isPresent);
+  }
+
+  /**
    * Ends every session of a scope (its client is gone): runs in them are cancelled, and nothing is remembered for
    * their names, which nobody will use again.
    */

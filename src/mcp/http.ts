@@ -13,6 +13,7 @@ import {
 import { hostHeaders, hostInUrl } from './httpHosts';
 import { HttpMcpSession, type HttpSessionOptions } from './httpSession';
 import { DEFAULT_SESSION_IDLE_MINUTES } from './httpSessionIdle';
+import { DEFAULT_MAX_HTTP_SESSIONS, HttpSessionTable } from './httpSessionTable';
 import type { McpServerOptions } from './server';
 
 export interface HttpMcpServer {
@@ -45,6 +46,11 @@ export interface HttpMcpServerOptions extends McpServerOptions {
   shareSessions?: boolean;
   /** An MCP session without a request for this long ends, and its Python sessions are freed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /**
+   * MCP sessions live at once; a new one past it ends the least recently active idle one (httpSessionTable.ts),
+   * or is refused (503) while every one is busy. Default DEFAULT_MAX_HTTP_SESSIONS.
+   */
+  maxHttpSessions?: number;
   /** A run whose response stream the client dropped is cancelled after this long unless it resumes. Default 30 s. */
   resumeGraceMs?: number;
   /**
@@ -79,7 +85,7 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
   if (!(Number.isInteger(maxPreAuthConnections) && maxPreAuthConnections >= 1))
     throw new Error('maxPreAuthConnections must be a whole number of at least 1');
   if (!(preAuthTimeoutMs > 0)) throw new Error('preAuthTimeoutMs must be a positive number of milliseconds');
-  const sessions = new Map<string, HttpMcpSession>();
+  const sessions = new HttpSessionTable<HttpMcpSession>(options.maxHttpSessions ?? DEFAULT_MAX_HTTP_SESSIONS, log);
   const sessionOptions: HttpSessionOptions = {
     ...options,
     log,
@@ -118,10 +124,14 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     );
   };
   // A session id the server does not know (ended, or never given) gets 404, which tells the client to start anew.
-  const refuseSession = (res: http.ServerResponse, sessionId: unknown) =>
-    sessionId === undefined
-      ? refuse(res, 400, 'Bad request: missing session')
-      : refuse(res, 404, 'Session not found: it ended or never existed; initialize a new one', {}, -32001);
+  const refuseSession = (res: http.ServerResponse, sessionId: unknown) => {
+    if (sessionId === undefined) return refuse(res, 400, 'Bad request: missing session');
+    const why = typeof sessionId === 'string' ? sessions.whyEnded(sessionId) : undefined;
+    const message = why
+      ? `Session expired: ${why}; initialize a new one`
+      : 'Session not found: it ended or never existed; initialize a new one';
+    refuse(res, 404, message, {}, -32001);
+  };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (!allowedHosts.includes(req.headers.host ?? '')) return refuse(res, 403, 'Forbidden: unexpected Host');
@@ -153,16 +163,34 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     const body = incoming.message;
     if (existing) return existing.handle(req, res, body);
     if (sessionId !== undefined || !isInitializeRequest(body)) return refuseSession(res, sessionId);
+    if (!sessions.makeRoom()) {
+      log.warn(`MCP HTTP: a new session was refused: all ${sessions.max} MCP sessions are busy`);
+      return refuse(
+        res,
+        503,
+        `Service unavailable: all ${sessions.max} MCP sessions this server keeps are busy (a request or run under way in each); try again once one finishes`,
+        { 'retry-after': '1' },
+      );
+    }
 
-    const session = await HttpMcpSession.start(
+    // In the table before anything is awaited, so initializes that come at once cannot pass the cap together.
+    const session = new HttpMcpSession(
       engine,
       sessionOptions,
-      (started) => void sessions.set(started.id!, started),
-      (ended) => {
-        if (ended.id !== undefined && sessions.get(ended.id) === ended) sessions.delete(ended.id);
-      },
+      (started) => sessions.named(started),
+      (ended, why) => sessions.ended(ended, why),
     );
-    await session.handle(req, res, body);
+    sessions.add(session);
+    try {
+      await session.connect();
+      await session.handle(req, res, body);
+    } finally {
+      // An initialize the SDK refused leaves a session without an id, which no request can reach.
+      if (session.id === undefined) {
+        sessions.ended(session);
+        void session.close();
+      }
+    }
   };
 
   const server = http.createServer(serverTimeouts, (req, res) => {
@@ -195,8 +223,7 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     ...(options.socketPath !== undefined ? { socketPath: options.socketPath } : {}),
     token,
     close: async () => {
-      await Promise.all([...sessions.values()].map((s) => s.close().catch(() => undefined)));
-      sessions.clear();
+      await Promise.all(sessions.all().map((s) => s.close().catch(() => undefined)));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

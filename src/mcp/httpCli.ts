@@ -6,6 +6,7 @@ import { raiseFdSoftLimit } from './fdLimit';
 import type { HttpMcpServer } from './http';
 import { isLoopbackHost } from './httpHosts';
 import { DEFAULT_SESSION_IDLE_MINUTES } from './httpSessionIdle';
+import { DEFAULT_MAX_HTTP_SESSIONS } from './httpSessionTable';
 import type { McpServerOptions } from './server';
 
 export const HTTP_FLAGS = {
@@ -16,6 +17,7 @@ export const HTTP_FLAGS = {
   'allow-remote': { type: 'boolean' },
   'share-sessions': { type: 'boolean' },
   'http-session-idle-min': { type: 'string' },
+  'max-http-sessions': { type: 'string' },
 } as const;
 
 export const HTTP_HELP = `  --http                      serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio, with a bearer
@@ -27,7 +29,10 @@ export const HTTP_HELP = `  --http                      serve Streamable HTTP at
   --allow-remote              allow a --host that other machines can reach
   --share-sessions            let all HTTP clients share Python sessions (default: each has its own)
   --http-session-idle-min <m> end an HTTP session after this many minutes without a request, and free its
-                              Python sessions (default: ${DEFAULT_SESSION_IDLE_MINUTES})`;
+                              Python sessions (default: ${DEFAULT_SESSION_IDLE_MINUTES})
+  --max-http-sessions <n>     MCP sessions kept at once; past it a new one ends the least recently active
+                              idle one (its client is told on its next request), or gets a 503 while all
+                              are busy (default: ${DEFAULT_MAX_HTTP_SESSIONS})`;
 
 const MIN_TOKEN_LENGTH = 32;
 
@@ -38,6 +43,7 @@ export interface HttpCliOptions {
   token?: string;
   shareSessions: boolean;
   sessionIdleMs: number;
+  maxHttpSessions: number;
 }
 
 type HttpFlagValues = {
@@ -60,6 +66,10 @@ export function parseHttpFlags(values: HttpFlagValues): HttpCliOptions | undefin
       ? DEFAULT_SESSION_IDLE_MINUTES
       : Number(values['http-session-idle-min']);
   if (!(idleMinutes > 0)) throw new Error('--http-session-idle-min must be a positive number of minutes');
+  const maxHttpSessions =
+    values['max-http-sessions'] === undefined ? DEFAULT_MAX_HTTP_SESSIONS : Number(values['max-http-sessions']);
+  if (!(Number.isInteger(maxHttpSessions) && maxHttpSessions >= 1))
+    throw new Error('--max-http-sessions must be a whole number of at least 1');
   const tokenFile = values['token-file'];
   if (!isLoopbackHost(host) && !(values['allow-remote'] && tokenFile)) {
     throw new Error(
@@ -72,6 +82,7 @@ export function parseHttpFlags(values: HttpFlagValues): HttpCliOptions | undefin
     token: tokenFile === undefined ? undefined : readToken(tokenFile),
     shareSessions: values['share-sessions'] ?? false,
     sessionIdleMs: idleMinutes * 60_000,
+    maxHttpSessions,
   };
 }
 

@@ -1,5 +1,8 @@
 // One MCP session over Streamable HTTP: its transport, its own Python sessions, the events it may replay, what
-// happens to a run whose response stream the client dropped, and when the session ends for being idle.
+// happens to a run whose response stream the client dropped, when the session ends for being idle, and what the
+// server's table of sessions (httpSessionTable.ts) needs to choose one to end: whether it is busy, whether its
+// client is still there, and when it was last active.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -9,7 +12,8 @@ import type * as http from 'node:http';
 import type { Engine, Logger } from '../engine/index';
 import { BoundedEventStore } from './eventStore';
 import { idOnlyPrimingEvents } from './primingEvents';
-import { createMcpServer, type McpServerOptions } from './server';
+import type { TabledSession } from './httpSessionTable';
+import { createMcpServer, runningTasks, type McpServerOptions } from './server';
 
 export interface HttpSessionOptions extends McpServerOptions {
   log: Logger;
@@ -33,7 +37,10 @@ interface PendingStream {
 /** The SDK's id of the GET stream that carries messages unrelated to a request; no run is answered on it. */
 const STANDALONE_STREAM = '_GET_stream';
 
-export class HttpMcpSession {
+/** Orders sessions by activity without ties (clock readings can be equal). */
+let activity = 0;
+
+export class HttpMcpSession implements TabledSession {
   readonly transport: StreamableHTTPServerTransport;
   private readonly events = new BoundedEventStore();
   /** Whose engine sessions these are; never shown to the client (its session names stay its own). */
@@ -43,16 +50,29 @@ export class HttpMcpSession {
   private readonly streams = new Map<string, PendingStream>();
   /** Requests under way (POSTs and resumed streams): while any is, the session is not idle. */
   private busy = 0;
+  /** Standalone GET streams open: the client listens for the server's messages, so it is still there. */
+  private listening = 0;
+  /** Its client opened a standalone GET stream once: its closing every connection then says it left. */
+  private everListened = false;
+  /** That it left is said once in the log. */
+  private toldGone = false;
+  private readonly server: McpServer;
   private idleTimer?: NodeJS.Timeout;
   private closed = false;
+  /** Why the server ended it, for a client that comes back with its id. */
+  private endReason?: string;
+  lastActive = ++activity;
 
-  private constructor(
+  /** A session for an initialize request; it joins the server's table once the SDK gives it an id. */
+  constructor(
     private readonly engine: Engine,
     private readonly options: HttpSessionOptions,
     onInitialized: (session: HttpMcpSession) => void,
-    onClosed: (session: HttpMcpSession) => void,
+    onClosed: (session: HttpMcpSession, why: string | undefined) => void,
   ) {
     this.scope = options.shareSessions ? undefined : randomBytes(6).toString('hex');
+    this.server = createMcpServer(engine, { ...options, sessionScope: this.scope });
+    if (this.scope !== undefined) engine.setScopePresence(this.scope, () => this.present);
     const events = this.events;
     this.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -71,46 +91,80 @@ export class HttpMcpSession {
       clearTimeout(this.idleTimer);
       for (const stream of this.streams.values()) clearTimeout(stream.cancelTimer);
       this.streams.clear();
-      onClosed(this);
+      onClosed(this, this.endReason);
       if (this.scope !== undefined) void this.engine.endScope(this.scope);
     };
   }
 
-  /** A session for an initialize request; it joins the server's map once the SDK gives it an id. */
-  static async start(
-    engine: Engine,
-    options: HttpSessionOptions,
-    onInitialized: (session: HttpMcpSession) => void,
-    onClosed: (session: HttpMcpSession) => void,
-  ): Promise<HttpMcpSession> {
-    const session = new HttpMcpSession(engine, options, onInitialized, onClosed);
-    await createMcpServer(engine, { ...options, sessionScope: session.scope }).connect(session.transport);
-    return session;
+  /** Connects its MCP server to its transport: then it can handle the initialize. */
+  async connect(): Promise<void> {
+    await this.server.connect(this.transport);
   }
 
   get id(): string | undefined {
     return this.transport.sessionId;
   }
 
+  /**
+   * Initialized, and nothing under way: no request in flight, no run of a stream the client dropped still
+   * waiting for it to come back, no task running.
+   */
+  get idle(): boolean {
+    if (this.id === undefined || this.closed || this.busy > 0) return false;
+    for (const stream of this.streams.values()) if (stream.cancelTimer && stream.requestIds.length > 0) return false;
+    return runningTasks(this.server) === 0;
+  }
+
+  /** Its client holds a connection to it open: a request in flight, or the stream it listens on. */
+  get present(): boolean {
+    return this.busy > 0 || this.listening > 0;
+  }
+
   /** Serves one HTTP request of this session (`body` parsed for POSTs). */
   async handle(req: http.IncomingMessage, res: http.ServerResponse, body?: unknown): Promise<void> {
     const pending = this.pendingFor(req, body);
-    // The standalone GET stream only listens: a client that keeps it open but asks nothing is idle.
-    if (!pending) return this.transport.handleRequest(req, res, body);
+    // The standalone GET stream only listens: a client that keeps it open but asks nothing is idle, yet present.
+    if (!pending) {
+      if (req.method !== 'GET') return this.transport.handleRequest(req, res, body);
+      this.listening++;
+      this.everListened = true;
+      res.once('close', () => {
+        this.listening--;
+        this.noteIfGone();
+      });
+      return this.transport.handleRequest(req, res, body);
+    }
     if (this.options.idOnlyPrimingEvents) idOnlyPrimingEvents(res);
     this.busy++;
+    this.lastActive = ++activity;
     clearTimeout(this.idleTimer);
     clearTimeout(pending.cancelTimer);
     res.once('close', () => {
+      this.lastActive = ++activity;
       if (--this.busy === 0) this.armIdleTimer();
       if (res.writableFinished) this.forget(pending);
       else this.cancelUnlessResumed(pending);
+      this.noteIfGone();
     });
     await this.posting.run(pending, () => this.transport.handleRequest(req, res, body));
   }
 
-  async close(): Promise<void> {
+  /** Ends the session; `why`, if given, is told to a client that comes back with its id. */
+  async close(why?: string): Promise<void> {
+    this.endReason ??= why;
     await this.transport.close();
+  }
+
+  /**
+   * A client that listened and now holds no connection open has most likely left without ending its session
+   * (no DELETE): said once, since its session and Python sessions stay until they idle out or are evicted.
+   */
+  private noteIfGone(): void {
+    if (this.present || this.toldGone || this.closed || !this.everListened) return;
+    this.toldGone = true;
+    this.options.log.info(
+      `MCP HTTP session ${this.id ?? ''}: its client closed every connection without ending the session; its Python sessions are the first to go when room is needed, and the session ends after ${Math.round(this.options.idleMs / 1000)} s without a request or when evicted`,
+    );
   }
 
   private armIdleTimer(): void {
@@ -118,10 +172,9 @@ export class HttpMcpSession {
     // Streams of a session that already ended close after it.
     if (this.closed) return;
     this.idleTimer = setTimeout(() => {
-      this.options.log.info(
-        `MCP HTTP session ${this.id ?? ''} ended: idle for ${Math.round(this.options.idleMs / 1000)} s`,
-      );
-      void this.close();
+      const why = `it ended after ${Math.round(this.options.idleMs / 1000)} s without a request`;
+      this.options.log.info(`MCP HTTP session ${this.id ?? ''} ended: ${why}`);
+      void this.close(why);
     }, this.options.idleMs);
     this.idleTimer.unref();
   }

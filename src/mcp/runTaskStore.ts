@@ -31,6 +31,11 @@ export class RunTaskStore extends InMemoryTaskStore {
     super();
   }
 
+  /** Runs of tasks under way now. */
+  get runningCount(): number {
+    return this.runs.size;
+  }
+
   /** Bytes of results held now. */
   get heldResultBytes(): number {
     return this.resultBytes;

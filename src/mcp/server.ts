@@ -38,6 +38,14 @@ export interface McpServerOptions {
   toolApprovals?: ToolApprovals;
 }
 
+/** Each server's task store, for runningTasks. */
+const taskStores = new WeakMap<McpServer, RunTaskStore>();
+
+/** How many runs `server` has under way as tasks: they go on with no request in flight. */
+export function runningTasks(server: McpServer): number {
+  return taskStores.get(server)?.runningCount ?? 0;
+}
+
 /** The MCP surface of the engine: its tools (tools/) on the SDK's McpServer as adjusted (sdkHandlers.ts). Built per connection; the engine is shared. */
 export function createMcpServer(engine: Engine, options: McpServerOptions = {}): McpServer {
   const taskStore = new RunTaskStore();
@@ -50,6 +58,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
       capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
     },
   );
+  taskStores.set(server, taskStore);
   const log = new ClientLog(server.server);
   const tools = registerTools(server, { engine, log, taskStore, options });
 

@@ -36,6 +36,8 @@ export class SessionPool {
   private readonly losses = new Map<string, string>();
   private readonly scratch: ScratchFolders | undefined;
   private readonly spares = new SpareSlot<Session>();
+  /** Whether each scope's client is still there, as its front door tells (setPresence); unknown counts as there. */
+  private readonly presence = new Map<string, () => boolean>();
   private disposed = false;
 
   constructor(private readonly options: SessionPoolOptions) {
@@ -88,7 +90,7 @@ export class SessionPool {
     if (!session) {
       const factory = this.factories.get(backend);
       if (!factory) throw new Error(`no ${backend} backend`);
-      this.makeRoomFor(backend, name);
+      this.makeRoomFor(backend, name, scope);
       // A session restarted under this key has its folder waiting; the spare's sandbox binds another one.
       const spare = this.scratch?.hasParked(key) ? undefined : this.takeSpare(backend, factory);
       const owner: { session?: Session } = spare?.owner ?? {};
@@ -140,8 +142,17 @@ export class SessionPool {
     await Promise.all(matching.map((s) => this.drop(s, reason, 'restart')));
   }
 
+  /**
+   * How to tell whether `scope`'s client is still there (e.g. holds a connection open): when the pool is full, idle
+   * sessions of clients that are gone are ended before any of a client that is there. Forgotten by endScope.
+   */
+  setPresence(scope: string, isPresent: () => boolean): void {
+    this.presence.set(scope, isPresent);
+  }
+
   /** Ends every session of a scope, and forgets their names, which nobody will use again. */
   async endScope(scope: string): Promise<void> {
+    this.presence.delete(scope);
     const matching = this.all().filter((s) => s.scope === scope);
     await Promise.all([
       ...matching.map((s) => this.drop(s, 'its client is gone', 'end')),
@@ -227,19 +238,37 @@ export class SessionPool {
    * Each live session holds an interpreter (about 200 MB for Pyodide): past the cap, the least recently used
    * idle one of the backend is ended, and its next run is told. With every one busy, the new one is refused.
    */
-  private makeRoomFor(backend: BackendKind, name: string): void {
+  /**
+   * Past the limit, one idle session is ended, chosen so that one client's leftovers never cost a client that is
+   * still there its state: first those of clients that are gone (they left without ending their MCP session);
+   * then, among clients that are there, one of whoever holds the most (nobody gives one up while another holds
+   * more), the asking client's own on a tie; the least recently used first within each.
+   */
+  private makeRoomFor(backend: BackendKind, name: string, scope: string | undefined): void {
     const { maxSessions, settingNames } = this.options.config();
     const live = this.all().filter((s) => s.backend.kind === backend);
     if (live.length < maxSessions) return;
-    const idle = live.filter((s) => s.idle).sort((a, b) => a.lastUsed - b.lastUsed);
+    const held = new Map<string | undefined, number>();
+    for (const s of live) held.set(s.scope, (held.get(s.scope) ?? 0) + 1);
+    const gone = (s: Session) => s.scope !== undefined && this.presence.get(s.scope)?.() === false;
+    const order = (s: Session) => [gone(s) ? 0 : 1, -held.get(s.scope)!, s.scope === scope ? 0 : 1, s.lastUsed];
+    const idle = live
+      .filter((s) => s.idle)
+      .map((session) => ({ session, order: order(session) }))
+      .sort((a, b) => a.order.reduce((found, x, i) => found || x - b.order[i]!, 0));
     if (idle.length === 0) {
       const limit = settingNames.maxSessions ? `${maxSessions}: ${settingNames.maxSessions}` : `${maxSessions}`;
       throw new SessionLimitError(
         `all ${live.length} ${backend} sessions are busy, so session "${name}" cannot start (the limit is ${limit}); wait for one to finish or use an existing session`,
       );
     }
-    const evicted = idle[0]!;
-    const reason = `the session was ended to make room for session "${name}" (at most ${maxSessions} ${backend} sessions live at once; it was the least recently used)`;
+    const evicted = idle[0]!.session;
+    const which = gone(evicted)
+      ? 'the least recently used of a client that is gone without ending its MCP session'
+      : held.size > 1
+        ? `the least recently used of the client that holds the most (${held.get(evicted.scope)!})`
+        : 'the least recently used';
+    const reason = `the session was ended to make room for session "${name}" (at most ${maxSessions} ${backend} sessions live at once; it was ${which})`;
     this.options.log.info(`evicting the ${backend} session "${evicted.name}": ${reason}`);
     void this.drop(evicted, reason, 'end');
   }
