@@ -5,7 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
@@ -30,6 +30,8 @@ export interface HttpSessionOptions extends McpServerOptions {
 /** The requests one response stream answers, and the timer that cancels them once the stream is gone. */
 interface PendingStream {
   requestIds: RequestId[];
+  /** Of those, the ones not answered yet: while any is, a run may be under way for it. */
+  unanswered: number;
   streamId?: string;
   cancelTimer?: NodeJS.Timeout;
 }
@@ -79,7 +81,7 @@ export class HttpMcpSession implements TabledSession {
       onsessioninitialized: () => onInitialized(this),
       eventStore: {
         storeEvent: (streamId, message) => {
-          this.noteStream(streamId);
+          this.noteStream(streamId, message);
           return events.storeEvent(streamId, message);
         },
         getStreamIdForEventId: (eventId) => events.getStreamIdForEventId(eventId),
@@ -111,7 +113,7 @@ export class HttpMcpSession implements TabledSession {
    */
   get idle(): boolean {
     if (this.id === undefined || this.closed || this.busy > 0) return false;
-    for (const stream of this.streams.values()) if (stream.cancelTimer && stream.requestIds.length > 0) return false;
+    for (const stream of this.streams.values()) if (stream.cancelTimer && stream.unanswered > 0) return false;
     return runningTasks(this.server) === 0;
   }
 
@@ -186,16 +188,24 @@ export class HttpMcpSession implements TabledSession {
   private pendingFor(req: http.IncomingMessage, body: unknown): PendingStream | undefined {
     if (req.method === 'POST') {
       const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
-      return { requestIds: messages.filter(isJSONRPCRequest).map((m) => m.id) };
+      const requestIds = messages.filter(isJSONRPCRequest).map((m) => m.id);
+      return { requestIds, unanswered: requestIds.length };
     }
     const lastEventId = req.headers['last-event-id'];
     if (req.method !== 'GET' || typeof lastEventId !== 'string') return undefined;
     const streamId = this.events.streamOf(lastEventId);
-    return (streamId !== undefined && this.streams.get(streamId)) || { requestIds: [] };
+    return (streamId !== undefined && this.streams.get(streamId)) || { requestIds: [], unanswered: 0 };
   }
 
-  /** The first stream the event store sees during a POST is the one answering that POST's requests. */
-  private noteStream(streamId: string): void {
+  /**
+   * The first stream the event store sees during a POST is the one answering that POST's requests; an answer
+   * stored for one of them means it no longer runs.
+   */
+  private noteStream(streamId: string, message: JSONRPCMessage): void {
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      const answered = this.streams.get(streamId);
+      if (answered && answered.requestIds.includes(message.id!)) answered.unanswered--;
+    }
     const pending = this.posting.getStore();
     if (!pending || pending.streamId !== undefined || streamId === STANDALONE_STREAM) return;
     pending.streamId = streamId;

@@ -41,16 +41,28 @@ export function post(
   });
 }
 
+/**
+ * The SDK client over HTTP with the token. `listening` settles once the server has accepted the stream the client
+ * opens after initializing to hear from the server (its fetch is watched, not changed): from then on the server
+ * knows the client is there.
+ */
 export async function connectHttp(
   url: string,
   token: string,
-): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport; listening: Promise<void> }> {
   const client = new Client({ name: 'http-test', version: '1' });
+  let heard: () => void = () => undefined;
+  const listening = new Promise<void>((resolve) => (heard = resolve));
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      if (init?.method === 'GET' && response.ok) heard();
+      return response;
+    },
   });
   await client.connect(transport);
-  return { client, transport };
+  return { client, transport, listening };
 }
 
 export interface SseEvent {
