@@ -85,8 +85,8 @@ test('a host call too large for a frame, or with too long a name, is refused bef
 test('other messages too large are shrunk to ones the schema takes', () => {
   const [log] = decode(framesFor({ type: 'log', level: 'warn', message: 'w'.repeat(10 * MIB) }));
   assert.ok(log.type === 'log' && log.message.length < 100 * 1024);
-  const [loading] = decode(framesFor({ type: 'loading', stateLost: 's'.repeat(50_000) }));
-  assert.ok(loading.type === 'loading' && loading.stateLost!.length === 10_000);
+  const [lost] = decode(framesFor({ type: 'lost', reason: 's'.repeat(50_000) }));
+  assert.ok(lost.type === 'lost' && lost.reason.length === 10_000);
   const [done] = decode(framesFor({ type: 'packagesDone', id: 3, errors: ['e'.repeat(10 * MIB)], versions: {} }));
   assert.deepEqual(done, {
     type: 'packagesDone',

@@ -1,8 +1,8 @@
 // The confined process the Pyodide backend starts for each session. Pyodide runs on a worker thread; this main
 // thread never runs Python, so it stays free while code runs to deliver interrupts, forward output and relay
-// host calls. Replacing the worker (after a MemoryError or a worker crash) keeps the process; a restart from
-// the backend kills the whole process instead.
-import * as fs from 'node:fs';
+// host calls. One instance per process: one that is lost (a MemoryError, a worker crash, a corrupt ring) is
+// reported and abandoned, and the backend replaces the whole process, so every replaced instance is a process
+// the backend itself saw end.
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
@@ -28,7 +28,7 @@ import {
 } from './protocol';
 import { createRing, DISPLAY_MARK, DROPPED, RingCorruption, RingReader, STDERR, STDOUT, type StreamId } from './ring';
 import { framesFor, hostCallProblem } from './hostFrames';
-import { readChecked } from './checkedRead';
+import { readChecked, readWhole } from './checkedRead';
 
 /** How often output is forwarded while a run is going: the coalescing window. */
 const OUTPUT_INTERVAL_MS = 16;
@@ -93,13 +93,9 @@ let lastCallId = 0;
 /** Package requests received while the worker was loading, and the ones the current worker is working on. */
 const waitingPackages: PackagesMessage[] = [];
 const packagesInFlight = new Set<number>();
-let instance = spawnWorker(true);
+const instance = spawnWorker();
 
-/**
- * `first`: the process's first instance. Only it writes into the outbox: the backend takes what is there once,
- * when that instance is ready, and removes the folder.
- */
-function spawnWorker(first: boolean): Instance {
+function spawnWorker(): Instance {
   const interrupt = new SharedArrayBuffer(4);
   const callSignal = new SharedArrayBuffer(4);
   const outputRing = createRing();
@@ -107,7 +103,6 @@ function spawnWorker(first: boolean): Instance {
   const init: WorkerInit = {
     // Pyodide appends file names to it, so it must end in a separator; '/' works on Windows too.
     ...config,
-    outbox: first ? config.outbox : undefined,
     indexURL: path.join(__dirname, 'pyodide') + '/',
     interruptBuffer: interrupt,
     callSignal,
@@ -142,45 +137,21 @@ function sendSnapshot(worker: Worker, snapshot: SnapshotRef): void {
   worker.postMessage(message, 'buffer' in message ? [message.buffer] : []);
 }
 
-/** A plain ArrayBuffer, not a view: Deno copies a typed array posted to a worker element by element (4 s for 20 MB). */
-function readWhole(file: string): ArrayBuffer {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buffer = new ArrayBuffer(fs.fstatSync(fd).size);
-    const bytes = new Uint8Array(buffer);
-    for (let offset = 0; offset < bytes.length;) {
-      const read = fs.readSync(fd, bytes, offset, bytes.length - offset, offset);
-      if (read === 0) throw new Error('the file ended early');
-      offset += read;
-    }
-    return buffer;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/**
- * Replaces the worker with a fresh instance (from the snapshot); calls the old one made are abandoned.
- * `stateLost` says why when no run's result reports it.
- */
-function recycle(stateLost?: string): void {
-  // Their worker is gone, and a fresh instance has none of what they installed: they failed.
+/** Ends the instance for good; the backend, told by a result or a 'lost' message, replaces this process. */
+function abandon(old: Instance): void {
   for (const id of packagesInFlight)
     send({
       type: 'packagesDone',
       id,
       errors: [],
       versions: {},
-      failed: 'the Pyodide instance was replaced while installing',
+      failed: 'the Pyodide instance was lost while installing',
     });
   packagesInFlight.clear();
-  const old = instance;
   old.lost = true;
   void old.worker.terminate();
   old.replyPort.close();
-  hostCalls.rejectAll(new Error('the Pyodide instance was replaced'));
-  instance = spawnWorker(false);
-  send({ type: 'loading', stateLost });
+  hostCalls.rejectAll(new Error('the Pyodide instance was lost'));
 }
 
 function onWorkerMessage(from: Instance, message: FromWorker): void {
@@ -209,7 +180,7 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
         release(run, output, true);
         finishRun(message.outcome, []);
       });
-      if (message.recycle) recycle();
+      if (message.recycle) abandon(from);
       return;
     }
     case 'display':
@@ -221,7 +192,11 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
     case 'hostCall': {
       const id = ++lastCallId;
       const workerCallId = message.id;
-      const problem = hostCallProblem(message.method, message.params);
+      const runId = active?.runId;
+      const problem =
+        runId === undefined
+          ? 'host calls can only be made while a cell runs'
+          : hostCallProblem(message.method, message.params);
       if (problem !== undefined) {
         from.replyPort.postMessage({
           type: 'hostCallReply',
@@ -241,7 +216,7 @@ function onWorkerMessage(from: Instance, message: FromWorker): void {
         },
         () => undefined,
       );
-      send({ type: 'hostCall', id, method: message.method, params: message.params });
+      send({ type: 'hostCall', id, runId: runId!, method: message.method, params: message.params });
       return;
     }
     case 'packagesDone':
@@ -264,8 +239,8 @@ function onWorkerLost(from: Instance, reason: string): void {
 }
 
 /**
- * The instance is gone or cannot be trusted: it is replaced, and nobody may be left believing their state is
- * still there. A run under way fails with `reason`; between runs, the backend is told (and tells the next run).
+ * The instance is gone or cannot be trusted: a run under way fails with `reason`; between runs, the backend is
+ * told. Either way the backend ends this process and announces the loss from its own knowledge of that.
  * `drain`: what the run wrote before the loss is still worth sending (not when the ring itself is the problem).
  */
 function loseInstance(from: Instance, reason: string, drain: boolean): void {
@@ -286,14 +261,14 @@ function loseInstance(from: Instance, reason: string, drain: boolean): void {
     }
     release(active, output, true);
     finishRun({ status: 'crashed', message: reason }, []);
-    recycle();
   } else {
-    recycle(reason);
+    send({ type: 'lost', reason });
   }
+  abandon(from);
 }
 
 function ringLoss(detail: string): string {
-  return `the output ring between the Pyodide worker and its host was found corrupted (${detail}), which only code run in the instance can do; the instance was replaced`;
+  return `the output ring between the Pyodide worker and its host was found corrupted (${detail}), which only code run in the instance can do`;
 }
 
 /** What the worker wrote since the last call; undefined when the ring is corrupt, and the instance was lost for it. */
@@ -314,14 +289,17 @@ function fail(message: string): void {
 }
 
 function dispatch(run: RunMessage): void {
-  // A ring changed between runs (by something the last run left behind) is caught before this run relies on it;
-  // the run waits for the fresh instance, and its result says the state is gone.
+  // A ring changed between runs (by something the last run left behind) is caught before this run relies on it.
+  let lost = instance.lost ? 'the Pyodide instance was lost' : undefined;
   try {
-    instance.output.check();
+    if (!lost) instance.output.check();
   } catch (error) {
     if (!(error instanceof RingCorruption)) throw error;
-    loseInstance(instance, ringLoss(error.message), false);
-    queued = run;
+    lost = ringLoss(error.message);
+  }
+  if (lost) {
+    send({ type: 'result', runId: run.runId, outcome: { status: 'crashed', message: lost }, output: [] });
+    if (!instance.lost) abandon(instance);
     return;
   }
   const decoders = { [STDOUT]: new TextDecoder(), [STDERR]: new TextDecoder() };
@@ -331,6 +309,10 @@ function dispatch(run: RunMessage): void {
 }
 
 function dispatchPackages(request: PackagesMessage): void {
+  if (instance.lost) {
+    send({ type: 'packagesDone', id: request.id, errors: [], versions: {}, failed: 'the Pyodide instance was lost' });
+    return;
+  }
   packagesInFlight.add(request.id);
   instance.worker.postMessage(request);
 }

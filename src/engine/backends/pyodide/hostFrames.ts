@@ -17,7 +17,7 @@ const DISPLAY_ENVELOPE_BYTES = 16 * 1024;
 const MIB = 1024 * 1024;
 /** As the backend's schema allows (hostMessages.ts). */
 const MAX_METHOD_CHARS = 200;
-const MAX_STATE_LOST_CHARS = 10_000;
+const MAX_LOST_REASON_CHARS = 10_000;
 
 /** The frames that carry `message`, each within the limit, in order; a result's output goes in 'output' frames before it. */
 export function framesFor(message: FromHost, maxBytes = MAX_FRAME_FROM_INTERPRETER_BYTES): Buffer[] {
@@ -40,16 +40,9 @@ export function framesFor(message: FromHost, maxBytes = MAX_FRAME_FROM_INTERPRET
         encodeFrame({ type: 'output', runId, ...part }, maxBytes),
       );
     }
-    case 'loading':
+    case 'lost':
       // The backend's schema takes at most this much of a reason.
-      return [
-        encodeFrame(
-          message.stateLost === undefined
-            ? message
-            : { ...message, stateLost: message.stateLost.slice(0, MAX_STATE_LOST_CHARS) },
-          maxBytes,
-        ),
-      ];
+      return [encodeFrame({ ...message, reason: message.reason.slice(0, MAX_LOST_REASON_CHARS) }, maxBytes)];
     case 'display':
       return [
         encodeFrame(
@@ -79,7 +72,7 @@ export function hostCallProblem(
 ): string | undefined {
   if (method.length > MAX_METHOD_CHARS) return `a host call's method name is at most ${MAX_METHOD_CHARS} characters`;
   try {
-    encodeFrame({ type: 'hostCall', id: 0, method, params }, maxBytes - 32);
+    encodeFrame({ type: 'hostCall', id: 0, runId: 'r'.repeat(100), method, params }, maxBytes - 32);
     return undefined;
   } catch (error) {
     return error instanceof FrameError

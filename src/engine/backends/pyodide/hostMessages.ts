@@ -43,7 +43,7 @@ const fromHost = z.discriminatedUnion('type', [
       loadMs: z.number(),
     })
     .strict(),
-  z.object({ type: z.literal('loading'), stateLost: z.string().max(10_000).optional() }).strict(),
+  z.object({ type: z.literal('lost'), reason: z.string().max(10_000) }).strict(),
   z
     .object({
       type: z.literal('output'),
@@ -55,7 +55,7 @@ const fromHost = z.discriminatedUnion('type', [
     .strict(),
   z.object({ type: z.literal('display'), runId, display }).strict(),
   z.object({ type: z.literal('result'), runId, outcome, output: z.array(outputChunk) }).strict(),
-  z.object({ type: z.literal('hostCall'), id, method: z.string().max(200), params: z.unknown() }).strict(),
+  z.object({ type: z.literal('hostCall'), id, runId, method: z.string().max(200), params: z.unknown() }).strict(),
   z
     .object({
       type: z.literal('packagesDone'),

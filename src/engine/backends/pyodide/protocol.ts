@@ -114,15 +114,16 @@ export type ToHost = RunMessage | { type: 'interrupt' } | HostCallReply | Packag
 export type FromHost =
   | ({ type: 'ready' } & ReadyInfo)
   /**
-   * The instance is being replaced (after a MemoryError or a crash inside the worker); runs wait for it.
-   * `stateLost` says why when no run's result has told anyone.
+   * Between runs, the instance was lost (its worker failed, its ring was corrupted): the backend ends this process.
+   * A loss during a run is that run's crashed result instead.
    */
-  | { type: 'loading'; stateLost?: string }
+  | { type: 'lost'; reason: string }
   | ({ type: 'output'; runId: string } & OutputChunk)
   | { type: 'display'; runId: string; display: Display }
   /** `output` is what the run wrote since the last 'output' message: one message instead of two on the fast path. */
   | { type: 'result'; runId: string; outcome: BackendOutcome; output: OutputChunk[] }
-  | { type: 'hostCall'; id: number; method: string; params: unknown }
+  /** Made by the code of run `runId`: the backend answers only calls of the run it has under way. */
+  | { type: 'hostCall'; id: number; runId: string; method: string; params: unknown }
   | PackagesReply
   | { type: 'log'; level: LogLevel; message: string }
   /** Pyodide cannot be loaded at all; the host exits after sending this. */

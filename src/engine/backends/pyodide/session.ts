@@ -3,7 +3,7 @@
 import { encodeFrame } from '../../framing';
 import { checkedStatus, summarize } from '../../packages/report';
 import type { PackageSpec, RequirementSpec } from '../../packages/spec';
-import type { BackendInfo, BackendState, InstallOptions, Logger, PackageReport } from '../../types';
+import type { BackendInfo, BackendState, Display, InstallOptions, Logger, PackageReport } from '../../types';
 import type {
   BackendOutcome,
   BackendRunRequest,
@@ -18,12 +18,26 @@ import { errorText } from '../../errorText';
 import { PendingRequests } from '../../requests';
 import { StateLoss } from '../stateLoss';
 
+/** Of a message from the host, at most this much reaches the server's log. */
+const MAX_LOG_CHARS = 4000;
+/** Of text from the host quoted in the server's own messages, at most this much. */
+const MAX_QUOTED_CHARS = 300;
+
+/** Text from the sandbox, bounded and quoted: never taken for the server's own words. */
+function quoted(text: string): string {
+  return JSON.stringify(text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS)}…` : text);
+}
+
 interface PendingRun {
   runId: string;
   sink: BackendSink;
   resolve(outcome: BackendOutcome): void;
   /** interrupt() came before the run reached the host (it was still starting). */
   interrupted: boolean;
+  /** The run message went to the host: only from then on may anything of this run come back. */
+  sent: boolean;
+  /** Host calls of this run not answered yet: Python waits on each, so a second is only possible after an interrupt. */
+  callsInFlight: number;
 }
 
 /** The host process and what is known about it; replaced as a whole on restart or crash. */
@@ -77,7 +91,14 @@ export class PyodideSession implements BackendSession {
     }
     let resolve = (_outcome: BackendOutcome): void => undefined;
     const outcome = new Promise<BackendOutcome>((settle) => (resolve = settle));
-    const pending: PendingRun = { runId: request.runId, sink, resolve, interrupted: false };
+    const pending: PendingRun = {
+      runId: request.runId,
+      sink,
+      resolve,
+      interrupted: false,
+      sent: false,
+      callsInFlight: 0,
+    };
     this.pending = pending;
     if (!host.info) {
       try {
@@ -92,6 +113,7 @@ export class PyodideSession implements BackendSession {
         return outcome;
       }
     }
+    pending.sent = true;
     this.send(host, {
       type: 'run',
       runId: request.runId,
@@ -229,37 +251,44 @@ export class PyodideSession implements BackendSession {
     resolveReady: () => void,
     failStart: (error: Error) => void,
   ): void {
-    const log = this.options.log;
-    if (message.type === 'ready') {
-      const { type: _type, ...info } = message;
-      // The snapshot and the code cache were written before any user code ran; taken now, before the first run is sent.
-      const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox, !host.snapshot);
-      if (info.snapshotRejected && host.snapshot && host.snapshotOrigin)
-        this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, info.snapshotRejected);
-      if (info.codeCacheRejected && host.codeCache)
-        this.shared().snapshots.rejectCodeCache(host.codeCache, info.codeCacheRejected);
-      if (info.codeCache === 'unsupported') this.shared().snapshots.runtimeTakesNoCodeCache();
-      host.outbox = undefined;
-      host.info = this.lastInfo = info;
-      this.loading = false;
-      const source = info.fromSnapshot
-        ? `from the ${host.snapshotOrigin === 'shipped' ? 'shipped' : 'cached'} snapshot`
-        : made
-          ? 'cold (snapshot created)'
-          : 'cold';
-      const compiled = info.codeCache === 'used' ? ", its script's code from V8's cache" : '';
-      log.info(
-        `Pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) ready in ${info.loadMs} ms, ${source}${compiled}; pid ${host.child.pid}`,
-      );
-      resolveReady();
+    // Before 'ready' no user code has run in this process, so what it says of its start is believed; after it,
+    // anything of the start again is code pretending.
+    if (message.type === 'ready' || message.type === 'fatal') {
+      if (host.info) return this.stopMisbehaving(host, `a '${message.type}' message after the instance was ready`);
+      if (message.type === 'ready') this.onReady(host, message, resolveReady);
+      else {
+        this.discardSnapshotOfFailedStart(host, `it said: ${quoted(message.message)}`);
+        failStart(new Error(`Pyodide could not start: ${message.message}`));
+      }
       return;
     }
-    if (message.type === 'fatal') {
-      this.discardSnapshotOfFailedStart(host, message.message);
-      failStart(new Error(`Pyodide could not start: ${message.message}`));
-      return;
-    }
+    if (!host.info && message.type !== 'log')
+      return this.stopMisbehaving(host, `a '${message.type}' message before the instance was ready`);
     this.onHostMessage(host, message);
+  }
+
+  private onReady(host: Host, message: FromHost & { type: 'ready' }, resolveReady: () => void): void {
+    const { type: _type, ...info } = message;
+    // The snapshot and the code cache were written before any user code ran; taken now, before the first run is sent.
+    const made = host.outbox !== undefined && this.shared().snapshots.adopt(host.outbox, !host.snapshot);
+    if (info.snapshotRejected && host.snapshot && host.snapshotOrigin)
+      this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, info.snapshotRejected);
+    if (info.codeCacheRejected && host.codeCache)
+      this.shared().snapshots.rejectCodeCache(host.codeCache, info.codeCacheRejected);
+    if (info.codeCache === 'unsupported') this.shared().snapshots.runtimeTakesNoCodeCache();
+    host.outbox = undefined;
+    host.info = this.lastInfo = info;
+    this.loading = false;
+    const source = info.fromSnapshot
+      ? `from the ${host.snapshotOrigin === 'shipped' ? 'shipped' : 'cached'} snapshot`
+      : made
+        ? 'cold (snapshot created)'
+        : 'cold';
+    const compiled = info.codeCache === 'used' ? ", its script's code from V8's cache" : '';
+    this.options.log.info(
+      `Pyodide ${info.pyodideVersion} (Python ${info.pythonVersion}) ready in ${info.loadMs} ms, ${source}${compiled}; pid ${host.child.pid}`,
+    );
+    resolveReady();
   }
 
   /**
@@ -272,46 +301,86 @@ export class PyodideSession implements BackendSession {
     this.shared().snapshots.reject(host.snapshot, host.snapshotOrigin, `Pyodide failed to start from it (${reason})`);
   }
 
-  /** The host broke the protocol (forged or corrupt message): it is ended, and the session says so. */
+  /**
+   * The host broke the protocol (a forged, corrupt or out-of-place message): it is ended, and the run under way
+   * fails, or the next run is told. `reason` is the server's own words; what the host said is only ever quoted.
+   */
   private stopMisbehaving(host: Host, reason: string): void {
-    this.options.log.error(`${reason}; stopping the Pyodide process ${host.child.pid}`);
-    this.detach(host, `${reason}; the Pyodide process was stopped`);
+    this.options.log.error(`the Pyodide process ${host.child.pid} sent ${reason}; stopping it`);
+    this.end(host, `the Pyodide process sent ${reason}, so it was stopped`);
+  }
+
+  /** Ends `host` for a reason nobody has been told of: its loss is announced as any crash is. */
+  private end(host: Host, reason: string): void {
+    this.detach(host, reason);
     host.child.kill('SIGKILL');
+  }
+
+  /** Whether `runId` names the run under way on `host`, its run message sent. */
+  private isCurrentRun(pending: PendingRun | undefined, runId: string): pending is PendingRun {
+    return pending !== undefined && pending.sent && pending.runId === runId;
   }
 
   private onHostMessage(host: Host, message: FromHost): void {
     const pending = this.pending;
     switch (message.type) {
       case 'output':
-        if (pending?.runId === message.runId) this.deliver(pending, message);
-        return;
       case 'display':
-        if (pending?.runId !== message.runId) return;
-        try {
-          pending.sink.display(message.display);
-        } catch (error) {
-          this.options.log.error(`display sink failed: ${errorText(error)}`);
-        }
-        return;
       case 'result':
-        if (pending?.runId !== message.runId) return;
-        for (const chunk of message.output) this.deliver(pending, chunk);
-        this.settle(pending, message.outcome);
+        if (!this.isCurrentRun(pending, message.runId))
+          return this.stopMisbehaving(
+            host,
+            `a '${message.type}' message for run ${quoted(message.runId)}, ${this.runUnderWay()}`,
+          );
+        if (message.type === 'output') this.deliver(pending, message);
+        else if (message.type === 'display') this.show(pending, message.display);
+        else this.finish(host, pending, message.output, message.outcome);
         return;
-      case 'loading':
-        this.loading = true;
-        if (message.stateLost)
-          this.stateLoss.remember(`the Pyodide instance was replaced between runs: ${message.stateLost}`);
+      case 'lost':
+        // The host's words are its own; the loss is what this server saw: it ends the process and says so.
+        this.end(host, `the Pyodide instance was lost between runs (its host said: ${quoted(message.reason)})`);
         return;
       case 'hostCall':
-        void this.answerHostCall(host, message.id, message.method, message.params);
+        if (!this.isCurrentRun(pending, message.runId))
+          return this.stopMisbehaving(host, `a host call for run ${quoted(message.runId)}, ${this.runUnderWay()}`);
+        // Python waits for each call's answer; only an interrupt lets it make another before that.
+        if (pending.callsInFlight > 0 && !pending.interrupted)
+          return this.stopMisbehaving(host, 'a second host call while the first one was still waiting');
+        pending.callsInFlight++;
+        void this.answerHostCall(host, message.id, message.method, message.params).finally(
+          () => pending.callsInFlight--,
+        );
         return;
       case 'packagesDone':
-        this.packageRequests.resolve(message.id, message);
+        if (!this.packageRequests.resolve(message.id, message))
+          this.stopMisbehaving(host, `a package report for request ${message.id}, which is not waiting`);
         return;
       case 'log':
-        this.options.log[message.level](`[pyodide] ${message.message}`);
+        this.options.log[message.level](`[pyodide] ${message.message.slice(0, MAX_LOG_CHARS)}`);
     }
+  }
+
+  private runUnderWay(): string {
+    return this.pending?.sent ? `while run ${this.pending.runId} is under way` : 'while no run is under way';
+  }
+
+  private show(pending: PendingRun, display: Display): void {
+    try {
+      pending.sink.display(display);
+    } catch (error) {
+      this.options.log.error(`display sink failed: ${errorText(error)}`);
+    }
+  }
+
+  /**
+   * The run's end. An outcome that says the instance is gone (crashed, or reset after a MemoryError) ends the
+   * process too: a fresh instance only ever comes with a fresh process, which this server starts itself.
+   */
+  private finish(host: Host, pending: PendingRun, output: OutputChunk[], outcome: BackendOutcome): void {
+    for (const chunk of output) this.deliver(pending, chunk);
+    this.settle(pending, outcome);
+    const lost = outcome.status === 'crashed' || ('sessionReset' in outcome && outcome.sessionReset === true);
+    if (lost) void this.kill(host, 'the run that lost the instance said so');
   }
 
   private deliver(pending: PendingRun, chunk: OutputChunk): void {
