@@ -20,9 +20,20 @@ export interface EngineConfig {
   wheelhouse?: string;
   /** Live sessions per backend; past it the least recently used idle one is ended. */
   maxSessions: number;
+  /** How long and how often a run may wait on a person (input(), a tool call's approval): see runs/questions.ts. */
+  questions: QuestionLimits;
   policy: PolicyConfig;
   /** How the front end names its settings in the engine's messages. */
   settingNames: SettingNames;
+}
+
+export interface QuestionLimits {
+  /** A question unanswered this long is withdrawn (input() raises EOFError, the tool call is refused). */
+  questionWaitS: number;
+  /** All of one run's questions together wait at most this long; later ones are not asked. */
+  runWaitS: number;
+  /** Questions one run may ask; later ones are not asked. */
+  maxPerRun: number;
 }
 
 /**
@@ -54,6 +65,8 @@ export const defaultEngineConfig: EngineConfig = {
   startTimeoutS: 120,
   autoInstall: true,
   maxSessions: 8,
+  // Plenty for a person at the keyboard; a run's clock stands still while it waits, so none of it may be endless.
+  questions: { questionWaitS: 600, runWaitS: 1800, maxPerRun: 100 },
   policy: defaultPolicy,
   settingNames: {},
 };

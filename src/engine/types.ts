@@ -235,8 +235,10 @@ export interface HostCallRun extends RunLabel {
   /** Asks with the run's time limit paused; absent when nobody can be asked. A stopped run withdraws the question. */
   askToolApproval?: (request: ToolApprovalRequest) => Promise<ToolApprovalAnswer>;
   sessionAllowed: Set<string>;
-  /** Adds a tool call to the run's audit (RunResult.tool_calls). */
+  /** Adds a tool call to the run's audit (RunResult.tool_calls), as it reaches the tool; later changes to it count. */
   recordToolCall(call: ToolCallRecord): void;
+  /** Set once the run's result is made: its code reaches no tool after that. */
+  over?: boolean;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { HostCallHandler, HostCallRun, Logger, ToolApprovalAnswer } from '../types';
+import type { HostCallHandler, HostCallRun, Logger, ToolApprovalAnswer, ToolCallRecord } from '../types';
 import {
   answerDecision,
   decideApproval,
@@ -158,22 +158,18 @@ export class ToolBridge {
       run?.recordToolCall({ server, tool, ok: false, ms: 0, approval: 'denied' });
       return { refused: `${server}.${tool} was not called: ${decision.reason}` };
     }
+    // Every call that reaches a tool is in its run's audit: none after the run's result was made, and each one
+    // listed from the moment it is made, so a run that ends while it is under way still lists it.
+    if (run?.over) return { refused: `${server}.${tool} was not called: the run that asked for it is over` };
+    const call: ToolCallRecord = { server, tool, ok: false, ms: 0, approval: decision.approval };
+    run?.recordToolCall(call);
     const started = performance.now();
-    const record = (ok: boolean) =>
-      run?.recordToolCall({
-        server,
-        tool,
-        ok,
-        ms: Math.round(performance.now() - started),
-        approval: decision.approval,
-      });
     try {
       const value = await this.invoke(provider, tool, args);
-      record(true);
+      call.ok = true;
       return { value };
-    } catch (error) {
-      record(false);
-      throw error;
+    } finally {
+      call.ms = Math.round(performance.now() - started);
     }
   }
 
@@ -253,6 +249,8 @@ export class ToolBridge {
         case 'tools.catalog':
           return this.catalog(typeof p.server === 'string' ? p.server : undefined);
         case 'tools.call': {
+          // Only a run's code calls tools: a call that belongs to no run would be in no run's audit.
+          if (!run) throw new Error('tools can only be called by the code of a run under way');
           if (typeof p.server !== 'string' || typeof p.tool !== 'string')
             throw new Error('tools.call needs "server" and "tool"');
           const args =

@@ -26,7 +26,7 @@ import type { SessionPool } from '../sessions/pool';
 import type { ActiveRun, Session } from '../sessions/session';
 import { diagnose, startHint } from './diagnose';
 import type { RunHints } from './hints';
-import { askPausingClock } from './questions';
+import { askPausingClock, QuestionBudget } from './questions';
 import type { RunOptions } from './runOptions';
 
 export interface RunExecutorDeps {
@@ -71,6 +71,8 @@ export class RunExecutor {
       recordToolCall: (call) => toolCalls.push(call),
     };
     const active: ActiveRun = { runId, restarted: false, hostRun };
+    // One budget for both attempts: it bounds the run, not each execution of its code.
+    const questions = new QuestionBudget(this.deps.config().questions);
     // State lost before this run, which nobody was told of yet: the caller may be counting on it.
     const lostBefore = options.reset
       ? 'this run asked for a fresh interpreter'
@@ -81,6 +83,7 @@ export class RunExecutor {
       startError?: string,
       autoInstalled?: AutoInstall,
     ): RunResult => {
+      hostRun.over = true;
       const diagnostics = diagnose(
         outcome && boundOutcome(outcome),
         active,
@@ -182,7 +185,7 @@ export class RunExecutor {
       const note = admitted.takeNote();
       if (note) show(note);
     };
-    let outcome = await this.attempt(session, active, options, timeoutS, sink);
+    let outcome = await this.attempt(session, active, options, timeoutS, sink, questions);
     const autoInstalled = await this.deps.installs.autoInstall(session, outcome, active, options.script);
     if (autoInstalled && 'installed' in autoInstalled) {
       if (options.signal?.aborted) {
@@ -195,7 +198,7 @@ export class RunExecutor {
         displays.length = 0;
         order = new OutputOrder();
         admitted = new RunDisplays();
-        outcome = await this.attempt(session, active, options, timeoutS, sink);
+        outcome = await this.attempt(session, active, options, timeoutS, sink, questions);
       }
     }
     noteDropped();
@@ -271,6 +274,7 @@ export class RunExecutor {
     options: RunOptions,
     timeoutS: number,
     sink: BackendSink,
+    questions: QuestionBudget,
   ): Promise<BackendOutcome> {
     const { interruptGraceMs, outputCapBytes } = this.deps.config();
     const backend = session.backend.kind;
@@ -300,20 +304,26 @@ export class RunExecutor {
     const onAbort = () => stop('cancel');
     options.signal?.addEventListener('abort', onAbort, { once: true });
     active.stopRun = onAbort;
+    // Questions can overlap (a backend may relay a call while another waits): the clock stands still from the
+    // first one asked until the last one answered, and runs again once, with one timer.
+    let questionsOpen = 0;
     const clock = {
       pause: () => {
+        if (questionsOpen++ > 0) return;
         clearTimeout(timeoutTimer);
         leftMs -= performance.now() - since;
       },
       resume: () => {
+        // A question that outlived the attempt (withdrawn as it ended) starts no clock for a run that is over.
+        if (--questionsOpen > 0 || session.active !== active) return;
         since = performance.now();
         if (timeoutS > 0) timeoutTimer = startClock();
       },
     };
     const stoppedSignal = () => (stopped ??= new AbortController()).signal;
-    active.ask = options.onInput && askPausingClock(options.onInput, stoppedSignal, clock);
+    active.ask = options.onInput && askPausingClock(options.onInput, stoppedSignal, clock, questions);
     const approver = options.toolApprovals?.ask;
-    active.hostRun.askToolApproval = approver && askPausingClock(approver, stoppedSignal, clock);
+    active.hostRun.askToolApproval = approver && askPausingClock(approver, stoppedSignal, clock, questions);
 
     try {
       return await session.backend.run({ runId, code: options.code, script: options.script, outputCapBytes }, sink);
