@@ -39,6 +39,13 @@ interface PendingStream {
 /** The SDK's id of the GET stream that carries messages unrelated to a request; no run is answered on it. */
 const STANDALONE_STREAM = '_GET_stream';
 
+/**
+ * The POST being handled and its session, so the event store learns which stream answers which requests. One for
+ * all sessions: Node never forgets an AsyncLocalStorage that ran once, so one per session would outlive it (and
+ * every async operation would copy each one's store).
+ */
+const posting = new AsyncLocalStorage<{ session: HttpMcpSession; pending: PendingStream }>();
+
 /** Orders sessions by activity without ties (clock readings can be equal). */
 let activity = 0;
 
@@ -47,8 +54,6 @@ export class HttpMcpSession implements TabledSession {
   private readonly events = new BoundedEventStore();
   /** Whose engine sessions these are; never shown to the client (its session names stay its own). */
   private readonly scope: string | undefined;
-  /** The POST being handled, so the event store learns which stream answers which requests. */
-  private readonly posting = new AsyncLocalStorage<PendingStream>();
   private readonly streams = new Map<string, PendingStream>();
   /** Requests under way (POSTs and resumed streams): while any is, the session is not idle. */
   private busy = 0;
@@ -148,7 +153,7 @@ export class HttpMcpSession implements TabledSession {
       else this.cancelUnlessResumed(pending);
       this.noteIfGone();
     });
-    await this.posting.run(pending, () => this.transport.handleRequest(req, res, body));
+    await posting.run({ session: this, pending }, () => this.transport.handleRequest(req, res, body));
   }
 
   /** Ends the session; `why`, if given, is told to a client that comes back with its id. */
@@ -206,7 +211,8 @@ export class HttpMcpSession implements TabledSession {
       const answered = this.streams.get(streamId);
       if (answered && answered.requestIds.includes(message.id!)) answered.unanswered--;
     }
-    const pending = this.posting.getStore();
+    const posted = posting.getStore();
+    const pending = posted?.session === this ? posted.pending : undefined;
     if (!pending || pending.streamId !== undefined || streamId === STANDALONE_STREAM) return;
     pending.streamId = streamId;
     this.streams.set(streamId, pending);

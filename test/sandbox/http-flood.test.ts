@@ -3,6 +3,8 @@
 // larger than, it runs with its soft limit at the hard one, keeps serving a client that has the token, and closes
 // the unauthenticated connections past its cap (each told why), then the rest once their time to authenticate is up.
 // Linux only, as prlimit is; nothing is skipped there.
+// And under a flood of initializes from a client with the token that never ends its sessions, on a small heap: the
+// cap of MCP sessions keeps the server alive, and a client that stays connected keeps its session and its state.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,7 +12,7 @@ import * as net from 'node:net';
 import { silentLogger, type Logger } from '../../src/engine/types';
 import { raiseFdSoftLimit, readFdLimits } from '../../src/mcp/fdLimit';
 import { DEFAULT_MAX_PREAUTH_CONNECTIONS } from '../../src/mcp/httpConnections';
-import { connectHttp, post, until } from '../support/http';
+import { connectHttp, initializeBody, post, until } from '../support/http';
 import { cliPath, runPython, testStorageDir } from '../support/mcp';
 
 /** What the server is started with: the soft limit it should raise, and a hard one the flood is larger than. */
@@ -180,6 +182,83 @@ describe('code-mode-mcp --http under a flood of unauthenticated connections', { 
     assert.equal((await post(url.href, { authorization: `Bearer ${token}` })).status, 200);
   });
 });
+
+/** The heap the server gets: without a cap on MCP sessions a few hundred initializes exhaust it. */
+const SMALL_HEAP_MB = 64;
+/** Initializes the flood sends, none of them ever ended (many times what exhausts the heap without a cap). */
+const INITIALIZES = 2000;
+
+for (const { flags, cap, batch } of [
+  { flags: [], cap: 64, batch: 16 },
+  { flags: ['--max-http-sessions', '8'], cap: 8, batch: 2 },
+]) {
+  describe(
+    `code-mode-mcp --http ${flags.join(' ')} with a ${SMALL_HEAP_MB} MB heap under a flood of initializes`,
+    { timeout: 4 * DEADLINE_MS },
+    () => {
+      let child: ChildProcess;
+      let stderr = '';
+
+      after(async () => {
+        if (child && child.exitCode === null) {
+          await new Promise<void>((resolve) => {
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          });
+        }
+      });
+
+      test(`${INITIALIZES} initializes never ended: the server stays up at ${cap} sessions, and a client that stays connected keeps its session and its Python state`, async () => {
+        child = spawn(
+          process.execPath,
+          [
+            `--max-old-space-size=${SMALL_HEAP_MB}`,
+            cliPath,
+            '--http',
+            '--backend',
+            'python',
+            '--storage',
+            testStorageDir,
+            ...flags,
+          ],
+          { stdio: ['ignore', 'ignore', 'pipe'] },
+        );
+        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        await until(
+          () => /bearer token .*: (\S+)/.test(stderr) || child.exitCode !== null,
+          'the CLI says where it serves and with which token',
+          DEADLINE_MS,
+        );
+        const url = /MCP over HTTP on (\S+)/.exec(stderr)![1]!;
+        const token = /bearer token .*: (\S+)/.exec(stderr)![1]!;
+
+        const { client, listening } = await connectHttp(url, token);
+        try {
+          await listening;
+          assert.equal((await runPython(client, { code: 'x = 6 * 7' })).result.success, true);
+          // In rounds of fewer than the cap, so initializes under way never fill it (they would get a 503).
+          for (let sent = 0; sent < INITIALIZES; sent += batch) {
+            const replies = await Promise.all(
+              Array.from({ length: batch }, () => post(url, { authorization: `Bearer ${token}` }, initializeBody)),
+            );
+            for (const reply of replies) assert.equal(reply.status, 200, reply.body);
+          }
+          const { result } = await runPython(client, { code: 'print(x)' });
+          assert.equal(result.stdout, '42\n', JSON.stringify(result));
+          assert.equal(result.session_reset, undefined);
+        } finally {
+          await client.close();
+        }
+        assert.equal(child.exitCode, null, stderr.slice(-2000));
+        // Every initialize past the cap evicted one session the flood left, never the connected client's.
+        const evicted = stderr.match(
+          /MCP HTTP session \S+ ended: it was evicted .*its client held no connection open\)/g,
+        );
+        assert.equal(evicted?.length, INITIALIZES + 1 - cap);
+      });
+    },
+  );
+}
 
 describe('raiseFdSoftLimit', () => {
   test('raises the soft limit of a process to its hard one with prlimit, and logs it', async () => {
