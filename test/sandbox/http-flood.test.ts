@@ -193,7 +193,7 @@ for (const { flags, cap, batch } of [
   { flags: ['--max-http-sessions', '8'], cap: 8, batch: 2 },
 ]) {
   describe(
-    `code-mode-mcp --http ${flags.join(' ')} with a ${SMALL_HEAP_MB} MB heap under a flood of initializes`,
+    `code-mode-mcp --http${flags.map((flag) => ` ${flag}`).join('')} with a ${SMALL_HEAP_MB} MB heap under a flood of initializes`,
     { timeout: 4 * DEADLINE_MS },
     () => {
       let child: ChildProcess;
