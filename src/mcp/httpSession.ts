@@ -170,7 +170,7 @@ export class HttpMcpSession implements TabledSession {
     if (this.present || this.toldGone || this.closed || !this.everListened) return;
     this.toldGone = true;
     this.options.log.info(
-      `MCP HTTP session ${this.id ?? ''}: its client closed every connection without ending the session; its Python sessions are the first to go when room is needed, and the session ends after ${Math.round(this.options.idleMs / 1000)} s without a request or when evicted`,
+      `MCP HTTP session ${this.id ?? ''}: its client closed every connection without ending the session; its Python sessions are the first to go when room is needed, and the session ends after ${idleTime(this.options.idleMs)} without a request or when evicted`,
     );
   }
 
@@ -179,7 +179,7 @@ export class HttpMcpSession implements TabledSession {
     // Streams of a session that already ended close after it.
     if (this.closed) return;
     this.idleTimer = setTimeout(() => {
-      const why = `it ended after ${Math.round(this.options.idleMs / 1000)} s without a request`;
+      const why = `it ended after ${idleTime(this.options.idleMs)} without a request`;
       this.options.log.info(`MCP HTTP session ${this.id ?? ''} ended: ${why}`);
       void this.close(why);
     }, this.options.idleMs);
@@ -241,4 +241,9 @@ export class HttpMcpSession implements TabledSession {
     }, this.options.resumeGraceMs);
     pending.cancelTimer.unref();
   }
+}
+
+/** An idle time as the person set it: whole minutes, or seconds. */
+function idleTime(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine, type EngineConfig, type Logger } from '../../src/engine/index';
+import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { RunEvent, RunResult } from '../../src/engine/types';
 import { startHttpMcpServer, type HttpMcpServer, type HttpMcpServerOptions } from '../../src/mcp/http';
 import { connectHttp, initializeBody, post, sseRequest, until, type SseEvent } from '../support/http';
@@ -142,6 +143,10 @@ describe('MCP sessions over HTTP', () => {
       JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
     );
     assert.equal(reply.status, 404);
+    assert.match(
+      replyError(reply.body).message,
+      /^Session expired: it ended after 0.3 s without a request; initialize/,
+    );
   });
 
   test('initializes without DELETE stop at the cap: each new one evicts the least recently active idle session, which is told so by a 404', async () => {
@@ -196,12 +201,19 @@ describe('MCP sessions over HTTP', () => {
   });
 
   test('with every session busy a new one is refused with a 503 and a JSON-RPC error; nothing is evicted', async () => {
-    const { engine, server } = await start({ maxHttpSessions: 2, resumeGraceMs: 600_000 });
+    const { engine, server } = await start({ maxHttpSessions: 3, resumeGraceMs: 600_000 });
     const release = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'http-cap-')), 'release');
     const waitForRelease = `import os, time\nwhile not os.path.exists(${JSON.stringify(release)}):\n    time.sleep(0.01)\nprint("released")`;
-    // One busy with a request in flight, the other with a run whose stream its client dropped (it may come back).
+    // One busy with a request in flight, one with a run whose stream its client dropped (it may come back), one
+    // with a run as a task (no request in flight for it).
     const inFlight = await connect(server);
     const call = runPython(inFlight.client, { code: waitForRelease });
+    const tasking = await connect(server);
+    await tasking.client.request(
+      { method: 'tools/call', params: { name: 'run_python', arguments: { code: waitForRelease } } },
+      CreateTaskResultSchema,
+      { task: { ttl: 600_000 } },
+    );
     const dropped = await rawSession(server);
     await sseRequest(
       server.url,
@@ -210,8 +222,8 @@ describe('MCP sessions over HTTP', () => {
       () => true,
     );
     await until(
-      () => engine.describeSessions().filter((s) => s.runningRunId !== undefined).length === 2,
-      'both runs are under way',
+      () => engine.describeSessions().filter((s) => s.runningRunId !== undefined).length === 3,
+      'the three runs are under way',
     );
     for (let i = 0; i < 3; i++) {
       const refused = await post(server.url, { authorization: `Bearer ${server.token}` }, initializeBody);
@@ -219,10 +231,10 @@ describe('MCP sessions over HTTP', () => {
       assert.equal(refused.headers['mcp-session-id'], undefined);
       const error = replyError(refused.body);
       assert.equal(error.code, -32000);
-      assert.match(error.message, /all 2 MCP sessions this server keeps are busy/);
+      assert.match(error.message, /all 3 MCP sessions this server keeps are busy/);
     }
     assert.equal(evictions(), 0);
-    assert.ok(logged.some((m) => /a new session was refused: all 2 MCP sessions are busy/.test(m)));
+    assert.ok(logged.some((m) => /a new session was refused: all 3 MCP sessions are busy/.test(m)));
 
     fs.writeFileSync(release, '');
     assert.equal((await call).result.stdout, 'released\n');
