@@ -94,6 +94,8 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     resumeGraceMs: options.resumeGraceMs ?? DEFAULT_RESUME_GRACE_MS,
   };
   let allowedHosts: string[] = [];
+  /** Every session was busy at the last initialize, which was refused. */
+  let refusing = false;
 
   // -32000 is JSON-RPC's generic server error, which the SDK's own HTTP transport also answers refusals with.
   const answer = (
@@ -127,8 +129,9 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
   const refuseSession = (res: http.ServerResponse, sessionId: unknown) => {
     if (sessionId === undefined) return refuse(res, 400, 'Bad request: missing session');
     const why = typeof sessionId === 'string' ? sessions.whyEnded(sessionId) : undefined;
+    const lost = sessionOptions.shareSessions ? '' : ', and its Python sessions with their variables ended with it';
     const message = why
-      ? `Session expired: ${why}; initialize a new one`
+      ? `Session expired: ${why}${lost}; initialize a new one`
       : 'Session not found: it ended or never existed; initialize a new one';
     refuse(res, 404, message, {}, -32001);
   };
@@ -164,7 +167,9 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     if (existing) return existing.handle(req, res, body);
     if (sessionId !== undefined || !isInitializeRequest(body)) return refuseSession(res, sessionId);
     if (!sessions.makeRoom()) {
-      log.warn(`MCP HTTP: a new session was refused: all ${sessions.max} MCP sessions are busy`);
+      // Said once until one is admitted again: clients retrying would fill the log.
+      if (!refusing) log.warn(`MCP HTTP: new sessions are refused: all ${sessions.max} MCP sessions are busy`);
+      refusing = true;
       return refuse(
         res,
         503,
@@ -173,6 +178,7 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
       );
     }
 
+    refusing = false;
     // In the table before anything is awaited, so initializes that come at once cannot pass the cap together.
     const session = new HttpMcpSession(
       engine,

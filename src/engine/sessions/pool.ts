@@ -235,14 +235,12 @@ export class SessionPool {
   }
 
   /**
-   * Each live session holds an interpreter (about 200 MB for Pyodide): past the cap, the least recently used
-   * idle one of the backend is ended, and its next run is told. With every one busy, the new one is refused.
-   */
-  /**
-   * Past the limit, one idle session is ended, chosen so that one client's leftovers never cost a client that is
-   * still there its state: first those of clients that are gone (they left without ending their MCP session);
-   * then, among clients that are there, one of whoever holds the most (nobody gives one up while another holds
-   * more), the asking client's own on a tie; the least recently used first within each.
+   * Each live session holds an interpreter (about 200 MB for Pyodide): past the cap, one idle session of the
+   * backend is ended, and its next run is told; with every one busy, the new one is refused. The one ended is
+   * chosen so that one client's leftovers never cost a client that is still there its state: first one of a client
+   * that is gone (it left without ending its MCP session); then, among clients that are there, one of whoever holds
+   * the most (nobody gives one up while another holds more), the asking client's own on a tie; the least recently
+   * used first within each. Without scopes (one client, or shared sessions) that is the least recently used.
    */
   private makeRoomFor(backend: BackendKind, name: string, scope: string | undefined): void {
     const { maxSessions, settingNames } = this.options.config();
@@ -251,18 +249,22 @@ export class SessionPool {
     const held = new Map<string | undefined, number>();
     for (const s of live) held.set(s.scope, (held.get(s.scope) ?? 0) + 1);
     const gone = (s: Session) => s.scope !== undefined && this.presence.get(s.scope)?.() === false;
-    const order = (s: Session) => [gone(s) ? 0 : 1, -held.get(s.scope)!, s.scope === scope ? 0 : 1, s.lastUsed];
     const idle = live
       .filter((s) => s.idle)
-      .map((session) => ({ session, order: order(session) }))
-      .sort((a, b) => a.order.reduce((found, x, i) => found || x - b.order[i]!, 0));
+      .sort(
+        (a, b) =>
+          Number(gone(b)) - Number(gone(a)) ||
+          held.get(b.scope)! - held.get(a.scope)! ||
+          Number(b.scope === scope) - Number(a.scope === scope) ||
+          a.lastUsed - b.lastUsed,
+      );
     if (idle.length === 0) {
       const limit = settingNames.maxSessions ? `${maxSessions}: ${settingNames.maxSessions}` : `${maxSessions}`;
       throw new SessionLimitError(
         `all ${live.length} ${backend} sessions are busy, so session "${name}" cannot start (the limit is ${limit}); wait for one to finish or use an existing session`,
       );
     }
-    const evicted = idle[0]!.session;
+    const evicted = idle[0]!;
     const which = gone(evicted)
       ? 'the least recently used of a client that is gone without ending its MCP session'
       : held.size > 1
