@@ -38,10 +38,25 @@ const WITHHELD = [
   '_startProfilerIdleNotifier',
 ];
 
+/**
+ * Ways to Node's module loader from the realm Python reaches: Deno hands a CommonJS worker a global `require`
+ * (Node does not), and both leave `process.mainModule`, whose `require` loads anything. Taken away on both, so
+ * the two mechanisms withhold the same powers.
+ */
+const LOADERS: [object, string][] = [
+  [globalThis, 'require'],
+  [process, 'mainModule'],
+];
+
 /** Run once Pyodide is set up, before any user code: the withheld functions throw from then on. */
 export function withholdProcessPowers(): string[] {
   const target = process as unknown as MutableProcess;
   const withheld: string[] = [];
+  for (const [owner, name] of LOADERS) {
+    if ((owner as Record<string, unknown>)[name] === undefined) continue;
+    Object.defineProperty(owner, name, { value: undefined, writable: false, configurable: false });
+    withheld.push(name);
+  }
   for (const name of WITHHELD) {
     if (typeof target[name] !== 'function') continue;
     const refuse = () => {

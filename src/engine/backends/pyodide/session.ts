@@ -234,7 +234,7 @@ export class PyodideSession implements BackendSession {
         if (this.current === host) this.onHostFrame(host, message, resolveReady, failStart);
       },
       malformed: (reason) => {
-        if (this.current === host) this.stopMisbehaving(host, reason);
+        if (this.current === host) this.stop(host, reason);
       },
       gone: (reason) => this.detach(host, reason),
     });
@@ -305,9 +305,13 @@ export class PyodideSession implements BackendSession {
    * The host broke the protocol (a forged, corrupt or out-of-place message): it is ended, and the run under way
    * fails, or the next run is told. `reason` is the server's own words; what the host said is only ever quoted.
    */
-  private stopMisbehaving(host: Host, reason: string): void {
-    this.options.log.error(`the Pyodide process ${host.child.pid} sent ${reason}; stopping it`);
-    this.end(host, `the Pyodide process sent ${reason}, so it was stopped`);
+  private stopMisbehaving(host: Host, what: string): void {
+    this.stop(host, `the Pyodide process sent ${what}`);
+  }
+
+  private stop(host: Host, reason: string): void {
+    this.options.log.error(`${reason}; stopping the Pyodide process ${host.child.pid}`);
+    this.end(host, `${reason}; the Pyodide process was stopped`);
   }
 
   /** Ends `host` for a reason nobody has been told of: its loss is announced as any crash is. */
