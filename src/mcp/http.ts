@@ -3,6 +3,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Engine, silentLogger, type Logger } from '../engine/index';
+import { SharedEventBudget } from './eventStore';
 import { classifyIncoming, errorReply, MAX_MESSAGE_BYTES, type JsonRpcErrorReply } from './jsonRpcInput';
 import {
   DEFAULT_MAX_PREAUTH_CONNECTIONS,
@@ -92,6 +93,7 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     shareSessions: options.shareSessions ?? false,
     idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MINUTES * 60_000,
     resumeGraceMs: options.resumeGraceMs ?? DEFAULT_RESUME_GRACE_MS,
+    eventBudget: new SharedEventBudget(),
   };
   let allowedHosts: string[] = [];
   /** Every session was busy at the last initialize, which was refused. */

@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
 import type { Engine, Logger } from '../engine/index';
-import { BoundedEventStore } from './eventStore';
+import { BoundedEventStore, type SharedEventBudget } from './eventStore';
 import { idOnlyPrimingEvents } from './primingEvents';
 import type { TabledSession } from './httpSessionTable';
 import { createMcpServer, runningTasks, type McpServerOptions } from './server';
@@ -25,6 +25,8 @@ export interface HttpSessionOptions extends McpServerOptions {
   resumeGraceMs: number;
   /** Priming events carry their id only (primingEvents.ts): for VS Code, which parses every event's data. */
   idOnlyPrimingEvents?: boolean;
+  /** What the server's sessions keep for replay, together. */
+  eventBudget: SharedEventBudget;
 }
 
 /** The requests one response stream answers, and the timer that cancels them once the stream is gone. */
@@ -51,7 +53,7 @@ let activity = 0;
 
 export class HttpMcpSession implements TabledSession {
   readonly transport: StreamableHTTPServerTransport;
-  private readonly events = new BoundedEventStore();
+  private readonly events: BoundedEventStore;
   /** Whose engine sessions these are; never shown to the client (its session names stay its own). */
   private readonly scope: string | undefined;
   private readonly streams = new Map<string, PendingStream>();
@@ -78,6 +80,7 @@ export class HttpMcpSession implements TabledSession {
     onClosed: (session: HttpMcpSession, why: string | undefined) => void,
   ) {
     this.scope = options.shareSessions ? undefined : randomBytes(6).toString('hex');
+    this.events = new BoundedEventStore(undefined, options.eventBudget);
     this.server = createMcpServer(engine, { ...options, sessionScope: this.scope });
     if (this.scope !== undefined) engine.setScopePresence(this.scope, () => this.present);
     const events = this.events;
@@ -98,6 +101,7 @@ export class HttpMcpSession implements TabledSession {
       clearTimeout(this.idleTimer);
       for (const stream of this.streams.values()) clearTimeout(stream.cancelTimer);
       this.streams.clear();
+      options.eventBudget.release(this.events);
       onClosed(this, this.endReason);
       if (this.scope !== undefined) void this.engine.endScope(this.scope);
     };

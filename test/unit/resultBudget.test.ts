@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { BoundedEventStore } from '../../src/mcp/eventStore';
+import { BoundedEventStore, SharedEventBudget } from '../../src/mcp/eventStore';
 import { approximateBytes, shrinkToolResult } from '../../src/mcp/resultBudget';
 import { RunTaskStore } from '../../src/mcp/runTaskStore';
 import { toolResult } from '../../src/mcp/tools/run';
@@ -62,6 +62,28 @@ test('the event store keeps a large result without its displays, and stays withi
   assert.ok(replayed.every((m) => approximateBytes(m) < 2 * MIB));
   const content = (replayed[0] as unknown as { result: CallToolResult }).result.content;
   assert.match((content.at(-1) as { text: string }).text, /no longer kept/);
+});
+
+test("the event stores of one server share a budget: the oldest event of any session goes first, and an ended session's bytes are freed", async () => {
+  const budget = new SharedEventBudget(10 * MIB);
+  const [a, b, c] = [0, 1, 2].map(() => new BoundedEventStore(undefined, budget));
+  const message = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { text: 'x'.repeat(3 * MIB) } });
+  const first = await a!.storeEvent('sa', message(1));
+  const second = await b!.storeEvent('sb', message(2));
+  const third = await c!.storeEvent('sc', message(3));
+  assert.equal(a!.heldBytes + b!.heldBytes + c!.heldBytes > 9 * MIB, true);
+  // Over the budget: the oldest of all (a's) goes, not one of the store that is adding.
+  const fourth = await b!.storeEvent('sb', message(4));
+  assert.equal(a!.streamOf(first), undefined);
+  assert.equal(b!.streamOf(second), 'sb');
+  assert.equal(b!.streamOf(fourth), 'sb');
+  assert.equal(c!.streamOf(third), 'sc');
+  assert.ok(a!.heldBytes + b!.heldBytes + c!.heldBytes <= 10 * MIB);
+  // c's session ends: what it held no longer counts, so a's next event costs nobody anything.
+  budget.release(c!);
+  const fifth = await a!.storeEvent('sa', message(5));
+  assert.equal(b!.streamOf(second), 'sb');
+  assert.equal(a!.streamOf(fifth), 'sa');
 });
 
 test('task results are bounded per connection: the oldest lose their displays, a result past the budget is stored without them', async () => {
