@@ -15,6 +15,7 @@ import { hostHeaders, hostInUrl } from './httpHosts';
 import { HttpMcpSession, type HttpSessionOptions } from './httpSession';
 import { DEFAULT_SESSION_IDLE_MINUTES } from './httpSessionIdle';
 import { DEFAULT_MAX_HTTP_SESSIONS, HttpSessionTable } from './httpSessionTable';
+import { SharedResultBudget } from './runTaskStore';
 import type { McpServerOptions } from './server';
 
 export interface HttpMcpServer {
@@ -94,6 +95,7 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MINUTES * 60_000,
     resumeGraceMs: options.resumeGraceMs ?? DEFAULT_RESUME_GRACE_MS,
     eventBudget: new SharedEventBudget(),
+    taskResultBudget: new SharedResultBudget(),
   };
   let allowedHosts: string[] = [];
   /** Every session was busy at the last initialize, which was refused. */

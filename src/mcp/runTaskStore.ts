@@ -11,6 +11,8 @@ import { approximateBytes, shrinkToolResult } from './resultBudget';
  * their displays (resultBudget.ts), and a result larger than it is stored without them.
  */
 export const MAX_TASK_RESULT_BYTES = 64 * 1024 * 1024;
+/** Per HTTP server, all its MCP sessions' task results together: two connections' worth, whatever the cap. */
+export const MAX_SERVER_TASK_RESULT_BYTES = 128 * 1024 * 1024;
 /** What a result is shrunk to when it gives up its displays for newer ones. */
 const SHRUNK_RESULT_BYTES = 256 * 1024;
 const WHY = 'task results are kept without their displays once the server holds too many';
@@ -20,6 +22,38 @@ interface TrackedRun {
   expiry?: NodeJS.Timeout;
 }
 
+/**
+ * What the task stores of one server keep, together: past `maxBytes` the store holding the most gives up its
+ * oldest results' displays first (nobody's results shrink while another's hold more).
+ */
+export class SharedResultBudget {
+  private readonly stores = new Set<RunTaskStore>();
+  private bytes = 0;
+
+  constructor(readonly maxBytes = MAX_SERVER_TASK_RESULT_BYTES) {}
+
+  /** `store` holds `change` bytes more (or fewer); past the budget results shrink, `keep` never. */
+  async held(store: RunTaskStore, change: number, keep: string): Promise<void> {
+    this.stores.add(store);
+    this.bytes += change;
+    const tried = new Set<RunTaskStore>();
+    while (this.bytes > this.maxBytes) {
+      let largest: RunTaskStore | undefined;
+      for (const s of this.stores)
+        if (!tried.has(s) && s.heldResultBytes > (largest?.heldResultBytes ?? -1)) largest = s;
+      if (!largest) return;
+      const freed = await largest.shrinkOldest(keep);
+      if (freed > 0) this.bytes -= freed;
+      else tried.add(largest);
+    }
+  }
+
+  /** The store's connection ended: what it held is free. */
+  release(store: RunTaskStore): void {
+    if (this.stores.delete(store)) this.bytes -= store.heldResultBytes;
+  }
+}
+
 export class RunTaskStore extends InMemoryTaskStore {
   private readonly runs = new Map<string, TrackedRun>();
   private closed = false;
@@ -27,7 +61,10 @@ export class RunTaskStore extends InMemoryTaskStore {
   private readonly results = new Map<string, number>();
   private resultBytes = 0;
 
-  constructor(private readonly maxResultBytes = MAX_TASK_RESULT_BYTES) {
+  constructor(
+    private readonly maxResultBytes = MAX_TASK_RESULT_BYTES,
+    private readonly shared?: SharedResultBudget,
+  ) {
     super();
   }
 
@@ -54,9 +91,25 @@ export class RunTaskStore extends InMemoryTaskStore {
       bytes = approximateBytes(kept);
     }
     await super.storeTaskResult(taskId, status, kept, sessionId);
+    const before = this.resultBytes;
     this.results.set(taskId, bytes);
     this.resultBytes += bytes;
     await this.makeRoom(taskId);
+    await this.shared?.held(this, this.resultBytes - before, taskId);
+  }
+
+  /** Forgets its oldest result whose task expired, or else shrinks its oldest whole one but `keep`: the bytes freed. */
+  async shrinkOldest(keep: string): Promise<number> {
+    for (const [taskId, bytes] of this.results) {
+      if (taskId === keep) continue;
+      if (!(await super.getTask(taskId))) {
+        this.forgetResult(taskId);
+        return bytes;
+      }
+      const freed = bytes > SHRUNK_RESULT_BYTES ? await this.shrink(taskId, bytes) : 0;
+      if (freed > 0) return freed;
+    }
+    return 0;
   }
 
   /** Forgets results whose tasks expired, then shrinks the oldest until the results fit the budget. */
@@ -67,15 +120,21 @@ export class RunTaskStore extends InMemoryTaskStore {
     for (const [taskId, bytes] of this.results) {
       if (this.resultBytes <= this.maxResultBytes) return;
       if (taskId === newest || bytes <= SHRUNK_RESULT_BYTES) continue;
-      const stored = await super.getTaskResult(taskId).catch(() => undefined);
-      if (!stored || !isToolResult(stored)) continue;
-      // Replaced in place: the store hands out this very object for tasks/result.
-      const shrunk = shrinkToolResult(stored, SHRUNK_RESULT_BYTES, WHY);
-      Object.assign(stored, { content: shrunk.content, structuredContent: shrunk.structuredContent });
-      const now = approximateBytes(stored);
-      this.resultBytes += now - bytes;
-      this.results.set(taskId, now);
+      await this.shrink(taskId, bytes);
     }
+  }
+
+  /** The stored result of `taskId` without its displays: the bytes freed (0 if it is not a tool result). */
+  private async shrink(taskId: string, bytes: number): Promise<number> {
+    const stored = await super.getTaskResult(taskId).catch(() => undefined);
+    if (!stored || !isToolResult(stored)) return 0;
+    // Replaced in place: the store hands out this very object for tasks/result.
+    const shrunk = shrinkToolResult(stored, SHRUNK_RESULT_BYTES, WHY);
+    Object.assign(stored, { content: shrunk.content, structuredContent: shrunk.structuredContent });
+    const now = approximateBytes(stored);
+    this.resultBytes += now - bytes;
+    this.results.set(taskId, now);
+    return bytes - now;
   }
 
   private forgetResult(taskId: string): void {
@@ -122,6 +181,7 @@ export class RunTaskStore extends InMemoryTaskStore {
       this.untrack(taskId);
     }
     this.cleanup();
+    this.shared?.release(this);
     this.results.clear();
     this.resultBytes = 0;
   }

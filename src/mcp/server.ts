@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Engine, RunOrigin, ToolApprovals, ToolBridge, SettingsPort, Stores } from '../engine/index';
 import { PRODUCT_VERSION } from '../version';
 import { ClientLog } from './clientLog';
-import { RunTaskStore } from './runTaskStore';
+import { RunTaskStore, type SharedResultBudget } from './runTaskStore';
 import { whenClosed } from './shared';
 import type { ToolName } from './toolNames';
 import {
@@ -36,6 +36,8 @@ export interface McpServerOptions {
    * the client, by elicitation, with "Allow this tool for this session" kept for this MCP session.
    */
   toolApprovals?: ToolApprovals;
+  /** Shared with the other connections of one HTTP server: their task results' bytes, together. */
+  taskResultBudget?: SharedResultBudget;
 }
 
 /** Each server's task store, for runningTasks. */
@@ -48,7 +50,7 @@ export function runningTasks(server: McpServer): number {
 
 /** The MCP surface of the engine: its tools (tools/) on the SDK's McpServer as adjusted (sdkHandlers.ts). Built per connection; the engine is shared. */
 export function createMcpServer(engine: Engine, options: McpServerOptions = {}): McpServer {
-  const taskStore = new RunTaskStore();
+  const taskStore = new RunTaskStore(undefined, options.taskResultBudget);
   const server = new McpServer(
     { name: 'code-mode-python', version: PRODUCT_VERSION },
     {

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { BoundedEventStore, SharedEventBudget } from '../../src/mcp/eventStore';
 import { approximateBytes, shrinkToolResult } from '../../src/mcp/resultBudget';
-import { RunTaskStore } from '../../src/mcp/runTaskStore';
+import { RunTaskStore, SharedResultBudget } from '../../src/mcp/runTaskStore';
 import { toolResult } from '../../src/mcp/tools/run';
 import { shapeResult } from '../../src/engine/result';
 
@@ -110,4 +110,29 @@ test('task results are bounded per connection: the oldest lose their displays, a
     0,
   );
   store.close();
+});
+
+test("the task stores of one server share a budget: the one holding the most shrinks its oldest results first, and a closed one's bytes are freed", async () => {
+  const budget = new SharedResultBudget(5 * MIB);
+  const a = new RunTaskStore(undefined, budget);
+  const b = new RunTaskStore(undefined, budget);
+  const images = async (store: RunTaskStore, taskId: string) =>
+    ((await store.getTaskResult(taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length;
+  const store = async (into: RunTaskStore) => {
+    const task = await into.createTask({ ttl: 60_000 }, 1, { method: 'tools/call', params: {} });
+    await into.storeTaskResult(task.taskId, 'completed', bigResult(2, MIB / 2));
+    return task.taskId;
+  };
+  const a1 = await store(a);
+  const a2 = await store(a);
+  const b1 = await store(b);
+  // Over the budget: a holds the most, so its oldest gives up its displays; b's only result stays whole.
+  assert.equal(await images(a, a1), 0);
+  assert.equal(await images(a, a2), 2);
+  assert.equal(await images(b, b1), 2);
+  assert.ok(a.heldResultBytes + b.heldResultBytes <= 5 * MIB);
+  a.close();
+  const b2 = await store(b);
+  assert.equal(await images(b, b1), 2, "a's bytes no longer count");
+  assert.equal(await images(b, b2), 2);
 });
