@@ -211,15 +211,16 @@ export class HttpMcpSession implements TabledSession {
    * stored for one of them means it no longer runs.
    */
   private noteStream(streamId: string, message: JSONRPCMessage): void {
+    const posted = posting.getStore();
+    const pending = posted?.session === this ? posted.pending : undefined;
+    if (pending && pending.streamId === undefined && streamId !== STANDALONE_STREAM) {
+      pending.streamId = streamId;
+      this.streams.set(streamId, pending);
+    }
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
       const answered = this.streams.get(streamId);
       if (answered && answered.requestIds.includes(message.id!)) answered.unanswered--;
     }
-    const posted = posting.getStore();
-    const pending = posted?.session === this ? posted.pending : undefined;
-    if (!pending || pending.streamId !== undefined || streamId === STANDALONE_STREAM) return;
-    pending.streamId = streamId;
-    this.streams.set(streamId, pending);
   }
 
   private forget(pending: PendingStream): void {
