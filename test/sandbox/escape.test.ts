@@ -412,7 +412,7 @@ describe('Pyodide sandbox escape suite', () => {
       await assertUnharmed();
     });
 
-    test('a forged result for a run that is not running changes nothing', async () => {
+    test('a forged result for a run that is not running ends that session, announced, and nothing else', async () => {
       const forged = JSON.stringify({
         type: 'result',
         runId: 'not-a-run',
@@ -422,7 +422,8 @@ describe('Pyodide sandbox escape suite', () => {
       const sent = await nested(
         `const body = Buffer.from(${JSON.stringify(forged)}); const head = Buffer.alloc(4); head.writeUInt32BE(body.length); ${writeToChannel('Buffer.concat([head, body])')}; return 'sent'`,
       );
-      assert.equal(sent, 'ok:ok:sent');
+      // The server answers only for the run it started (host-trust.test.ts has the variants).
+      assert.match(sent, /^reset:.*the Pyodide process sent a 'result' message for run "not-a-run"/);
       const next = await attacker('print("real")');
       assert.equal(next.stdout, 'real\n');
       await assertUnharmed();

@@ -144,6 +144,67 @@ describe('Pyodide: no silent state loss', () => {
     });
   });
 
+  describe('an instance lost between runs is announced by the next run, whatever the ring holds', () => {
+    // Each is done by a callback the cell leaves behind, after its result. The server replaces the host process
+    // of a lost instance, and announces it from its own knowledge of that process, not from what the ring says.
+    const losses: Record<string, string> = {
+      'the write counter moved over half a record':
+        'const c = new Int32Array(wt.workerData.outputRing, 0, 2); Atomics.add(c, 0, 8)',
+      'the read counter moved back': 'const c = new Int32Array(wt.workerData.outputRing, 0, 2); Atomics.sub(c, 1, 5)',
+      'both counters moved on together':
+        'const c = new Int32Array(wt.workerData.outputRing, 0, 2); Atomics.add(c, 0, 64); Atomics.add(c, 1, 64)',
+      'both counters back to zero':
+        'const c = new Int32Array(wt.workerData.outputRing, 0, 2); Atomics.store(c, 0, 0); Atomics.store(c, 1, 0)',
+      'the ring made to look full, then a print that waits for room':
+        "const b = wt.workerData.outputRing; const c = new Int32Array(b, 0, 2); Atomics.store(c, 1, Atomics.load(c, 0) - (b.byteLength - 8)); setTimeout(() => console.log('waits'), 0)",
+      'a connection tried from JavaScript, its failure unhandled':
+        "import('node:net').then((net) => net.connect(9, '127.0.0.1'))",
+    };
+    for (const [name, js] of Object.entries(losses)) {
+      test(name, async () => {
+        const session = `lost-${Object.keys(losses).indexOf(name)}`;
+        const run: Run = (code) => engine.run({ code, backend: 'pyodide', session });
+        try {
+          assert.equal((await run('kept = "state"')).success, true);
+          const setUp = await run(
+            // Printed first, so that the counters stand somewhere other than zero.
+            `print("before")\nimport js\njs.eval(${JSON.stringify(`import('node:worker_threads').then((wt) => { ${js}; globalThis.moved = true; })`)})`,
+          );
+          assert.ok(setUp.success || setUp.session_reset, explain(setUp));
+          const deadline = Date.now() + GUARD_MS;
+          for (let attempt = 0; ; attempt++) {
+            assert.ok(Date.now() < deadline, 'the loss never happened');
+            const probe =
+              attempt === 0 && setUp.session_reset
+                ? setUp
+                : await run('import js\nprint(getattr(js.globalThis, "moved", False), kept)');
+            if (probe.session_reset) break;
+            // A run that finds the state gone and is not told is the silent loss.
+            assert.match(probe.stdout, /^(False|True) state\n$/, `state lost without a word: ${explain(probe)}`);
+            await pause(25);
+          }
+          const next = await run('print("fresh")');
+          assert.equal(next.stdout, 'fresh\n', explain(next));
+          assert.equal(next.session_reset, undefined, explain(next));
+          assert.equal((await run('print(kept)')).diagnostics?.exception, 'NameError');
+        } finally {
+          await engine.resetSession(session, 'pyodide');
+        }
+      });
+    }
+
+    test("the worker's realm holds no module loader, under either mechanism", async () => {
+      const session = 'no-loader';
+      const probe = await engine.run({
+        code: 'import js\nprint(js.eval("typeof require"), js.eval("typeof globalThis.require"), js.eval("typeof process.mainModule"))',
+        backend: 'pyodide',
+        session,
+      });
+      assert.equal(probe.stdout, 'undefined undefined undefined\n', explain(probe));
+      await engine.resetSession(session, 'pyodide');
+    });
+  });
+
   describe('user code that replaces what the harness uses breaks none of the later runs', () => {
     const patches: Record<string, string> = {
       'json.dumps replaced': 'import json\njson.dumps = lambda *a, **k: 1/0',
