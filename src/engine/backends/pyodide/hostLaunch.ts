@@ -153,7 +153,8 @@ export function launchHost(
     const how = signal
       ? `was killed (${signal})`
       : `exited with code ${code}${code !== null && code > 128 ? ` (signal ${code - 128})` : ''}`;
-    const detail = stderrTail.trim() ? `: ${stderrTail.trim()}` : '';
+    // The process's own words, quoted: code in it can write anything there.
+    const detail = stderrTail.trim() ? `; it wrote on stderr: ${JSON.stringify(stderrTail.trim())}` : '';
     listeners.gone(`the Pyodide process ${how}${detail}`);
   });
   return {
