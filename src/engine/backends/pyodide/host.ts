@@ -155,7 +155,8 @@ function abandon(old: Instance): void {
 }
 
 function onWorkerMessage(from: Instance, message: FromWorker): void {
-  if (from !== instance) return;
+  // An abandoned worker may still have messages on their way while it terminates.
+  if (from.lost) return;
   switch (message.type) {
     case 'ready': {
       from.ready = true;
