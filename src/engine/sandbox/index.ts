@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import { bubblewrap, bubblewrapArgs, runtimeExecutable, type NetworkAccess } from './bubblewrap';
 import { deno, denoArgs, denoEnvironment, MAX_WALKED_ENTRIES, symlinkDenials } from './deno';
+import { findSystemCommand } from '../executables';
 import type { Logger } from '../types';
 import type { Mount } from './fileView';
 import { minimalEnvironment, permissionFlags, permissionModelFlag } from './nodePermission';
@@ -47,6 +48,8 @@ export interface Confinement {
   denoDir: string;
   /** V8 options for the runtime, Node or Deno. */
   v8Flags?: string[];
+  /** RLIMIT_DATA for the runtime, given the mechanism that holds it (Linux, where prlimit is installed). */
+  dataLimitBytes?: (runtime: 'deno' | 'node') => number;
   log: Logger;
 }
 
@@ -78,7 +81,8 @@ export function spawnConfinedHost(
       links,
       v8Flags: confinement.v8Flags,
     });
-    const child = spawn(binary, denoRun, {
+    const [command, commandArgs] = bounded(binary, denoRun, confinement.dataLimitBytes?.('deno'), true);
+    const child = spawn(command, commandArgs, {
       env: denoEnvironment(confinement.denoDir),
       cwd: confinement.cwd,
       stdio: ['ignore', 'pipe', 'pipe', ...pipes],
@@ -87,7 +91,8 @@ export function spawnConfinedHost(
   }
   const node = [...(confinement.v8Flags ?? []), ...permissionFlags(confinement.mounts), script, ...args];
   if (report.mechanism !== 'bubblewrap') {
-    const child = spawn(process.execPath, node, {
+    const [command, commandArgs] = bounded(process.execPath, node, confinement.dataLimitBytes?.('node'), true);
+    const child = spawn(command, commandArgs, {
       env: minimalEnvironment(),
       cwd: confinement.cwd,
       stdio: ['ignore', 'pipe', 'pipe', ...pipes],
@@ -103,7 +108,8 @@ export function spawnConfinedHost(
     runtimeExecutable(),
     ...node,
   ];
-  const child = spawn(bwrap.binary, bwrapArgs, {
+  const [command, commandArgs] = bounded(bwrap.binary, bwrapArgs, confinement.dataLimitBytes?.('node'), false);
+  const child = spawn(command, commandArgs, {
     env: {},
     cwd: confinement.cwd,
     stdio: ['ignore', 'pipe', 'pipe', ...pipes, ...(filter ? (['pipe'] as const) : [])],
@@ -114,6 +120,34 @@ export function spawnConfinedHost(
     stream.end(filter);
   }
   return { child, report };
+}
+
+/**
+ * `binary` with `args`, started with RLIMIT_DATA at `dataLimit` by prlimit (util-linux), which execs it: the child's
+ * pid is the runtime's, or bubblewrap's. `orphanKilled`: the kernel kills it when the server goes, so a process the
+ * server stopped (SIGSTOP) never outlives it (bubblewrap does that itself with --die-with-parent).
+ */
+function bounded(
+  binary: string,
+  args: string[],
+  dataLimit: number | undefined,
+  orphanKilled: boolean,
+): [string, string[]] {
+  const limits = dataLimit === undefined ? undefined : sandboxLimits();
+  if (!limits) return [binary, args];
+  const command = orphanKilled && limits.setpriv ? [limits.setpriv, '--pdeathsig', 'KILL', '--', binary] : [binary];
+  return [limits.prlimit, [`--data=${dataLimit}`, '--', ...command, ...args]];
+}
+
+let limitTools: { prlimit: string; setpriv?: string } | null | undefined;
+
+/** prlimit and setpriv from util-linux, on Linux where they are installed (looked for once). */
+export function sandboxLimits(): { prlimit: string; setpriv?: string } | undefined {
+  if (limitTools === undefined) {
+    const prlimit = process.platform === 'linux' ? findSystemCommand('prlimit') : undefined;
+    limitTools = prlimit ? { prlimit, setpriv: findSystemCommand('setpriv') } : null;
+  }
+  return limitTools ?? undefined;
 }
 
 /** What the sandbox is on this machine with `network` and `choice`; the same for every session. */

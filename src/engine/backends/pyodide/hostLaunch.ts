@@ -13,6 +13,7 @@ import type { Logger } from '../../types';
 import type { BackendSessionOptions } from '../contract';
 import { parseFromHost } from './hostMessages';
 import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type SnapshotRef } from './protocol';
+import { sandboxDataLimitBytes, sandboxMemoryLimitMb, SandboxProcess } from './sandboxProcess';
 import type { SnapshotCache, SnapshotOrigin } from './snapshotCache';
 
 /** How much of the host process's own stderr is kept to explain a crash. */
@@ -49,11 +50,16 @@ export interface LaunchedHost {
   /** The code cache it was told to use. */
   codeCache?: SnapshotRef;
   exited: Promise<void>;
+  /** Its memory and its stops and starts, held from outside. */
+  sandbox: SandboxProcess;
 }
 
 export interface HostListeners {
   message(message: FromHost): void;
-  /** It sent something that is not a valid message (it is within reach of the code it runs). */
+  /**
+   * It broke what the server holds it to (it is within reach of the code it runs): it sent something that is not a
+   * valid message, or held more memory than its limit. `reason` is the server's own words.
+   */
   malformed(reason: string): void;
   /** It ended, or could not be started; `reason` carries the end of what it wrote to stderr. */
   gone(reason: string): void;
@@ -111,6 +117,7 @@ export function launchHost(
       choice: shared.sandboxChoice,
       denoDir: path.join(shared.cacheDir, 'deno'),
       v8Flags: V8_FLAGS,
+      dataLimitBytes: (runtime) => sandboxDataLimitBytes(sandboxMemoryLimitMb(shared.heapLimitMb), runtime),
       log,
     },
     2,
@@ -166,6 +173,12 @@ export function launchHost(
     snapshotOrigin: start?.origin,
     codeCache,
     exited,
+    sandbox: new SandboxProcess(
+      child,
+      report.mechanism === 'bubblewrap',
+      sandboxMemoryLimitMb(shared.heapLimitMb),
+      (reason) => listeners.malformed(reason),
+    ),
   };
 }
 

@@ -114,6 +114,7 @@ export class PyodideSession implements BackendSession {
       }
     }
     pending.sent = true;
+    host.sandbox.watchMemory();
     this.send(host, {
       type: 'run',
       runId: request.runId,
@@ -279,6 +280,7 @@ export class PyodideSession implements BackendSession {
     host.outbox = undefined;
     host.info = this.lastInfo = info;
     this.loading = false;
+    host.sandbox.rest(this.pending !== undefined || this.packageRequests.size > 0);
     const source = info.fromSnapshot
       ? `from the ${host.snapshotOrigin === 'shipped' ? 'shipped' : 'cached'} snapshot`
       : made
@@ -351,6 +353,7 @@ export class PyodideSession implements BackendSession {
         if (pending.callsInFlight > 0 && !pending.interrupted)
           return this.stopMisbehaving(host, 'a second host call while the first one was still waiting');
         pending.callsInFlight++;
+        host.sandbox.freeze(); // Python waits for the answer, and a question stops the run's clock: nothing computes meanwhile.
         void this.answerHostCall(host, message.id, message.method, message.params).finally(
           () => pending.callsInFlight--,
         );
@@ -358,6 +361,7 @@ export class PyodideSession implements BackendSession {
       case 'packagesDone':
         if (!this.packageRequests.resolve(message.id, message))
           this.stopMisbehaving(host, `a package report for request ${message.id}, which is not waiting`);
+        else host.sandbox.rest(this.pending !== undefined || this.packageRequests.size > 0);
         return;
       case 'log':
         this.options.log[message.level](`[pyodide] ${message.message.slice(0, MAX_LOG_CHARS)}`);
@@ -385,6 +389,7 @@ export class PyodideSession implements BackendSession {
     this.settle(pending, outcome);
     const lost = outcome.status === 'crashed' || ('sessionReset' in outcome && outcome.sessionReset === true);
     if (lost) void this.kill(host, 'the run that lost the instance said so');
+    else host.sandbox.rest(this.packageRequests.size > 0);
   }
 
   private deliver(pending: PendingRun, chunk: OutputChunk): void {
@@ -404,6 +409,7 @@ export class PyodideSession implements BackendSession {
       reply = { type: 'hostCallReply', id, ok: false, error: errorText(error) };
     }
     if (this.current !== host) return;
+    host.sandbox.thaw();
     try {
       host.toHost.write(encodeFrame(reply));
     } catch (error) {
@@ -419,6 +425,7 @@ export class PyodideSession implements BackendSession {
 
   private send(host: Host, message: ToHost): void {
     // A send racing the process's death is harmless: its exit handler settles whatever was pending.
+    host.sandbox.thaw();
     if (host.toHost.writable) host.toHost.write(encodeFrame(message));
   }
 
