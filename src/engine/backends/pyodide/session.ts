@@ -386,10 +386,11 @@ export class PyodideSession implements BackendSession {
    */
   private finish(host: Host, pending: PendingRun, output: OutputChunk[], outcome: BackendOutcome): void {
     for (const chunk of output) this.deliver(pending, chunk);
-    this.settle(pending, outcome);
     const lost = outcome.status === 'crashed' || ('sessionReset' in outcome && outcome.sessionReset === true);
+    // Memory the run left over the limit fails the run itself (the process is ended, and the run settles crashed).
+    if (!lost) host.sandbox.rest(this.packageRequests.size > 0);
+    this.settle(pending, outcome);
     if (lost) void this.kill(host, 'the run that lost the instance said so');
-    else host.sandbox.rest(this.packageRequests.size > 0);
   }
 
   private deliver(pending: PendingRun, chunk: OutputChunk): void {
