@@ -91,6 +91,21 @@ describe('the memory of the whole Pyodide sandbox is bounded', { skip: process.p
     await engine?.dispose();
   });
 
+  test('the sandbox process runs with RLIMIT_DATA, and environment reports the bounds that hold here', async () => {
+    const started = await engine.run({ code: 'print(1)', backend: 'pyodide', session: 'limits' });
+    assert.equal(started.stdout, '1\n', explain(started));
+    const limits = fs.readFileSync(`/proc/${runtimePid(engine, 'limits')}/limits`, 'latin1');
+    const data = /^Max data size\s+(\d+)\s+(\d+)\s+bytes/m.exec(limits);
+    assert.ok(data, limits);
+    const extraMb = sandboxUnderTest === 'deno' ? 2048 : 1024;
+    assert.deepEqual([Number(data[1]), Number(data[2])], Array(2).fill((LIMIT_MB + extraMb) * 1024 * 1024));
+    const bounds = (await engine.describeBackend('pyodide')) as Record<string, unknown>;
+    assert.equal(bounds.memory_limit_mb, LIMIT_MB);
+    assert.equal(bounds.wasm_heap_mb, HEAP_MB);
+    assert.match(String(bounds.per_process), /^RLIMIT_DATA/);
+    assert.match(String(bounds.cpu), /SIGSTOP/);
+  });
+
   const cases: [string, string][] = [
     ['big ArrayBuffers held', thenSpin(`js.eval(${JSON.stringify(holdBuffers(8))})`)],
     [

@@ -83,6 +83,8 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
       disabled: engine.disabledReason('pyodide') ?? null,
       ...pyodideDistribution(),
       sandbox: engine.sandbox('pyodide') ?? null,
+      // What bounds its memory and CPU here (backends/pyodide/sandboxBounds.ts).
+      bounds: (await engine.describeBackend('pyodide')) ?? null,
     },
     python: {
       ...(await python()),

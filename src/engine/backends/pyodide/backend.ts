@@ -9,6 +9,7 @@ import { sandboxReport, type NetworkAccess, type SandboxChoice } from '../../san
 import { type Logger, silentLogger } from '../../types';
 import type { BackendFactory } from '../contract';
 import type { SharedSetup } from './hostLaunch';
+import { sandboxBounds } from './sandboxBounds';
 import { PyodideSession } from './session';
 import { SHIPPED_SNAPSHOT_DIR, SnapshotCache } from './snapshotCache';
 
@@ -85,6 +86,7 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
     kind: 'pyodide',
     create: (options) => new PyodideSession(setup, options, backendLog),
     sandbox: () => sandboxReport(network, sandboxChoice),
+    describe: async () => sandboxBounds(sandboxReport(network, sandboxChoice).mechanism, heapLimitMb),
   };
 }
 
