@@ -1,7 +1,13 @@
 // What bounds the Pyodide sandbox's memory and CPU on this machine, as `environment` shows it
 // (`backends.pyodide.bounds`): what sandboxProcess.ts and the RLIMIT_DATA of sandbox/index.ts hold here, and what not.
 import { sandboxLimits, type SandboxReport } from '../../sandbox/index';
-import { MEMORY_CHECK_MS, RUNTIME_ALLOWANCE_MB, sandboxDataLimitBytes, sandboxMemoryLimitMb } from './sandboxProcess';
+import {
+  MEMORY_CHECK_MS,
+  RUNTIME_ALLOWANCE_MB,
+  STOP_AFTER_MS,
+  sandboxDataLimitBytes,
+  sandboxMemoryLimitMb,
+} from './sandboxProcess';
 
 const MIB = 1024 * 1024;
 
@@ -17,7 +23,7 @@ export function sandboxBounds(mechanism: SandboxReport['mechanism'], heapLimitMb
     );
   else {
     gaps.push(
-      `the sandbox's memory is read every ${MEMORY_CHECK_MS} ms while a run goes and when it ends, so a faster burst can pass the limit${prlimit ? `, up to RLIMIT_DATA (${dataLimitMb} MB of writable address space), ` : ' '}before the process is ended`,
+      `the sandbox's memory is read every ${MEMORY_CHECK_MS} ms while a run goes and before each stop, so a faster burst can pass the limit${prlimit ? `, up to RLIMIT_DATA (${dataLimitMb} MB of writable address space), ` : ' '}before the process is ended`,
       "files in the sandbox's own tmpfs (/tmp and /dev under bubblewrap) are not counted; Node's permission model refuses writing there",
     );
     if (!prlimit) gaps.push('prlimit (util-linux) is not installed: no RLIMIT_DATA holds a burst between two reads');
@@ -35,7 +41,7 @@ export function sandboxBounds(mechanism: SandboxReport['mechanism'], heapLimitMb
       : null,
     per_process: linux && prlimit ? `RLIMIT_DATA ${dataLimitMb} MB: an allocation beyond it fails` : null,
     cpu: stops
-      ? 'the sandbox process is stopped (SIGSTOP) between runs and while a run waits for the answer to a host call (a tool call, its approval, input()): it computes only while the server has it do something'
+      ? `the sandbox process is stopped (SIGSTOP) ${STOP_AFTER_MS} ms after a run ends and after a run starts waiting for the answer to a host call (a tool call, its approval, input()), until the server next sends it something: code left computing gets at most that much CPU`
       : null,
     gaps,
   };

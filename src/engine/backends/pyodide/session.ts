@@ -353,7 +353,7 @@ export class PyodideSession implements BackendSession {
         if (pending.callsInFlight > 0 && !pending.interrupted)
           return this.stopMisbehaving(host, 'a second host call while the first one was still waiting');
         pending.callsInFlight++;
-        host.sandbox.freeze(); // Python waits for the answer, and a question stops the run's clock: nothing computes meanwhile.
+        host.sandbox.freeze(); // Python waits for the answer, and a question stops the run's clock: so does the sandbox.
         void this.answerHostCall(host, message.id, message.method, message.params).finally(
           () => pending.callsInFlight--,
         );
@@ -387,10 +387,9 @@ export class PyodideSession implements BackendSession {
   private finish(host: Host, pending: PendingRun, output: OutputChunk[], outcome: BackendOutcome): void {
     for (const chunk of output) this.deliver(pending, chunk);
     const lost = outcome.status === 'crashed' || ('sessionReset' in outcome && outcome.sessionReset === true);
-    // Memory the run left over the limit fails the run itself (the process is ended, and the run settles crashed).
-    if (!lost) host.sandbox.rest(this.packageRequests.size > 0);
     this.settle(pending, outcome);
     if (lost) void this.kill(host, 'the run that lost the instance said so');
+    else host.sandbox.rest(this.packageRequests.size > 0);
   }
 
   private deliver(pending: PendingRun, chunk: OutputChunk): void {
