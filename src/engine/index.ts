@@ -61,9 +61,9 @@ export {
   defaultApprovalPolicy,
   isApprovalMode,
   parseToolPatterns,
-  summarizeArgs,
   type ApprovalPolicy,
 } from './codemode/approval';
+export { shownArgs, shownName } from './codemode/questionText';
 export type { BridgePolicy, ToolBridge } from './codemode/bridge';
 export type { ServerSources } from './codemode/externalServers';
 export { parseServers, type ConfigProblem } from './codemode/serverConfig';

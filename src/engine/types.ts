@@ -202,6 +202,8 @@ export interface ToolApprovalRequest {
   server: string;
   tool: string;
   args: Record<string, unknown>;
+  /** Argument names the tool's input schema does not declare: the question marks them. */
+  undeclared: string[];
   run: RunLabel;
 }
 

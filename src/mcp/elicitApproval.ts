@@ -4,7 +4,8 @@
 // call at once, naming the flag that changes that.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  summarizeArgs,
+  shownArgs,
+  shownName,
   type ToolApprovalAnswer,
   type ToolApprovalHandler,
   type ToolApprovalRequest,
@@ -31,7 +32,7 @@ export function approvalViaElicitation(server: Server, channel: RunChannel): Too
           properties: {
             decision: {
               type: 'string',
-              title: `Call ${request.server}.${request.tool}?`,
+              title: `Call ${shownName(request.server)}.${shownName(request.tool)}?`,
               oneOf: CHOICES,
               default: 'once',
             },
@@ -47,12 +48,20 @@ export function approvalViaElicitation(server: Server, channel: RunChannel): Too
   };
 }
 
-/** The question as plain text: which tool of which server, with which arguments, from which run. */
+/**
+ * The question as plain text: which tool of which server first, then exactly the arguments it would receive, then
+ * which run asks (shownArgs: nothing from the code reaches the person raw).
+ */
 export function approvalMessage(request: ToolApprovalRequest): string {
-  const where = request.run.location ? ` (${request.run.location.file}:${request.run.location.line})` : '';
+  const { run } = request;
+  const where = run.location ? ` (${quotedPath(run.location.file)}:${run.location.line})` : '';
   return [
-    `Python code of run ${request.run.runId}${where}, session "${request.run.session}", wants to call the tool "${request.tool}" of the MCP server "${request.server}", which is not marked read-only. Arguments:`,
-    summarizeArgs(request.args),
-    'Allow this call?',
+    `Call ${shownName(request.server)}.${shownName(request.tool)}? The tool is not marked read-only. It would receive:`,
+    shownArgs(request.args, request.undeclared),
+    `Asked by Python code of run ${run.runId}${where}, session ${shownName(run.session)}.`,
   ].join('\n');
+}
+
+function quotedPath(file: string): string {
+  return shownName(file.split(/[\\/]/).pop() ?? file);
 }

@@ -4,7 +4,8 @@
 // explorer's).
 import * as vscode from 'vscode';
 import {
-  summarizeArgs,
+  shownArgs,
+  shownName,
   type RunOrigin,
   type ToolApprovalAnswer,
   type ToolApprovalRequest,
@@ -78,15 +79,14 @@ async function showModal(question: ApprovalQuestion): Promise<ToolApprovalAnswer
 export function approvalQuestion(request: ToolApprovalRequest): ApprovalQuestion {
   const { run } = request;
   const from = run.location
-    ? `${vscode.workspace.asRelativePath(run.location.file)}:${run.location.line}`
-    : `session "${run.session}"`;
+    ? `${shownName(vscode.workspace.asRelativePath(run.location.file))}:${run.location.line}`
+    : `session ${shownName(run.session)}`;
   return {
-    message: `Allow Python code to call ${request.server}.${request.tool}?`,
+    message: `Allow Python code to call ${shownName(request.server)}.${shownName(request.tool)}?`,
     detail: [
-      `The tool "${request.tool}" of "${request.server}" is not marked read-only: it may change something.`,
+      'The tool is not marked read-only: it may change something. It would receive:',
+      shownArgs(request.args, request.undeclared),
       '',
-      'Arguments:',
-      summarizeArgs(request.args),
       '',
       `From ${WHO[run.origin]}: run ${run.runId}, ${from}. The run waits, its time limit paused, until you answer.`,
     ].join('\n'),

@@ -92,8 +92,11 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
       );
       const asked = client.questions.slice(before);
       assert.equal(asked.length, 1, 'asked once: read_graph is read-only');
-      assert.match(asked[0]!, /run .*session "default".*"create_entities" of the MCP server "memory"/);
-      assert.match(asked[0]!, /entities: \[\{"name":"Ada","entityType":"person"/);
+      assert.match(
+        asked[0]!,
+        /^Call memory\.create_entities\? .*\n"entities": \[\{"name": "Ada", "entityType": "person"/,
+      );
+      assert.match(asked[0]!, /\nAsked by Python code of run .*, session default\.$/);
       assert.deepEqual(calls(result.tool_calls), [
         { tool: 'create_entities', ok: false, approval: 'denied' },
         { tool: 'read_graph', ok: true, approval: 'read-only' },
@@ -104,6 +107,42 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
         /first program/,
         'the audit does not repeat the arguments',
       );
+    });
+
+    test('the question shows exactly what the tool would receive, whatever the arguments hold', async () => {
+      client.answerWith(async () => ({ action: 'decline' }));
+      const before = client.questions.length;
+      // A fake second argument and a fake question pushed down by blank lines, a bidi override, an escape sequence.
+      const name =
+        'Ada\u202E\u001b[2J"}]\npath: "/workspace/public/notes.txt"\nAllow this call?' + '\n'.repeat(40) + 'txt.exe';
+      const { result } = await run(writeThenRead(name));
+      assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+      const asked = client.questions.slice(before);
+      assert.equal(asked.length, 1);
+      const lines = asked[0]!.split('\n');
+      assert.equal(lines.length, 3, `the tool, one line for its one argument, the run:\n${asked[0]}`);
+      assert.match(
+        lines[1]!,
+        /^"entities": \[\{"name": "Ada\\u202E\\u001B\[2J\\"\}\]\\npath: .*…\(\d+ characters cut\)….*entityType": "person"/,
+      );
+      assert.doesNotMatch(
+        asked[0]!,
+        // eslint-disable-next-line no-control-regex -- control characters are what the question must not carry
+        /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/u,
+      );
+      // An argument the tool's (closed) schema does not declare is refused before anyone is asked.
+      // Python's functions pass only declared arguments; code can still reach the host call beneath them.
+      const undeclared = await run(
+        'import code_mode\nprint(code_mode._host("tools.call", {"server": "memory", "tool": "create_entities", "args": {"entities": [], "path\\nAllow this call?": "/etc/passwd"}})["refused"])',
+      );
+      assert.match(
+        undeclared.result.stdout,
+        /^memory\.create_entities was not called: its schema does not declare the argument "path\\nAllow this call\?"\n$/,
+      );
+      assert.equal(client.questions.length - before, 1, 'not asked');
+      assert.deepEqual(calls(undeclared.result.tool_calls), [
+        { tool: 'create_entities', ok: false, approval: 'denied' },
+      ]);
     });
 
     test('an accepted write happens; read-only tools ask nothing', async () => {

@@ -8,7 +8,6 @@ import {
   defaultApprovalPolicy,
   nobodyToAsk,
   parseToolPatterns,
-  summarizeArgs,
   type ApprovalPolicy,
   type ToolCallFacts,
 } from '../../src/engine/codemode/approval';
@@ -125,17 +124,4 @@ test('--auto-approve entries are server.tool or server.*', () => {
   assert.deepEqual(parseToolPatterns('a.b.c'), ['a.b.c'], 'server names may hold dots');
   for (const bad of ['memory', '.tool', 'memory.', 'a b.c'])
     assert.ok('error' in (parseToolPatterns(bad) as object), bad);
-});
-
-test('the arguments a person reads are one line each, cut, and bounded as a whole', () => {
-  assert.equal(summarizeArgs({}), '(no arguments)');
-  assert.equal(summarizeArgs({ path: '/tmp/a.txt', n: 3, tags: ['x'] }), 'path: "/tmp/a.txt"\nn: 3\ntags: ["x"]');
-  const long = summarizeArgs({ content: 'line\n'.repeat(1000) });
-  assert.ok(long.length < 200, long);
-  assert.match(long, /^content: "line\\nline.*… \(\d+ characters\)$/);
-  const many = summarizeArgs(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`arg${i}`, 'v'.repeat(100)])));
-  assert.ok(many.length <= 900, String(many.length));
-  assert.match(many, /… and \d+ more arguments$/);
-  const emoji = summarizeArgs({ text: '😀'.repeat(200) });
-  assert.doesNotMatch(emoji, /[\uD800-\uDBFF](?![\uDC00-\uDFFF])/, 'no half of a surrogate pair');
 });

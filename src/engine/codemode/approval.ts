@@ -1,6 +1,5 @@
 // Which tool calls made from Python need a person's yes (issue 18, part 2). Pure: the bridge applies it to each
 // call, and the front ends only ask the question (the ToolApprovalHandler port in engine/types.ts).
-import { isHighSurrogate } from '../surrogates';
 import type { RunOrigin, ToolApproval, ToolApprovalAnswer } from '../types';
 
 export type ApprovalMode = 'ask' | 'allow' | 'readonly';
@@ -104,41 +103,4 @@ export function nobodyToAsk(policy: ApprovalPolicy, server: string, tool: string
 export function answerDecision(answer: ToolApprovalAnswer, server: string, tool: string): ApprovalVerdict {
   if (answer === 'once' || answer === 'session') return { kind: 'allow', approval: 'asked-allowed' };
   return { kind: 'refuse', reason: `a person declined the call to ${server}.${tool}` };
-}
-
-const ARG_VALUE_CHARS = 160;
-const ARGS_SUMMARY_CHARS = 800;
-
-/** The arguments as `name: value` lines a person can read: each value's JSON cut to a line, the whole bounded. */
-export function summarizeArgs(args: Record<string, unknown>): string {
-  const lines: string[] = [];
-  let length = 0;
-  const names = Object.keys(args);
-  for (const [i, name] of names.entries()) {
-    const line = `${name}: ${cut(valueText(args[name]), ARG_VALUE_CHARS)}`;
-    if (length + line.length > ARGS_SUMMARY_CHARS) {
-      lines.push(`… and ${names.length - i} more argument${names.length - i === 1 ? '' : 's'}`);
-      break;
-    }
-    lines.push(line);
-    length += line.length + 1;
-  }
-  return lines.length > 0 ? lines.join('\n') : '(no arguments)';
-}
-
-function valueText(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-function cut(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ');
-  if (flat.length <= max) return flat;
-  // A surrogate pair is kept whole or left out whole.
-  const end = isHighSurrogate(flat.charCodeAt(max - 2)) ? max - 2 : max - 1;
-  return `${flat.slice(0, end)}… (${flat.length} characters)`;
 }

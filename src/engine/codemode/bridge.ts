@@ -9,6 +9,7 @@ import {
   type ApprovalVerdict,
 } from './approval';
 import { toIdentifier, uniqueIdentifiers } from './pythonNames';
+import { shownName, undeclaredArgs } from './questionText';
 import { firstSentence, pythonDocstring, pythonParams, pythonSignature, type PythonParam } from './pythonSignature';
 import type { ConfigProblem } from './serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from './toolProvider';
@@ -213,6 +214,14 @@ export class ToolBridge {
       origin: run?.origin,
       sessionAllowed: run?.sessionAllowed.has(key) ?? false,
     };
+    const undeclared = undeclaredArgs(args, spec?.inputSchema);
+    // A closed schema makes the tool reject them anyway: refusing before anyone is asked keeps a question from
+    // carrying arguments the tool would never take.
+    if (undeclared.length > 0 && spec?.inputSchema.additionalProperties === false)
+      return {
+        kind: 'refuse',
+        reason: `its schema does not declare the argument${undeclared.length === 1 ? '' : 's'} ${undeclared.map((name) => shownName(name)).join(', ')}`,
+      };
     const decision = decideApproval(this.approval, facts);
     if (decision.kind !== 'ask') return decision;
     if (!run?.askToolApproval) return { kind: 'refuse', reason: nobodyToAsk(this.approval, server, tool) };
@@ -222,6 +231,7 @@ export class ToolBridge {
         server,
         tool,
         args,
+        undeclared,
         run: {
           runId: run.runId,
           origin: run.origin,

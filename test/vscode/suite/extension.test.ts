@@ -859,8 +859,12 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       assert.equal(asked.length, 1);
       assert.equal(asked[0]!.message, 'Allow Python code to call memory.add_observations?');
       assert.match(asked[0]!.detail, /not marked read-only/);
-      assert.match(asked[0]!.detail, /observations: \[\{"entityName":"FromVSCode","contents":\["refused note"\]\}\]/);
-      assert.match(asked[0]!.detail, /From an agent \(MCP\): run [\w-]+, session "default"/);
+      // The same rendering as over MCP (questionText.ts), whose hostile shapes the unit suite covers.
+      assert.match(
+        asked[0]!.detail,
+        /\n"observations": \[\{"entityName": "FromVSCode", "contents": \["refused note"\]\}\]\n/,
+      );
+      assert.match(asked[0]!.detail, /From an agent \(MCP\): run [\w-]+, session default/);
       const allowed = await agentWrites('allowed note');
       assert.match(allowed.stdout, /observed: .*'allowed note'/);
       assert.deepEqual(approvals(allowed), ['add_observations true asked-allowed', 'read_graph true read-only']);
