@@ -221,6 +221,7 @@ test('the bridge asks the run\'s person for a write, remembers "for this session
     server: 'files',
     tool: 'write',
     args: { path: 'a' },
+    undeclared: [],
     run: { runId: 'r1', origin: 'mcp', session: 'default' },
   });
   assert.deepEqual(
