@@ -60,7 +60,7 @@ function errnosInside(numbers: Record<string, number>): Record<string, number> {
     '    out[name] = ctypes.get_errno() if result == -1 else 0',
     'print(json.dumps(out))',
   ].join('\n');
-  const filter = seccompFilter();
+  const filter = seccompFilter('off');
   assert.ok(filter, `no seccomp filter for ${process.arch}`);
   const args = [...bubblewrapArgs([], 'off', '/', 0), '--', '/usr/bin/python3', '-c', script, JSON.stringify(numbers)];
   const result = spawnSync('bwrap', args, { input: filter, encoding: 'utf8' });
@@ -96,10 +96,39 @@ describe('the kernel surface inside the sandbox', { skip: notUnderDeno }, () => 
     assert.equal(errnosInside({ clone3: CLONE3[column] }).clone3, ENOSYS);
   });
 
+  test('with the network off a Unix socket cannot be made, while socketpair and namespaced sockets still can', () => {
+    const script = [
+      'import errno, json, socket',
+      'def attempt(make):',
+      '    try:',
+      '        make()',
+      '        return "ok"',
+      '    except OSError as e:',
+      '        return errno.errorcode.get(e.errno, str(e.errno))',
+      'print(json.dumps({',
+      '    "unix": attempt(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)),',
+      '    "unix_dgram": attempt(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)),',
+      '    "socketpair": attempt(lambda: socket.socketpair()),',
+      '    "inet": attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM)),',
+      '}))',
+    ].join('\n');
+    const inside = (network: 'off' | 'on') => {
+      const result = spawnSync(
+        'bwrap',
+        [...bubblewrapArgs([], network, '/', 0), '--', '/usr/bin/python3', '-c', script],
+        { input: seccompFilter(network), encoding: 'utf8' },
+      );
+      assert.equal(result.status, 0, result.stderr);
+      return JSON.parse(result.stdout) as Record<string, string>;
+    };
+    assert.deepEqual(inside('off'), { unix: 'EPERM', unix_dgram: 'EPERM', socketpair: 'ok', inet: 'ok' });
+    assert.deepEqual(inside('on'), { unix: 'ok', unix_dgram: 'ok', socketpair: 'ok', inet: 'ok' }, 'the control');
+  });
+
   test("bwrap's own process (pid 1 inside) cannot be written through /proc", () => {
     const script =
       "import os\ntry:\n    os.open('/proc/1/mem', os.O_RDWR)\n    print('opened')\nexcept OSError as e:\n    print(e.errno)";
-    const filter = seccompFilter();
+    const filter = seccompFilter('off');
     const result = spawnSync('bwrap', [...bubblewrapArgs([], 'off', '/', 0), '--', '/usr/bin/python3', '-c', script], {
       input: filter,
       encoding: 'utf8',

@@ -39,7 +39,7 @@ export function bubblewrap(): { binary: string } | { unavailable: string } {
       unavailable:
         'bubblewrap is not installed (Debian/Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap)',
     });
-  const filter = seccompFilter();
+  const filter = seccompFilter('off');
   // The filter arrives on stdin here; the real sandbox reads it from a pipe of its own (seccompFd).
   const startNode = (nodeFlags: readonly string[]) =>
     spawnSync(

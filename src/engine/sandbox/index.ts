@@ -99,7 +99,7 @@ export function spawnConfinedHost(
     });
     return { child, report };
   }
-  const filter = seccompFilter();
+  const filter = seccompFilter(confinement.network);
   const seccompFd = filter ? 3 + extraPipes : undefined;
   const bwrap = bubblewrap() as { binary: string };
   const bwrapArgs = [
@@ -164,10 +164,10 @@ export function sandboxReport(network: NetworkAccess, choice: SandboxChoice = 'a
 }
 
 function bubblewrapReport(network: NetworkAccess): SandboxReport {
-  const gaps = seccompFilter()
+  const gaps = seccompFilter(network)
     ? []
     : [
-        `no seccomp filter for ${process.arch}: code could start processes inside the sandbox (still without network, other processes or other files)`,
+        `no seccomp filter for ${process.arch}: code could start processes inside the sandbox (still without other processes or other files) and, with the network off, still connect to Unix sockets in the folders it can read`,
       ];
   if (permissionModelFlag() === undefined)
     gaps.push(

@@ -5,7 +5,12 @@
 // nothing Pyodide or Node needs, and each is a way into another process's memory (ptrace,
 // process_vm_*), a large kernel attack surface (io_uring, bpf, perf_event_open, userfaultfd, keyctl) or a
 // change to the sandbox itself (namespaces, mounts, personality). System calls of another ABI (i386 through
-// int 0x80, x32) are refused outright, since their numbers differ.
+// int 0x80, x32) are refused outright, since their numbers differ. With the network off, a Unix socket cannot be
+// made either: the network namespace keeps the sandbox off every port, but a socket file in a mounted folder (a
+// database's or an app server's in the workspace) would still answer connect(). socketpair() is a different call
+// and stays, for what the process does inside itself.
+
+import type { NetworkAccess } from './bubblewrap';
 
 const LD_W_ABS = 0x20;
 const JEQ_K = 0x15;
@@ -17,6 +22,7 @@ const RET_ERRNO = 0x00050000;
 const EPERM = 1;
 const ENOSYS = 38;
 const CLONE_THREAD = 0x00010000;
+const AF_UNIX = 1;
 /** Offsets into struct seccomp_data: the system call number, its ABI, the low word of the first argument (little-endian). */
 const NR = 0;
 const ARCH = 4;
@@ -63,6 +69,7 @@ export type RefusedSyscall = (typeof REFUSED_SYSCALLS)[number];
 interface Abi {
   audit: number;
   clone: number;
+  socket: number;
   clone3: number;
   /** fork and vfork, where the ABI has them. */
   forks: number[];
@@ -88,6 +95,7 @@ export const ABIS: Partial<Record<NodeJS.Architecture, Abi>> = {
   x64: {
     audit: 0xc000003e,
     clone: 56,
+    socket: 41,
     clone3: 435,
     forks: [57, 58],
     x32: true,
@@ -120,6 +128,7 @@ export const ABIS: Partial<Record<NodeJS.Architecture, Abi>> = {
   arm64: {
     audit: 0xc00000b7,
     clone: 220,
+    socket: 198,
     clone3: 435,
     forks: [],
     x32: false,
@@ -153,8 +162,11 @@ export const ABIS: Partial<Record<NodeJS.Architecture, Abi>> = {
 
 type Instruction = [code: number, jt: number, jf: number, k: number];
 
-/** The compiled filter for this machine's architecture, as bwrap's --seccomp reads it; undefined where no filter is known. */
-export function seccompFilter(arch: NodeJS.Architecture = process.arch): Buffer | undefined {
+/**
+ * The compiled filter for this machine's architecture, as bwrap's --seccomp reads it; undefined where no filter is
+ * known. With the network off it refuses Unix sockets too.
+ */
+export function seccompFilter(network: NetworkAccess, arch: NodeJS.Architecture = process.arch): Buffer | undefined {
   const abi = ABIS[arch];
   if (!abi) return undefined;
   const allow: Instruction = [RET_K, 0, 0, RET_ALLOW];
@@ -164,6 +176,8 @@ export function seccompFilter(arch: NodeJS.Architecture = process.arch): Buffer 
   if (abi.x32) program.push([JGE_K, 0, 1, X32_BIT], refuse);
   program.push([JEQ_K, 0, 1, abi.clone3], [RET_K, 0, 0, RET_ERRNO | ENOSYS]);
   for (const nr of [...abi.forks, ...Object.values(abi.refused)]) program.push([JEQ_K, 0, 1, nr], refuse);
+  if (network === 'off')
+    program.push([JEQ_K, 0, 4, abi.socket], [LD_W_ABS, 0, 0, ARG0_LOW], [JEQ_K, 0, 1, AF_UNIX], refuse, allow);
   program.push(
     [JEQ_K, 1, 0, abi.clone],
     allow,
