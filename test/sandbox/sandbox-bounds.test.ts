@@ -15,7 +15,7 @@ import { sandboxUnderTest } from '../support/sandboxUnderTest';
 
 const HEAP_MB = 256;
 /** The sandbox's limit for that heap: the heap plus the runtime's allowance (sandboxProcess.ts). */
-const LIMIT_MB = HEAP_MB + 768;
+const LIMIT_MB = HEAP_MB + 1536;
 /** Only a guard against something that never happens: a slow machine waits longer, it never fails sooner. */
 const GUARD_S = 60;
 
@@ -107,20 +107,20 @@ describe('the memory of the whole Pyodide sandbox is bounded', { skip: process.p
   });
 
   const cases: [string, string][] = [
-    ['big ArrayBuffers held', thenSpin(`js.eval(${JSON.stringify(holdBuffers(8))})`)],
+    ['big ArrayBuffers held', thenSpin(`js.eval(${JSON.stringify(holdBuffers(10))})`)],
     [
       'many small typed arrays',
       thenSpin(
-        `js.eval("globalThis.kept = []; try { for (let i = 0; i < 100000; i++) globalThis.kept.push(new Float64Array(2048).fill(1)); } catch {}")`,
+        `js.eval("globalThis.kept = []; try { for (let i = 0; i < 180000; i++) globalThis.kept.push(new Float64Array(2048).fill(1)); } catch {}")`,
       ),
     ],
     [
       'a second WebAssembly memory grown',
       thenSpin(
-        `js.eval("globalThis.kept = new WebAssembly.Memory({ initial: 1, maximum: 32768 }); try { globalThis.kept.grow(24576); new Uint8Array(globalThis.kept.buffer).fill(1); } catch {}")`,
+        `js.eval("globalThis.kept = new WebAssembly.Memory({ initial: 1, maximum: 32768 }); try { globalThis.kept.grow(32000); new Uint8Array(globalThis.kept.buffer).fill(1); } catch {}")`,
       ),
     ],
-    ['a Worker allocating', thenSpin(startWorker(holdBuffers(8)))],
+    ['a Worker allocating', thenSpin(startWorker(holdBuffers(10)))],
   ];
   for (const [name, code] of cases)
     test(`${name}: the interpreter is ended, the reset announced with the limit, and the next run works`, async () => {

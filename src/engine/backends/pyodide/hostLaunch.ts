@@ -13,7 +13,7 @@ import type { Logger } from '../../types';
 import type { BackendSessionOptions } from '../contract';
 import { parseFromHost } from './hostMessages';
 import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type SnapshotRef } from './protocol';
-import { sandboxDataLimitBytes, sandboxMemoryLimitMb, SandboxProcess } from './sandboxProcess';
+import { JS_HEAP_MB, sandboxDataLimitBytes, sandboxMemoryLimitMb, SandboxProcess } from './sandboxProcess';
 import type { SnapshotCache, SnapshotOrigin } from './snapshotCache';
 
 /** How much of the host process's own stderr is kept to explain a crash. */
@@ -116,7 +116,7 @@ export function launchHost(
       cwd: assets,
       choice: shared.sandboxChoice,
       denoDir: path.join(shared.cacheDir, 'deno'),
-      v8Flags: V8_FLAGS,
+      v8Flags: [...V8_FLAGS, `--max-old-space-size=${JS_HEAP_MB}`],
       dataLimitBytes: (runtime) => sandboxDataLimitBytes(sandboxMemoryLimitMb(shared.heapLimitMb), runtime),
       log,
     },

@@ -18,7 +18,13 @@ const KIB = 1024;
 const MIB = 1024 * 1024;
 
 /** What the sandbox process may use beyond the WebAssembly heap: the runtime, its isolates and Pyodide's JS. */
-export const RUNTIME_ALLOWANCE_MB = 768;
+export const RUNTIME_ALLOWANCE_MB = 1536;
+
+/**
+ * V8's heap limit in each of the runtime's isolates. Left to itself V8 sizes it from the machine's memory and lets
+ * garbage grow to gigabytes before collecting it, past the sandbox's limit while nothing is held.
+ */
+export const JS_HEAP_MB = 1024;
 
 /** The sandbox's memory limit for a WebAssembly heap cap of `heapLimitMb`. */
 export function sandboxMemoryLimitMb(heapLimitMb: number): number {
