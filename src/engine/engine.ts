@@ -46,6 +46,8 @@ export interface EngineOptions {
    * the session starts and removed when it ends (scratch.ts); a run shows the files of its own, like the workspace's.
    */
   scratchDir?: string;
+  /** Folders code run here can write, now or after a setting changes: nothing in them is taken as an executable. */
+  codeWritableFolders?: string[];
 }
 
 /**
@@ -54,6 +56,8 @@ export interface EngineOptions {
  */
 export class Engine {
   readonly log: Logger;
+  /** Folders code run here can write, now or after a setting changes (agentSettings.ts). */
+  readonly codeWritableFolders: readonly string[];
   private current: EngineConfig;
   private readonly events: EngineEvents;
   private readonly pool: SessionPool;
@@ -69,6 +73,7 @@ export class Engine {
     this.log = options.log ?? silentLogger;
     const config = () => this.current;
     const workspaceRoots = (options.workspaceRoots ?? []).map((root) => path.resolve(root));
+    this.codeWritableFolders = (options.codeWritableFolders ?? []).map((dir) => path.resolve(dir));
     this.events = new EngineEvents(this.log);
     this.pool = new SessionPool({
       backends: options.backends,

@@ -35,6 +35,7 @@ export {
   type SettingValue,
   type UserSettings,
 } from './userSettings';
+export { agentSettingRefusal } from './agentSettings';
 
 // What runs, results and events are, as every front end sees them.
 export * from './types';
@@ -57,12 +58,7 @@ export { findLocalModule } from './packages/localModules';
 
 // Code mode: the tool bridge, its servers and the approval of tool calls.
 export { attachCodeMode, type CodeMode } from './codemode/index';
-export {
-  defaultApprovalPolicy,
-  isApprovalMode,
-  parseToolPatterns,
-  type ApprovalPolicy,
-} from './codemode/approval';
+export { defaultApprovalPolicy, isApprovalMode, parseToolPatterns, type ApprovalPolicy } from './codemode/approval';
 export { shownArgs, shownName } from './codemode/questionText';
 export type { BridgePolicy, ToolBridge } from './codemode/bridge';
 export type { ServerSources } from './codemode/externalServers';

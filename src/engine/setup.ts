@@ -88,6 +88,8 @@ export function createEngine(setup: EngineSetup = {}): Engine {
     workspaceRoots: setup.workspaceRoots,
     // Each session gets a folder of its own in it (scratch.ts).
     scratchDir: path.join(storageDir, 'scratch'),
+    // Scratch folders live in the storage folder; the workspace is writable from Pyodide when a setting says so.
+    codeWritableFolders: [storageDir, ...(setup.workspaceRoots ?? [])],
     backends: [
       pyodideBackendFor(storageDir, setup.pyodide ?? {}, setup.log),
       createPythonBackend({ pythonPath: setup.pythonPath, memoryLimitMb: setup.pythonMemoryLimitMb, log: setup.log }),

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isBackendKind, MAX_TIMEOUT_S, type EngineConfig } from './config';
+import { agentSettingRefusal } from './agentSettings';
 import type { Engine } from './engine';
 import { createPythonBackend, type PythonBackendConfig } from './backends/python/backend';
 import { readJsonFile, writeJsonAtomic } from './stores/atomicJson';
@@ -137,8 +138,10 @@ export class FileSettings implements SettingsPort {
     for (const [key, value] of Object.entries(this.stored)) {
       if (explicit.has(key as SettingKey)) continue;
       const checked = validateSetting(key, value);
-      if ('error' in checked) {
-        this.log.warn(`ignoring saved setting ${key}: ${checked.error}`);
+      // What is saved was set through the environment tool, by an agent: checked again against this server.
+      const problem = 'error' in checked ? checked.error : agentSettingRefusal(this.engine, checked);
+      if (problem || 'error' in checked) {
+        this.log.warn(`ignoring saved setting ${key}: ${problem}`);
         continue;
       }
       await this.apply(checked);

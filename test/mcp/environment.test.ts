@@ -146,3 +146,89 @@ test('an unknown --pyodide-sandbox is refused with the choices', () => {
   assert.equal(result.status, 2);
   assert.match(result.stderr, /--pyodide-sandbox must be "auto", "bubblewrap" or "deno", not "chroot"/);
 });
+
+// An agent confined to Pyodide must not turn a file it wrote into the interpreter the host runs (issue 30): python_path
+// from the environment tool, or saved by it for the next server, never names a file in a folder code can write, and
+// is not taken at all while the python backend is off. Each script here would leave a mark if the host ran it.
+describe('python_path from an agent', () => {
+  let root: string;
+  let storage: string;
+  let workspace: string;
+  let conn: StdioConnection | undefined;
+  const marker = () => path.join(root, 'ran-on-the-host');
+  const call = async (args: Record<string, unknown>) =>
+    (await conn!.client.callTool({ name: 'environment', arguments: args })) as CallToolResult;
+  const text = (result: CallToolResult) => JSON.stringify(result.content);
+  const script = (file: string) => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `#!/bin/sh\ntouch ${JSON.stringify(marker())}\nexec /usr/bin/python3 "$@"\n`, {
+      mode: 0o755,
+    });
+    return file;
+  };
+  const savedSettings = () => {
+    const file = path.join(storage, 'settings.json');
+    return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  };
+
+  before(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-agent-python-')));
+    storage = path.join(root, 'storage');
+    workspace = path.join(root, 'workspace');
+    fs.mkdirSync(workspace, { recursive: true });
+  });
+  after(async () => {
+    await conn?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  test('under --pyodide-only it is refused whatever it names, and nothing is saved', async () => {
+    conn = await connectStdio(['--storage', storage, '--workspace', workspace, '--pyodide-only']);
+    for (const target of [script(path.join(storage, 'scratch', 'pyodide-default', 'python')), '/usr/bin/python3']) {
+      const refusal = await call({ key: 'python_path', value: target });
+      assert.equal(refusal.isError, true, target);
+      assert.match(text(refusal), /python_path cannot be set by an agent while the python backend is off/);
+    }
+    assert.equal(savedSettings().python_path, undefined);
+    await conn.close();
+    conn = undefined;
+  });
+
+  test('with the python backend on, a file in the storage or a workspace folder is refused, through links too', async () => {
+    conn = await connectStdio(['--storage', storage, '--workspace', workspace]);
+    const link = path.join(root, 'elsewhere', 'python3');
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.symlinkSync(script(path.join(storage, 'scratch', 'pyodide-other', 'python')), link);
+    for (const target of [
+      script(path.join(storage, 'scratch', 'pyodide-default', 'python')),
+      script(path.join(workspace, 'tools', 'python')),
+      link,
+      path.join(workspace, 'tools', '..', 'tools', 'python'),
+    ]) {
+      const refusal = await call({ key: 'python_path', value: target });
+      assert.equal(refusal.isError, true, target);
+      assert.match(text(refusal), /which code run here can write/, target);
+    }
+    const { result } = await runPython(conn.client, { code: 'print("host")', backend: 'python' });
+    assert.equal(result.stdout, 'host\n');
+    assert.equal(fs.existsSync(marker()), false, 'no script ran on the host');
+    const accepted = await call({ key: 'python_path', value: '/usr/bin/python3' });
+    assert.equal(accepted.isError, undefined, text(accepted));
+    await conn.close();
+    conn = undefined;
+  });
+
+  test('a saved python_path into a folder code can write is ignored by the next server, which says so', async () => {
+    fs.writeFileSync(
+      path.join(storage, 'settings.json'),
+      JSON.stringify({ python_path: script(path.join(storage, 'scratch', 'pyodide-default', 'python')) }),
+    );
+    conn = await connectStdio(['--storage', storage, '--workspace', workspace]);
+    const env = (await call({})).structuredContent as { settings: { python_path: string } };
+    assert.equal(env.settings.python_path, '');
+    assert.match(conn.stderr(), /ignoring saved setting python_path: .*which code run here can write/);
+    const { result } = await runPython(conn.client, { code: 'print("host")', backend: 'python' });
+    assert.equal(result.stdout, 'host\n');
+    assert.equal(fs.existsSync(marker()), false, 'no script ran on the host');
+  });
+});

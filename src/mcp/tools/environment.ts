@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   type ToolBridge,
   type Engine,
+  agentSettingRefusal,
   assetsDir,
   inspectInterpreter,
   resolvePythonInterpreter,
@@ -188,6 +189,8 @@ export function registerEnvironmentTool(server: McpServer, ctx: EnvironmentConte
         return structuredResult(undefined, await describeEnvironment(ctx));
       const checked = validateSetting(args.key, args.value);
       if ('error' in checked) return refused(checked.error);
+      const refusal = agentSettingRefusal(ctx.engine, checked);
+      if (refusal) return refused(refusal);
       await ctx.settings.set(checked);
       return structuredResult(
         `${checked.key} is now ${JSON.stringify(ctx.settings.values()[checked.key])}`,
