@@ -260,7 +260,8 @@ async function main(): Promise<void> {
       network: cli.network,
       sandbox: cli.sandbox,
       workspaceWritable: cli.workspaceWritable,
-      protectedPaths: cli.servers ? [path.resolve(cli.servers)] : [],
+      // Both are read on the host: the servers it starts, the wheels it installs into other sessions.
+      protectedPaths: [cli.servers && path.resolve(cli.servers), cli.wheelhouse].filter((p): p is string => !!p),
     },
     workspaceRoots: [cli.workspace],
     ...(cli.jupyter ? { jupyter: cli.jupyter } : {}),

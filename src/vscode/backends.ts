@@ -3,6 +3,7 @@
 // engine is created with in engineSetup, which setting changes re-create its factory in factorySwaps (or take it
 // away in backendRemovals) — and in the backend pickers (Choose Backend in features/runCommands.ts, the status
 // bar's names).
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   type EngineSetup,
@@ -43,11 +44,17 @@ export function readBackendSettings(c: vscode.WorkspaceConfiguration): BackendSe
       network: c.get<string>('pyodide.network', 'off') === 'on' ? 'on' : 'off',
       sandbox: sandboxChoice(c.get<string>('pyodide.sandbox', 'auto')),
       workspaceWritable: c.get<boolean>('pyodide.workspaceWrite', false),
-      // The files the extension reads as configuration sit at the top of the workspace folders, protected by name.
-      protectedPaths: [],
+      // The files the extension reads as configuration sit at the top of the workspace folders, protected by name;
+      // the wheelhouse is read by installs on the host, so a wheel planted there would be installed elsewhere.
+      protectedPaths: wheelhouseOf(c),
     },
     jupyter: { url: c.get<string>('jupyter.url', '').trim(), kernelName: c.get<string>('jupyter.kernel', '').trim() },
   };
+}
+
+function wheelhouseOf(c: vscode.WorkspaceConfiguration): string[] {
+  const wheelhouse = c.get<string>('wheelhouse', '').trim();
+  return wheelhouse ? [path.resolve(wheelhouse)] : [];
 }
 
 function sandboxChoice(value: string): SandboxChoice {
@@ -132,9 +139,10 @@ export function factorySwaps(
     });
   }
   const { heapLimitMb, network, workspaceWritable, sandbox } = after.pyodide;
-  const pyodideChanged = (['heapLimitMb', 'network', 'workspaceWritable', 'sandbox'] as const).some(
-    (key) => before.pyodide[key] !== after.pyodide[key],
-  );
+  const pyodideChanged =
+    (['heapLimitMb', 'network', 'workspaceWritable', 'sandbox'] as const).some(
+      (key) => before.pyodide[key] !== after.pyodide[key],
+    ) || String(before.pyodide.protectedPaths) !== String(after.pyodide.protectedPaths);
   if (pyodideChanged) {
     const workspace = workspaceWritable ? 'writable' : 'read-only';
     swaps.push({

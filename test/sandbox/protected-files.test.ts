@@ -1,7 +1,8 @@
 // Files the host later reads as configuration or runs are out of the sandbox's reach even with workspace write
 // on: the MCP server list (which the server then starts, unsandboxed), VS Code's settings and tasks, git's
-// hooks and config, a virtual environment's interpreter, and a --servers file wherever it is, whether they
-// exist yet or not. Attacked from Python and from a fresh JavaScript realm that skips Pyodide's file layer.
+// hooks and config and a virtual environment's interpreter at any depth, and a --servers file and a
+// --wheelhouse wherever they are, whether they exist yet or not. Attacked from Python and from a fresh
+// JavaScript realm that skips Pyodide's file layer.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -10,6 +11,7 @@ import * as path from 'node:path';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { connectStdio, testStorageDir } from '../support/mcp';
+import { buildWheel } from '../support/wheel';
 import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
 import { sandboxFlags, sandboxUnderTest } from '../support/sandboxUnderTest';
 
@@ -41,6 +43,14 @@ function makeWorkspace(prefix: string, withConfig: boolean): string {
   fs.mkdirSync(path.join(root, 'tools'));
   fs.writeFileSync(path.join(root, 'tools', 'servers.json'), '{"servers": {}}');
   fs.mkdirSync(path.join(root, 'data'));
+  // Deeper down: a repository, a submodule's .git file, a virtual environment.
+  fs.mkdirSync(path.join(root, 'deep', 'a', 'b', '.git', 'hooks'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'deep', 'a', 'b', '.git', 'config'), '[core]\n');
+  fs.mkdirSync(path.join(root, 'deep', 'sub'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'deep', 'sub', '.git'), 'gitdir: ../../.git/modules/sub\n');
+  fs.mkdirSync(path.join(root, 'deep', 'a', 'tools', 'env', 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'deep', 'a', 'tools', 'env', 'pyvenv.cfg'), 'home = /usr/bin\n');
+  fs.writeFileSync(path.join(root, 'deep', 'a', 'tools', 'env', 'bin', 'python'), '#!/bin/sh\n');
   return root;
 }
 
@@ -82,6 +92,7 @@ describe('files the host reads as configuration', () => {
   test('workspace write still works where nothing is protected', async () => {
     const result = await attacker(
       `open(${JSON.stringify(path.join(configured, 'out', 'result.csv'))}, "w").write("a,b")\n` +
+        `open(${JSON.stringify(path.join(configured, 'deep', 'a', 'b', 'module.py'))}, "w").write("x = 1")\n` +
         `open(${JSON.stringify(path.join(configured, 'notes.txt'))}, "a").write(" and more")\n` +
         `print(open(${JSON.stringify(path.join(configured, 'notes.txt'))}).read())`,
     );
@@ -89,6 +100,7 @@ describe('files the host reads as configuration', () => {
     assert.equal(fs.readFileSync(path.join(configured, 'out', 'result.csv'), 'utf8'), 'a,b');
     fs.writeFileSync(path.join(configured, 'notes.txt'), 'notes');
     fs.rmSync(path.join(configured, 'out', 'result.csv'));
+    fs.rmSync(path.join(configured, 'deep', 'a', 'b', 'module.py'));
   });
 
   const targets = (root: string) => [
@@ -103,6 +115,10 @@ describe('files the host reads as configuration', () => {
     path.join(root, '.venv', 'bin', 'python'),
     path.join(root, 'nested', '.git', 'config'),
     path.join(root, 'env', 'bin', 'python'),
+    path.join(root, 'deep', 'a', 'b', '.git', 'config'),
+    path.join(root, 'deep', 'a', 'b', '.git', 'hooks', 'pre-commit'),
+    path.join(root, 'deep', 'sub', '.git'),
+    path.join(root, 'deep', 'a', 'tools', 'env', 'bin', 'python'),
     path.join(root, 'tools', 'servers.json'),
     path.join(root, 'data', 'later', 'servers.json'),
     path.join(root, 'project.code-workspace'),
@@ -155,7 +171,7 @@ describe('files the host reads as configuration', () => {
   });
 });
 
-describe('a --servers file inside a writable workspace, through the CLI', () => {
+describe('a --servers file and a --wheelhouse inside a writable workspace, through the CLI', () => {
   let workspace: string;
 
   before(() => {
@@ -184,6 +200,49 @@ describe('a --servers file inside a writable workspace, through the CLI', () => 
       const text = JSON.stringify(response.content);
       assert.match(text, /Read-only file system/);
       assert.equal(fs.readFileSync(servers, 'utf8'), '{"servers": {}}');
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('Python cannot add, change or move a wheel in the wheelhouse the server installs from', async () => {
+    const wheelhouse = path.join(workspace, 'data', 'wheels');
+    fs.mkdirSync(wheelhouse, { recursive: true });
+    const wheel = buildWheel(wheelhouse, { name: 'cmhonest', version: '1.0.0', init: 'HONEST = True\n' });
+    const before = fs.readFileSync(wheel);
+    const connection = await connectStdio([
+      '--workspace',
+      workspace,
+      '--pyodide-workspace-write',
+      '--wheelhouse',
+      wheelhouse,
+      ...sandboxFlags,
+    ]);
+    try {
+      const planted = path.join(wheelhouse, 'cmhonest-9.0.0-py3-none-any.whl');
+      const response = await connection.client.callTool({
+        name: 'run_python',
+        arguments: {
+          code: `import os
+outcomes = []
+for name, attempt in [
+    ('plant', lambda: open(${JSON.stringify(planted)}, 'wb').write(b'PK')),
+    ('change', lambda: open(${JSON.stringify(wheel)}, 'ab').write(b'more')),
+    ('move', lambda: os.rename(${JSON.stringify(wheel)}, ${JSON.stringify(path.join(workspace, 'data', 'moved.whl'))})),
+    ('beside', lambda: open(${JSON.stringify(path.join(workspace, 'data', 'notes.txt'))}, 'w').write('fine')),
+]:
+    try:
+        attempt()
+        outcomes.append(name + ' ok')
+    except OSError as e:
+        outcomes.append(name + ' refused')
+print(outcomes)`,
+        },
+      });
+      const text = JSON.stringify(response.content);
+      assert.match(text, /\['plant refused', 'change refused', 'move refused', 'beside ok'\]/, text);
+      assert.deepEqual(fs.readdirSync(wheelhouse), [path.basename(wheel)]);
+      assert.deepEqual(fs.readFileSync(wheel), before);
     } finally {
       await connection.close();
     }

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileView, writableIn } from '../../src/engine/sandbox/fileView';
+import { fileView, hostRunMetadata, writableIn } from '../../src/engine/sandbox/fileView';
 
 describe('the sandbox file view', () => {
   let root: string;
@@ -60,5 +60,52 @@ describe('the sandbox file view', () => {
     assert.equal(writableIn(path.join(root, 'src', 'conf'), mounts), false);
     assert.equal(writableIn(path.join(root, 'src', 'other.py'), mounts), false);
     assert.equal(writableIn(path.join(root, 'src', 'lib', 'module.py'), mounts), true);
+  });
+
+  test('repositories and virtual environments at any depth stay read-only; a folder holding a link is not walked through it', () => {
+    const deep = path.join(root, 'src', 'lib', 'vendor', 'pkg');
+    fs.mkdirSync(path.join(deep, '.git', 'hooks'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'src', 'lib', '.git'), 'gitdir: ../../.git/modules/lib\n');
+    fs.mkdirSync(path.join(root, 'dist', 'tools', 'env', 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'dist', 'tools', 'env', 'pyvenv.cfg'), 'home = /usr/bin\n');
+    try {
+      const { mounts, closed } = fileView({
+        readOnly: [],
+        readWrite: [root],
+        workspaceRoots: [root],
+        protectedPaths: [],
+      });
+      assert.deepEqual(closed, []);
+      assert.equal(writableIn(path.join(deep, '.git', 'hooks', 'pre-commit'), mounts), false);
+      assert.equal(writableIn(path.join(deep, 'module.py'), mounts), true);
+      assert.equal(writableIn(path.join(root, 'src', 'lib', '.git'), mounts), false);
+      assert.equal(writableIn(path.join(root, 'dist', 'tools', 'env', 'bin', 'python'), mounts), false);
+      assert.equal(writableIn(path.join(root, 'dist', 'tools', 'other.py'), mounts), true);
+      // The walk follows no link: /etc behind etc-link is never looked through.
+      assert.deepEqual(
+        (hostRunMetadata(root, 1000) as string[]).filter((found) => !found.startsWith(root)),
+        [],
+      );
+    } finally {
+      fs.rmSync(path.join(root, 'src', 'lib', 'vendor'), { recursive: true });
+      fs.rmSync(path.join(root, 'src', 'lib', '.git'));
+      fs.rmSync(path.join(root, 'dist', 'tools'), { recursive: true });
+    }
+  });
+
+  test('a workspace folder too large to look through is not writable at all, and the others keep their grants', () => {
+    const other = path.join(root, 'cache');
+    const { mounts, closed } = fileView({
+      readOnly: [],
+      readWrite: [root, other],
+      workspaceRoots: [root],
+      protectedPaths: [],
+      maxMetadataWalk: 3,
+    });
+    assert.deepEqual(closed, [root]);
+    assert.equal(writableIn(path.join(root, 'src', 'new.py'), mounts), false);
+    assert.equal(writableIn(path.join(root, 'notes.txt'), mounts), false);
+    assert.equal(writableIn(path.join(other, 'outbox', 'snapshot'), mounts), true);
+    assert.equal(hostRunMetadata(root, 3), 'too many');
   });
 });

@@ -1,21 +1,16 @@
-// Deno as the Pyodide sandbox (src/engine/sandbox/deno.ts): the binary is found, the report says so, and the
-// permissions denoArgs grants hold for a real `deno run` (the optional dependency's binary): reads and writes
-// exactly where the mounts say, read-only folders inside writable ones, paths with commas, and symbolic links
-// that lead out. The whole Pyodide host under Deno is attacked in test/sandbox (npm run test:sandbox:deno).
+// Deno as the Pyodide sandbox (src/engine/sandbox/deno.ts, denoBroker.ts): the binary is found, the report says
+// so, and what the permission broker answers holds for a real `deno run` (the optional dependency's binary):
+// reads and writes exactly where the mounts say, read-only folders inside writable ones, paths with commas, and
+// symbolic links judged by where they lead; a Deno not asking the broker can do nothing. The whole Pyodide host
+// under Deno is attacked in test/sandbox (npm run test:sandbox:deno).
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  DENO_VERSION,
-  deno,
-  denoArgs,
-  denoEnvironment,
-  denoTarget,
-  symlinkDenials,
-} from '../../src/engine/sandbox/deno';
+import { DENO_VERSION, deno, denoArgs, denoEnvironment, denoTarget } from '../../src/engine/sandbox/deno';
+import { BROKER_VARIABLE, startPermissionBroker } from '../../src/engine/sandbox/denoBroker';
 import type { Mount } from '../../src/engine/sandbox/fileView';
 import { sandboxReport } from '../../src/engine/sandbox/index';
 import { SnapshotCache } from '../../src/engine/backends/pyodide/snapshotCache';
@@ -51,8 +46,11 @@ describe('Deno as the Pyodide sandbox', () => {
     { path: path.join(root, 'with, a comma'), writable: true },
   ];
 
-  /** What a script run with denoArgs for `mounts()` manages to do: one line per attempt. */
-  function attempt(lines: string[]): string[] {
+  /**
+   * What a script run with denoArgs manages to do, one line per attempt: asking a broker for `mounts()` (with the
+   * network off), or with no broker at all.
+   */
+  async function attempt(lines: string[], broker: 'broker' | 'none' = 'broker'): Promise<string[]> {
     const found = deno();
     assert.ok('binary' in found, `no Deno: ${'unavailable' in found ? found.unavailable : ''}`);
     const script = path.join(root, 'readonly', 'probe.cjs');
@@ -60,17 +58,25 @@ describe('Deno as the Pyodide sandbox', () => {
       script,
       `const fs = require('node:fs');\nconst out = [];\nfor (const [name, action] of ${`[${lines.join(',')}]`}) { try { action(); out.push(name + ' ok'); } catch (e) { out.push(name + ' refused'); } }\nconsole.log(out.join('\\n'));\n`,
     );
-    const mountList = mounts();
-    const result = spawnSync(
-      found.binary,
-      denoArgs({ script: [script], mounts: mountList, network: 'off', links: symlinkDenials(mountList) }),
-      {
-        env: denoEnvironment(path.join(root, 'deno-dir')),
-        encoding: 'utf8',
+    const permissions = broker === 'broker' ? startPermissionBroker({ mounts: mounts(), network: 'off' }) : undefined;
+    // The script itself is read before anything else: without a broker it is granted by flag, and only it.
+    const [run, ...args] = denoArgs({ script: [script] });
+    const flags = permissions ? [] : [`--allow-read=${script}`];
+    const child = spawn(found.binary, [run!, ...flags, ...args], {
+      env: {
+        ...denoEnvironment(path.join(root, 'deno-dir')),
+        ...(permissions ? { [BROKER_VARIABLE]: permissions.address } : {}),
       },
-    );
-    assert.equal(result.status, 0, result.stderr);
-    return result.stdout.trim().split('\n');
+    });
+    if (child.pid !== undefined) permissions?.bind(child.pid);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    permissions?.close();
+    assert.equal(status, 0, stderr);
+    return stdout.trim().split('\n');
   }
 
   test('the binary is found (the optional dependency here) and is Deno 2', () => {
@@ -94,15 +100,10 @@ describe('Deno as the Pyodide sandbox', () => {
     if (process.platform === 'linux') assert.equal(sandboxReport('off', 'auto').mechanism, 'bubblewrap');
   });
 
-  test('no flag grants processes, native code, the environment, system information, the network or remote code', () => {
-    const args = denoArgs({
-      script: ['host.cjs'],
-      mounts: mounts(),
-      network: 'off',
-      links: { denyRead: [], denyWrite: [], truncated: false },
-    });
+  test('no flag grants anything: files, processes, native code, the environment, system information, the network', () => {
+    const args = denoArgs({ script: ['host.cjs'], v8Flags: ['--max-old-space-size=64'] });
     assert.deepEqual(
-      args.filter((arg) => /^--allow-(run|ffi|env|sys|net|all|import)|^-A$/.test(arg)),
+      args.filter((arg) => /^--allow-|^-A$/.test(arg)),
       [],
     );
     assert.ok(
@@ -111,31 +112,28 @@ describe('Deno as the Pyodide sandbox', () => {
         args.includes('--no-npm') &&
         args.includes('--deny-import'),
     );
-    assert.ok(
-      denoArgs({
-        script: ['host.cjs'],
-        mounts: mounts(),
-        network: 'on',
-        links: { denyRead: [], denyWrite: [], truncated: false },
-      }).includes('--allow-net'),
-    );
   });
 
-  test('reads and writes hold where the mounts say; a folder Deno cannot name (a comma) is left out, never widened', () => {
+  const cases = (file: (...parts: string[]) => string): string[] => [
+    `['read readonly', () => fs.readFileSync(${file('readonly', 'notes.txt')})]`,
+    `['write readonly', () => fs.writeFileSync(${file('readonly', 'new.txt')}, 'x')]`,
+    `['write work', () => fs.writeFileSync(${file('work', 'src', 'new.txt')}, 'x')]`,
+    `['write .vscode inside work', () => fs.writeFileSync(${file('work', '.vscode', 'settings.json')}, 'x')]`,
+    `['read outside', () => fs.readFileSync(${JSON.stringify(path.join(outside, 'secret.txt'))})]`,
+    `['read through a link out', () => fs.readFileSync(${file('work', 'src', 'secret-link')})]`,
+    `['write through a link to a read-only file', () => fs.writeFileSync(${file('work', 'src', 'notes-link')}, 'x')]`,
+    `['read through a link to a readable place', () => fs.readFileSync(${file('readonly', 'src-link', 'new.txt')})]`,
+    `['make a link', () => fs.symlinkSync('/etc/passwd', ${file('work', 'src', 'made-link')})]`,
+    `['move a link', () => fs.renameSync(${file('work', 'src', 'notes-link')}, ${file('work', 'moved-link')})]`,
+    `['move a folder holding a link', () => fs.renameSync(${file('work', 'src')}, ${file('work', 'moved')})]`,
+    `['write in the folder with a comma', () => fs.writeFileSync(${file('with, a comma', 'new.txt')}, 'x')]`,
+    `['read the environment', () => process.env.HOME]`,
+    `['start a process', () => require('node:child_process').execFileSync('/bin/true')]`,
+  ];
+
+  test('reads and writes hold where the mounts say and where links lead; commas are plain characters', async () => {
     const file = (...parts: string[]) => JSON.stringify(path.join(root, ...parts));
-    const outcome = attempt([
-      `['read readonly', () => fs.readFileSync(${file('readonly', 'notes.txt')})]`,
-      `['write readonly', () => fs.writeFileSync(${file('readonly', 'new.txt')}, 'x')]`,
-      `['write work', () => fs.writeFileSync(${file('work', 'src', 'new.txt')}, 'x')]`,
-      `['write .vscode inside work', () => fs.writeFileSync(${file('work', '.vscode', 'settings.json')}, 'x')]`,
-      `['read outside', () => fs.readFileSync(${JSON.stringify(path.join(outside, 'secret.txt'))})]`,
-      `['read through a link out', () => fs.readFileSync(${file('work', 'src', 'secret-link')})]`,
-      `['write through a link to a read-only file', () => fs.writeFileSync(${file('work', 'src', 'notes-link')}, 'x')]`,
-      `['read through a link to a readable place', () => fs.readFileSync(${file('readonly', 'src-link', 'new.txt')})]`,
-      `['make a link', () => fs.symlinkSync('/etc/passwd', ${file('work', 'src', 'made-link')})]`,
-      `['write in the folder with a comma', () => fs.writeFileSync(${file('with, a comma', 'new.txt')}, 'x')]`,
-    ]);
-    assert.deepEqual(outcome, [
+    assert.deepEqual(await attempt(cases(file)), [
       'read readonly ok',
       'write readonly refused',
       'write work ok',
@@ -145,9 +143,26 @@ describe('Deno as the Pyodide sandbox', () => {
       'write through a link to a read-only file refused',
       'read through a link to a readable place ok',
       'make a link refused',
-      'write in the folder with a comma refused',
+      'move a link refused',
+      'move a folder holding a link refused',
+      'write in the folder with a comma ok',
+      'read the environment refused',
+      'start a process refused',
     ]);
     assert.equal(fs.readFileSync(path.join(root, 'readonly', 'notes.txt'), 'utf8'), 'notes');
+    assert.equal(
+      fs.readlinkSync(path.join(root, 'work', 'src', 'notes-link')),
+      path.join(root, 'readonly', 'notes.txt'),
+    );
+  });
+
+  test('a Deno that does not ask the broker can do nothing but read its own script', async () => {
+    const file = (...parts: string[]) => JSON.stringify(path.join(root, ...parts));
+    const outcome = await attempt(cases(file), 'none');
+    assert.deepEqual(
+      outcome.filter((line) => line.endsWith(' ok')),
+      [],
+    );
   });
 
   test("a snapshot per runtime: each keeps the other's, and V8's code cache is Node's alone", () => {

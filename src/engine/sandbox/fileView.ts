@@ -4,7 +4,9 @@
 // picks) are never writable from the sandbox, whether they exist yet or not and whatever the workspace-write
 // setting says. A name that does not exist cannot be covered by a mount (the mount point would have to be
 // created on the host), so a workspace folder's top level is mounted read-only and its existing entries
-// writable one by one: new entries can only appear inside existing folders.
+// writable one by one: new entries can only appear inside existing folders. Repositories and virtual
+// environments deeper down are found by a walk that fails closed: a workspace folder too large to look through
+// is not writable at all.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -42,6 +44,8 @@ export function isProtectedName(name: string): boolean {
 
 /** More entries at the top level than this are left read-only: a mount each costs start time. */
 const MAX_TOP_LEVEL_MOUNTS = 1000;
+/** A writable workspace folder with more entries than this is not looked through: it stays read-only. */
+export const MAX_METADATA_WALK = 200_000;
 
 export interface FileViewRequest {
   readOnly: string[];
@@ -51,6 +55,8 @@ export interface FileViewRequest {
   workspaceRoots: string[];
   /** Absolute files or folders the host reads as configuration wherever they are (a --servers file). */
   protectedPaths: string[];
+  /** The bound of the walk for repositories and virtual environments (MAX_METADATA_WALK unless a test says). */
+  maxMetadataWalk?: number;
 }
 
 export interface FileView {
@@ -58,12 +64,15 @@ export interface FileView {
   mounts: Mount[];
   /** Top-level entries left read-only because there were too many to mount one by one. */
   skipped: number;
+  /** Workspace folders left read-only because they were too large to look through for repositories. */
+  closed: string[];
 }
 
 /** The mounts for `request`; every path must be a real path (no symlinks), as they are bound at their own paths. */
 export function fileView(request: FileViewRequest): FileView {
   const mounts = new Map<string, boolean>();
   let skipped = 0;
+  const closed: string[] = [];
   const workspaceRoots = new Set(request.workspaceRoots);
   for (const root of request.readWrite) {
     if (!workspaceRoots.has(root)) {
@@ -71,19 +80,17 @@ export function fileView(request: FileViewRequest): FileView {
       continue;
     }
     mounts.set(root, false);
+    const metadata = hostRunMetadata(root, request.maxMetadataWalk ?? MAX_METADATA_WALK);
+    if (metadata === 'too many') {
+      closed.push(root);
+      continue;
+    }
     const entries = topLevelEntries(root).filter((entry) => !isProtectedName(entry.name));
     // Folders first: losing a file's writability beyond the cap costs less than a folder's.
     entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()));
     skipped += Math.max(0, entries.length - MAX_TOP_LEVEL_MOUNTS);
-    for (const entry of entries.slice(0, MAX_TOP_LEVEL_MOUNTS)) {
-      const child = path.join(root, entry.name);
-      mounts.set(child, true);
-      if (!entry.isDirectory()) continue;
-      // A nested repository (VS Code's git opens those one level down) and a virtual environment of any name
-      // (its interpreter and site-packages run on the host when the workspace-Python backend uses it).
-      if (exists(path.join(child, '.git'))) mounts.set(path.join(child, '.git'), false);
-      if (exists(path.join(child, 'pyvenv.cfg'))) mounts.set(child, false);
-    }
+    for (const entry of entries.slice(0, MAX_TOP_LEVEL_MOUNTS)) mounts.set(path.join(root, entry.name), true);
+    for (const found of metadata) if (deepestMount(found, mounts.keys()) !== root) mounts.set(found, false);
   }
   for (const target of request.protectedPaths) protect(target, mounts);
   // Asked for read-only stays read-only, also where it is an entry of a writable workspace folder (the
@@ -91,7 +98,42 @@ export function fileView(request: FileViewRequest): FileView {
   for (const dir of request.readOnly) mounts.set(dir, false);
   const ordered = [...mounts].map(([dir, writable]) => ({ path: dir, writable }));
   ordered.sort((a, b) => depth(a.path) - depth(b.path));
-  return { mounts: ordered, skipped };
+  return { mounts: ordered, skipped, closed };
+}
+
+/**
+ * What git and the workspace-Python backend run from below a workspace folder's top level, at any depth: a
+ * repository's `.git` (a folder, or a file naming one elsewhere: hooks and config run commands) and a virtual
+ * environment (a folder holding pyvenv.cfg: its interpreter and site-packages run on the host). 'too many'
+ * when the folder holds more than `maxEntries` entries: not all of it was seen. Links are not followed (one
+ * resolves inside the sandbox's own view) and what is found is not walked into (it is read-only whole).
+ */
+export function hostRunMetadata(root: string, maxEntries: number): string[] | 'too many' {
+  const found: string[] = [];
+  const pending = [root];
+  let walked = 0;
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    walked += entries.length;
+    if (walked > maxEntries) return 'too many';
+    if (dir !== root && entries.some((entry) => entry.name === 'pyvenv.cfg' && entry.isFile())) {
+      found.push(dir);
+      continue;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.name === '.git' && (entry.isDirectory() || entry.isFile())) {
+        if (dir !== root) found.push(full);
+      } else if (entry.isDirectory()) pending.push(full);
+    }
+  }
+  return found;
 }
 
 /**

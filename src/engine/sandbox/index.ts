@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import { bubblewrap, bubblewrapArgs, runtimeExecutable, type NetworkAccess } from './bubblewrap';
-import { deno, denoArgs, denoEnvironment, MAX_WALKED_ENTRIES, symlinkDenials } from './deno';
+import { deno, denoArgs, denoEnvironment } from './deno';
+import { BROKER_VARIABLE, startPermissionBroker } from './denoBroker';
 import { findSystemCommand } from '../executables';
 import type { Logger } from '../types';
 import type { Mount } from './fileView';
@@ -69,24 +70,18 @@ export function spawnConfinedHost(
   if (report.mechanism === 'deno') {
     const binary = (deno() as { binary: string }).binary;
     fs.mkdirSync(confinement.denoDir, { recursive: true });
-    const links = symlinkDenials(confinement.mounts);
-    if (links.truncated)
-      confinement.log.warn(
-        `the Deno sandbox looked for symbolic links leading out of the workspace in the first ${MAX_WALKED_ENTRIES} entries only: links beyond them are followed`,
-      );
-    const denoRun = denoArgs({
-      script: [script, ...args],
-      mounts: confinement.mounts,
-      network: confinement.network,
-      links,
-      v8Flags: confinement.v8Flags,
-    });
+    const broker = startPermissionBroker({ mounts: confinement.mounts, network: confinement.network });
+    const denoRun = denoArgs({ script: [script, ...args], v8Flags: confinement.v8Flags });
     const [command, commandArgs] = bounded(binary, denoRun, confinement.dataLimitBytes?.('deno'), true);
     const child = spawn(command, commandArgs, {
-      env: denoEnvironment(confinement.denoDir),
+      env: { ...denoEnvironment(confinement.denoDir), [BROKER_VARIABLE]: broker.address },
       cwd: confinement.cwd,
       stdio: ['ignore', 'pipe', 'pipe', ...pipes],
     });
+    // prlimit and setpriv exec the runtime: the child's id is Deno's.
+    if (child.pid !== undefined) broker.bind(child.pid);
+    child.once('exit', () => broker.close());
+    child.once('error', () => broker.close());
     return { child, report };
   }
   const node = [...(confinement.v8Flags ?? []), ...permissionFlags(confinement.mounts), script, ...args];

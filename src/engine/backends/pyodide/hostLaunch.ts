@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import { errorText } from '../../errorText';
 import { FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
 import { assetsDir } from '../../paths';
-import { fileView } from '../../sandbox/fileView';
+import { fileView, MAX_METADATA_WALK } from '../../sandbox/fileView';
 import { spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
 import type { Logger } from '../../types';
 import type { BackendSessionOptions } from '../contract';
@@ -90,6 +90,10 @@ export function launchHost(
     workspaceRoots: shared.workspaceWritable ? workspace : [],
     protectedPaths: shared.protectedPaths,
   });
+  for (const root of view.closed)
+    log.warn(
+      `${root} stays read-only in Pyodide although workspace write is on: it holds more than ${MAX_METADATA_WALK} entries, too many to look through for the repositories and virtual environments that must stay read-only`,
+    );
   if (view.skipped > 0)
     log.warn(
       `${view.skipped} entries at the top of the workspace stay read-only in Pyodide: too many to mount one by one`,
