@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Engine, silentLogger, type Logger } from '../engine/index';
 import { SharedEventBudget } from './eventStore';
+import { bearerChallenge, NO_OAUTH, oauthAnswer } from './httpAuthAnswers';
 import { classifyIncoming, errorReply, MAX_MESSAGE_BYTES, type JsonRpcErrorReply } from './jsonRpcInput';
 import {
   DEFAULT_MAX_PREAUTH_CONNECTIONS,
@@ -143,13 +144,21 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (!allowedHosts.includes(req.headers.host ?? '')) return refuse(res, 403, 'Forbidden: unexpected Host');
     if (req.headers.origin !== undefined) return refuse(res, 403, 'Forbidden: browser origins are not allowed');
+    const host = req.headers.host ?? '';
+    const { pathname } = new URL(req.url ?? '/', `http://${host}`);
+    const oauth = oauthAnswer(req.method ?? 'GET', pathname, host, MCP_PATH);
+    if (oauth) {
+      res.writeHead(oauth.status, oauth.headers);
+      return res.end(oauth.body);
+    }
     const auth = Buffer.from(req.headers.authorization ?? '');
     if (auth.length !== expectedAuth.length || !timingSafeEqual(auth, expectedAuth)) {
-      return refuse(res, 401, 'Unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
+      return refuse(res, 401, `Unauthorized: ${NO_OAUTH}`, {
+        'www-authenticate': bearerChallenge(host, MCP_PATH, req.headers.authorization !== undefined),
+      });
     }
     guard.authenticated(req.socket);
-    if (new URL(req.url ?? '/', `http://${req.headers.host}`).pathname !== MCP_PATH)
-      return refuse(res, 404, 'Not found');
+    if (pathname !== MCP_PATH) return refuse(res, 404, 'Not found');
 
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
