@@ -27,6 +27,8 @@ const nodeEntries = [
   ['src/engine/backends/pyodide/worker.ts', 'pyodide-worker.cjs'],
   // The Jupyter client library, loaded only when the jupyter backend is first used.
   ['src/engine/backends/jupyter/kernelClient.ts', 'jupyter-client.js'],
+  // The MCP client, loaded only when code mode first connects to another server.
+  ['src/engine/codemode/mcpClient.ts', 'mcp-client.js'],
 ];
 
 /** Files copied verbatim next to the bundles: [from, to] relative to the root and dist/. */

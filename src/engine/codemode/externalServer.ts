@@ -1,41 +1,30 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../types';
 import type { ServerConfig } from './serverConfig';
 import type { ProviderStatus, ToolProvider, ToolSpec } from './toolProvider';
 import { PRODUCT_VERSION } from '../../version';
 import { errorText } from '../errorText';
+import { mcpClientLibrary, type McpClientLibrary } from './mcpClientLibrary';
 
 const CONNECT_TIMEOUT_MS = 30_000;
 const CALL_TIMEOUT_MS = 120_000;
+/**
+ * How long a stdio server may stay silent on the `server/discover` probe before it counts as a 2025 server and
+ * is opened with `initialize` on the same process. Servers on the official SDKs answer at once (the 2026
+ * revision, or "method not found"); this bounds the wait for one that ignores what it does not know.
+ */
+const PROBE_TIMEOUT_MS = 3_000;
 const STDERR_TAIL_CHARS = 4000;
 
-type ClientLibrary = Awaited<ReturnType<typeof clientLibrary>>;
-type Client = InstanceType<ClientLibrary['Client']>;
+type Client = InstanceType<McpClientLibrary['Client']>;
+type Transport = Parameters<Client['connect']>[0];
+/** What a connection found the server to speak: the 2026-07-28 revision (modern) or 2025's (legacy). */
+type Era = 'modern' | 'legacy';
 
 /**
- * The SDK's client side, loaded when code mode first connects to a server: with its schemas it takes tens of
- * milliseconds to load, which a server start should not wait for when no other server is called yet.
- */
-async function clientLibrary() {
-  const [client, stdio, http, types] = await Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/stdio.js'),
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-  ]);
-  return {
-    Client: client.Client,
-    StdioClientTransport: stdio.StdioClientTransport,
-    getDefaultEnvironment: stdio.getDefaultEnvironment,
-    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
-  };
-}
-
-/**
- * One external MCP server, connected on first use and kept alive. If it dies, the failure is reported
- * with its stderr tail and the next use connects again.
+ * One external MCP server, connected on first use and kept alive, in whichever protocol revision it speaks
+ * (2026-07-28 or 2025's): the first connection asks, later ones reuse the answer. If it dies, the failure is
+ * reported with its stderr tail and the next use connects again.
  */
 export class ExternalServer implements ToolProvider {
   private client: Promise<Client> | undefined;
@@ -43,6 +32,10 @@ export class ExternalServer implements ToolProvider {
   private state: ProviderStatus['state'] = 'idle';
   private error: string | undefined;
   private stderrTail = '';
+  /** The transport of the connection in use: only its closing ends the connection. */
+  private transportInUse: Transport | undefined;
+  /** The revision the last connection found; a reconnection opens that way without asking again. */
+  private era: Era | undefined;
 
   constructor(
     readonly config: ServerConfig,
@@ -87,9 +80,7 @@ export class ExternalServer implements ToolProvider {
   async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
     const client = await this.connect();
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, {
-        timeout: CALL_TIMEOUT_MS,
-      })) as CallToolResult;
+      return (await client.callTool({ name, arguments: args }, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
     } catch (error) {
       // If the server died during the call, say so with its stderr rather than a bare "Connection closed".
       const message = errorText(error);
@@ -119,14 +110,40 @@ export class ExternalServer implements ToolProvider {
   private async open(): Promise<Client> {
     this.state = 'connecting';
     this.error = undefined;
-    const sdk = await clientLibrary();
+    const sdk = mcpClientLibrary();
+    let client: Client;
+    try {
+      client = await this.openAs(sdk, this.era);
+    } catch (error) {
+      // A stdio server that exits on the probe (some SDKs end on any request before `initialize`) did nothing
+      // yet: it is a 2025 server, started again once and opened with `initialize`.
+      if (this.era !== undefined || this.config.transport !== 'stdio' || !this.exitedOnProbe(error)) throw error;
+      this.log.info(`MCP server "${this.name}" ended on the protocol probe: opening it as a 2025 server`);
+      client = await this.openAs(sdk, 'legacy');
+    }
+    this.era = client.getProtocolEra();
+    this.state = 'connected';
+    this.log.info(
+      `MCP server "${this.name}" connected (${this.era === 'modern' ? 'protocol 2026-07-28' : 'protocol 2025'})`,
+    );
+    return client;
+  }
+
+  /** A connection opened as `known` says, or, the first time, in the revision the server turns out to speak. */
+  private async openAs(sdk: McpClientLibrary, known: Era | undefined): Promise<Client> {
     const transport = this.transport(sdk);
-    const client = new sdk.Client({ name: 'code-mode-python', version: PRODUCT_VERSION });
-    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
-      this.tools = undefined;
-    });
+    const client = new sdk.Client(
+      { name: 'code-mode-python', version: PRODUCT_VERSION },
+      {
+        versionNegotiation: { mode: 'auto', probe: { timeoutMs: PROBE_TIMEOUT_MS } },
+        listChanged: { tools: { autoRefresh: false, onChanged: () => (this.tools = undefined) } },
+      },
+    );
     transport.onclose = () => {
+      // A connection given up while opening (a probe the server ended on) has no say over the one in use.
+      if (transport !== this.transportInUse) return;
       // A crash or exit: forget the connection so the next use reconnects, and say what happened.
+      this.transportInUse = undefined;
       if (this.state === 'connected') {
         this.state = 'failed';
         this.error = `the server closed the connection${this.stderrTail ? `; stderr: ${lastLines(this.stderrTail)}` : ''}`;
@@ -138,7 +155,7 @@ export class ExternalServer implements ToolProvider {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        client.connect(transport),
+        client.connect(transport, known === 'legacy' ? { prior: { kind: 'legacy' } } : undefined),
         new Promise((_, reject) => {
           timer = setTimeout(
             () => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`)),
@@ -152,17 +169,21 @@ export class ExternalServer implements ToolProvider {
     } finally {
       clearTimeout(timer);
     }
-    this.state = 'connected';
-    this.log.info(`MCP server "${this.name}" connected`);
+    this.transportInUse = transport;
     return client;
   }
 
-  private transport(sdk: ClientLibrary): Transport {
+  /** Whether `error` is the connection closing while the first probe was under way. */
+  private exitedOnProbe(error: unknown): boolean {
+    return (error as { code?: unknown }).code === 'ERA_NEGOTIATION_FAILED';
+  }
+
+  private transport(sdk: McpClientLibrary): Transport {
     const config = this.config;
     if (config.transport === 'http') {
       return new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
     }
-    const transport = new sdk.StdioClientTransport({
+    const transport = new sdk.StdioInPlace({
       command: config.command,
       args: config.args,
       env: { ...sdk.getDefaultEnvironment(), ...config.env },
