@@ -13,7 +13,7 @@ import { createEngine } from '../../src/engine/index';
 import { connectStdio, testStorageDir } from '../support/mcp';
 import { buildWheel } from '../support/wheel';
 import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
-import { sandboxFlags, sandboxUnderTest } from '../support/sandboxUnderTest';
+import { onlyDeno, sandboxFlags, sandboxUnderTest } from '../support/sandboxUnderTest';
 
 /** Every file below `dir` with its content, to compare before and after the attacks. */
 function snapshotTree(dir: string): Record<string, string> {
@@ -141,6 +141,43 @@ describe('files the host reads as configuration', () => {
     assert.deepEqual(snapshotTree(configured), before_);
     assert.deepEqual(snapshotTree(bare), bareBefore);
   });
+
+  test(
+    'a repository or virtual environment made below the top level while the session runs is refused',
+    {
+      skip: onlyDeno(
+        'a mount can only cover a name that exists, and without an overlay (bubblewrap 0.9) none can refuse a new one',
+      ),
+    },
+    async () => {
+      const made = [
+        path.join(configured, 'out', '.git', 'config'),
+        path.join(configured, 'deep', 'fresh', '.git', 'hooks', 'pre-commit'),
+        path.join(configured, 'out', 'env2', 'pyvenv.cfg'),
+      ];
+      for (const target of made) {
+        const result = await attacker(
+          `import os\nos.makedirs(${JSON.stringify(path.dirname(target))}, exist_ok=True)\n` +
+            `open(${JSON.stringify(target)}, "w").write("[core]\\n\\tfsmonitor = touch /tmp/pwned\\n")`,
+        );
+        assert.equal(result.success, false, `Python wrote ${target}`);
+        assert.equal(fs.existsSync(target), false, target);
+        const fresh = await nested(
+          `const fs = require('node:fs'); fs.mkdirSync(${JSON.stringify(path.dirname(target))}, { recursive: true }); fs.writeFileSync(${JSON.stringify(target)}, 'x'); return 'written'`,
+        );
+        assert.match(fresh, /^ok:err:/, `a fresh realm wrote ${target}: ${fresh}`);
+        assert.equal(fs.existsSync(target), false, target);
+      }
+      // What is not metadata is still written beside it.
+      const beside = await attacker(
+        `open(${JSON.stringify(path.join(configured, 'out', 'gitignore.txt'))}, "w").write("x")`,
+      );
+      assert.equal(beside.success, true, JSON.stringify(beside.diagnostics));
+      fs.rmSync(path.join(configured, 'out'), { recursive: true });
+      fs.mkdirSync(path.join(configured, 'out'));
+      fs.rmSync(path.join(configured, 'deep', 'fresh'), { recursive: true, force: true });
+    },
+  );
 
   test('nor can a fresh JavaScript realm that writes, renames or links through node:fs directly', async () => {
     for (const target of [...targets(configured), ...targets(bare)]) {

@@ -23,6 +23,11 @@ export function onlyBubblewrap(why: string): string | false {
   return underDeno && `only bubblewrap holds this, not Deno: ${why}`;
 }
 
+/** For a case only Deno's permission broker holds: the skip reason under bubblewrap (SECURITY.md lists it as a gap). */
+export function onlyDeno(why: string): string | false {
+  return !underDeno && `only Deno holds this, not bubblewrap: ${why}`;
+}
+
 /** The CLI flag that selects the sandbox under test. */
 export const sandboxFlags: string[] = ['--pyodide-sandbox', sandboxUnderTest];
 

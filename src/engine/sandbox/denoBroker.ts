@@ -7,6 +7,9 @@
 // both the path asked for and its real path must lie in the grants. Deno is started with no grant flags, so a
 // Deno that ignored the broker could read nothing and the session would not start.
 //
+// Writes never touch what git or the workspace-Python backend would run (a `.git` at any depth, a pyvenv.cfg),
+// whether it exists yet or not: the broker sees each name, where bubblewrap's mounts can only cover what exists.
+//
 // The sandbox cannot make a link (Deno.symlink needs unscoped read and write, which is never answered yes), and it
 // cannot move one: a write is refused on a link and on a folder holding one, so no folder with a link can be put
 // where a checked path passes between the broker's answer and Deno's own lookup.
@@ -50,11 +53,21 @@ export function decide(permission: string, value: string | null, grants: BrokerG
       ? grants.mounts.some((mount) => isInside(target, mount.path))
       : writableIn(target, grants.mounts);
   if (!allowed(asked)) return refuse(`Requires ${permission} access to "${asked}"`);
+  if (permission === 'write' && (runsOnHost(asked) || runsOnHost(real)))
+    return refuse(
+      `Requires write access to "${asked}": repository metadata (.git) and virtual environments (pyvenv.cfg) are never written from this sandbox, whether they exist yet or not`,
+    );
   if (!allowed(real))
     return refuse(
       `Requires ${permission} access to "${asked}": it leads to "${real}", outside what this sandbox may ${permission}`,
     );
   return permission === 'write' ? movable(asked) : { allow: true };
+}
+
+/** A path inside a `.git` (git runs its hooks and config) or a virtual environment's marker (its interpreter runs). */
+function runsOnHost(target: string): boolean {
+  const parts = target.split(path.sep);
+  return parts.includes('.git') || parts.at(-1) === 'pyvenv.cfg';
 }
 
 /**
