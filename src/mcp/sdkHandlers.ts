@@ -81,7 +81,8 @@ export function answerPlainCallsDirectly(server: McpServer): void {
 }
 
 /**
- * tools/list without the bytes that carry no meaning, since the list is read into a model's context: `$schema`
+ * tools/list in the JSON Schema every model provider takes (a list of types as anyOf), and without the bytes that
+ * carry no meaning, since the list is read into a model's context: `$schema`
  * (the schemas use only keywords that mean the same in draft-07 and in 2020-12, MCP's default dialect),
  * keywords set to what JSON Schema assumes anyway (`additionalProperties: true` or `{}`, `items: {}`), and
  * `execution: {taskSupport: "forbidden"}` (the default when absent).
@@ -115,7 +116,10 @@ function withoutDefaults<T extends object>(schema: T): T {
       (key === 'items' && isEmptyObject(value))
     )
       continue;
-    if (DATA_KEYWORDS.has(key) || typeof value !== 'object' || value === null) kept[key] = value;
+    // A list of types (what the SDK makes of a union of primitives) is said as anyOf, which every model provider
+    // takes; Gemini's function declarations refuse a list (test/support/providerSchemaRules.ts).
+    if (key === 'type' && Array.isArray(value)) kept.anyOf = value.map((type: unknown) => ({ type }));
+    else if (DATA_KEYWORDS.has(key) || typeof value !== 'object' || value === null) kept[key] = value;
     // Under `properties` the keys are names, which may be anything: only the schemas under them are compacted.
     else if (key === 'properties')
       kept[key] = Object.fromEntries(

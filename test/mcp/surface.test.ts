@@ -20,6 +20,7 @@ import { TOOL_NAMES } from '../../src/mcp/toolNames';
 import { connectStdio, runPython, type StdioConnection } from '../support/mcp';
 import { fakeBackend } from '../support/fakeBackend';
 import { buildWheel } from '../support/wheel';
+import { providerFindings } from '../support/providerSchemaRules';
 
 const TOOL_LIST_BUDGET_BYTES = 6144;
 
@@ -47,6 +48,41 @@ describe('the MCP surface of the CLI', () => {
     assert.ok(bytes <= TOOL_LIST_BUDGET_BYTES, `${bytes} bytes`);
     assert.deepEqual(list.tools.map((tool) => tool.name).sort(), [...TOOL_NAMES].sort());
     assert.ok(!JSON.stringify(list).includes('$schema'), 'no dialect keyword repeated per schema');
+  });
+
+  test("every tool's input schema is taken by OpenAI (strict mode), Gemini and Anthropic; bounds no schema can carry are checked", async () => {
+    const { tools } = await conn.client.listTools();
+    for (const tool of tools)
+      assert.deepEqual(providerFindings(tool.inputSchema as Record<string, unknown>), [], `${tool.name}'s inputSchema`);
+    // The checker finds what the providers refuse: the shapes these schemas had.
+    assert.deepEqual(
+      providerFindings({
+        type: 'object',
+        properties: {
+          timeout_s: { type: 'number', exclusiveMinimum: 0 },
+          value: { type: ['string', 'number'] },
+          query: { type: 'string', maxLength: 1000 },
+        },
+      }).map((finding) => `${finding.provider} ${finding.path}`),
+      [
+        'gemini /properties/timeout_s/exclusiveMinimum',
+        'gemini /properties/value/type',
+        'openai /properties/query/maxLength',
+      ],
+    );
+    // The bounds are still kept, with an error a model can act on.
+    const refused = async (name: string, args: Record<string, unknown>, message: RegExp) => {
+      const result = (await conn.client.callTool({ name, arguments: args })) as { isError?: boolean; content: unknown };
+      assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
+      assert.match(JSON.stringify(result.content), message);
+    };
+    await refused('run_python', { code: 'print(1)', timeout_s: 0 }, /timeout_s must be more than 0 seconds/);
+    await refused('learnings', { action: 'search', query: 'x'.repeat(1001) }, /query is at most 1000 characters/);
+    await refused(
+      'packages',
+      { action: 'check', packages: ['x'.repeat(2049)] },
+      /a package spec is at most 2048 characters/,
+    );
   });
 
   test('every tool declares an output schema and all five annotations, true for these settings', async () => {

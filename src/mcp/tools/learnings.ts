@@ -24,7 +24,10 @@ export function registerLearningsTool(server: McpServer, stores: Stores): Regist
         successful_approach: z.string().optional(),
         context: z.string().optional(),
         tags: z.array(z.string()).optional(),
-        query: z.string().max(1000).optional(),
+        query: z
+          .string()
+          .refine((query) => query.length <= 1000, 'query is at most 1000 characters')
+          .optional(),
         limit: z.number().int().min(1).max(50).optional(),
       },
       outputSchema: outputSchema({

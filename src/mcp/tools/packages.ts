@@ -80,7 +80,11 @@ export function registerPackagesTool(server: McpServer, ctx: PackageToolsContext
         '(wheelhouse, Pyodide, PyPI if online); python: pip into its environment.',
       inputSchema: {
         action: z.enum(['install', 'check']),
-        packages: z.array(z.string().max(2048)).min(1).max(MAX_PACKAGES),
+        // The length is checked here, not as maxLength, which OpenAI's strict mode does not take (test/support/providerSchemaRules.ts).
+        packages: z
+          .array(z.string().refine((spec) => spec.length <= 2048, 'a package spec is at most 2048 characters'))
+          .min(1)
+          .max(MAX_PACKAGES),
         backend: backendArg,
         session: sessionArg,
       },

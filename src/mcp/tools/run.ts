@@ -52,7 +52,12 @@ export const runPythonInput = {
   code: z.string().optional(),
   file: z.string().optional(),
   backend: backendArg,
-  timeout_s: z.number().positive().max(MAX_TIMEOUT_S).optional(),
+  // Checked here rather than as exclusiveMinimum, which Gemini's function declarations do not take (test/support/providerSchemaRules.ts).
+  timeout_s: z
+    .number()
+    .max(MAX_TIMEOUT_S)
+    .refine((seconds) => seconds > 0, 'timeout_s must be more than 0 seconds')
+    .optional(),
   session: sessionArg,
   reset: z.boolean().optional(),
 };
