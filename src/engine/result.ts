@@ -1,4 +1,5 @@
 import type { CappedOutput } from './output';
+import { finalText } from './terminalText';
 import type { BackendKind, Diagnostics, Display, OutputItem, RunResult, ToolCallRecord } from './types';
 
 export interface ResultParts {
@@ -48,7 +49,8 @@ export type RenderedPiece = { text: string } | { display: Display };
 
 /**
  * A short plain-text rendering of a result, for MCP text content and logs: its output in the order the program
- * made it (stderr under a "[stderr]" line), then what went wrong and how the run ended. Displays are left out.
+ * made it (stderr under a "[stderr]" line), as a terminal finally shows it, then what went wrong and how the run
+ * ended. Displays are left out.
  */
 export function renderResultText(result: RunResult): string {
   return renderResultPieces(result)
@@ -63,9 +65,17 @@ export function renderResultText(result: RunResult): string {
 export function renderResultPieces(result: RunResult): RenderedPiece[] {
   const pieces: RenderedPiece[] = [];
   let lines: string[] = [];
+  // A stretch of one stream is read whole, as a terminal shows it: a line rewritten with \r (a progress bar) once, in
+  // its last state, and no colour codes.
+  let stretch: { name: 'stdout' | 'stderr'; text: string } | undefined;
+  const endStretch = () => {
+    const trimmed = stretch ? finalText(stretch.text).replace(/\n$/, '') : '';
+    if (trimmed) lines.push(stretch?.name === 'stderr' ? `[stderr]\n${trimmed}` : trimmed);
+    stretch = undefined;
+  };
   const addText = (name: 'stdout' | 'stderr', text: string) => {
-    const trimmed = text.replace(/\n$/, '');
-    if (trimmed) lines.push(name === 'stderr' ? `[stderr]\n${trimmed}` : trimmed);
+    if (stretch && stretch.name !== name) endStretch();
+    stretch = { name, text: (stretch?.text ?? '') + text };
   };
   if (result.outputs) {
     for (const item of result.outputs) {
@@ -75,6 +85,7 @@ export function renderResultPieces(result: RunResult): RenderedPiece[] {
       }
       const display = result.displays?.[item.index];
       if (!display) continue;
+      endStretch();
       if (lines.length > 0) pieces.push({ text: lines.join('\n') });
       lines = [];
       pieces.push({ display });
@@ -83,6 +94,7 @@ export function renderResultPieces(result: RunResult): RenderedPiece[] {
     addText('stdout', result.stdout);
     addText('stderr', result.stderr);
   }
+  endStretch();
   pieces.push({ text: [...lines, ...statusLines(result)].join('\n') });
   // A result made before `outputs` existed: its displays follow its text.
   if (!result.outputs) for (const display of result.displays ?? []) pieces.push({ display });

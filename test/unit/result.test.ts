@@ -78,3 +78,21 @@ test('the text rendering shows output, the error, the traceback once, hints and 
     'partial\n[stderr]\nwarning\n[RuntimeError] KeyError: x\nTraceback...\nKeyError: x\nhint: Past fix for KeyError: use .get\n[failed in 12 ms on python, session "work"]',
   );
 });
+
+test('the text a model reads shows a stream as a terminal does: a progress bar once, in its last state, no colour codes', () => {
+  const ticks = Array.from({ length: 40 }, (_, i) => ({
+    type: 'stream' as const,
+    name: 'stderr' as const,
+    text: `\r${(i + 1) * 5}/200 files`,
+  }));
+  const text = renderResultText({
+    ...shapeResult({ runId: 'r5', backend: 'pyodide', session: 'bar', durationMs: 3, diagnostics: null }),
+    outputs: [
+      { type: 'stream', name: 'stdout', text: '\x1b[32mstarting\x1b[0m\n' },
+      ...ticks,
+      { type: 'stream', name: 'stderr', text: '\n' },
+      { type: 'stream', name: 'stdout', text: 'done\n' },
+    ],
+  });
+  assert.equal(text, 'starting\n[stderr]\n200/200 files\ndone\n[ok in 3 ms on pyodide, session "bar"]');
+});
