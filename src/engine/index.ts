@@ -40,6 +40,7 @@ export { agentSettingRefusal } from './agentSettings';
 // What runs, results and events are, as every front end sees them.
 export * from './types';
 export { describeToolCall, renderResultPieces } from './result';
+export { finalText } from './terminalText';
 export { failingLineIn, tracebackFrames } from './tracebackFrames';
 export { errorText } from './errorText';
 export { RunHistory, type RunRecord } from './history';

@@ -1,19 +1,26 @@
 // A card's output in the order the program made it, as a notebook shows it: a block of text per stretch of one
 // stream, the displays between them. Live chunks extend the last block; the result's `outputs` rebuild it.
+import { TerminalText } from '../engine/terminalText';
 import type { Display, OutputItem, StreamName } from '../engine/types';
 import { renderDisplay } from './displays';
 import { el } from './dom';
 import type { SaveImage } from './imageTools';
+import { renderLine } from './terminalSpans';
 
 /** Characters of stdout + stderr a card keeps; beyond it the rest of a flood is dropped with a note. */
 export const CARD_TEXT_CAP = 200_000;
 export const DROPPED_NOTE = `\n… [output beyond ${CARD_TEXT_CAP / 1000} K characters is not kept in this view]\n`;
 
+/**
+ * A stretch of one stream, read as a terminal shows it (a line rewritten with \r in place, colours as colours):
+ * the lines that ended, then the one being written, redrawn at each flush.
+ */
 interface TextBlock {
   stream: StreamName;
   block: HTMLElement;
   pre: HTMLPreElement;
-  text: Text;
+  terminal: TerminalText;
+  current: HTMLSpanElement;
   pending: string;
 }
 
@@ -49,8 +56,10 @@ export class OutputView {
     for (const block of this.pending) {
       const { pre } = block;
       const atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-      block.text.appendData(block.pending);
+      const ended = block.terminal.feed(block.pending);
       block.pending = '';
+      if (ended.length) block.current.before(...ended.flatMap((line) => [...renderLine(line), '\n']));
+      block.current.replaceChildren(...renderLine(block.terminal.currentLine()));
       if (atBottom) pre.scrollTop = pre.scrollHeight;
     }
     this.pending.clear();
@@ -121,15 +130,15 @@ export class OutputView {
 
   private blockFor(stream: StreamName): TextBlock {
     if (this.last?.stream === stream) return this.last;
-    const text = document.createTextNode('');
-    const pre = el('pre', { className: 'stream-text' }, [text]);
+    const current = el('span', { className: 'current-line' });
+    const pre = el('pre', { className: 'stream-text' }, [current]);
     const block = el(
       'div',
       { className: `stream ${stream}`, attrs: { 'aria-label': stream } },
       stream === 'stderr' ? [el('span', { className: 'stream-label', text: 'stderr' }), pre] : [pre],
     );
     this.root.append(block);
-    this.last = { stream, block, pre, text, pending: '' };
+    this.last = { stream, block, pre, terminal: new TerminalText(), current, pending: '' };
     return this.last;
   }
 }

@@ -603,6 +603,56 @@ describe('results page in Chromium', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('output shows as a terminal shows it: a progress bar rewritten in place, colours in the theme, no escape codes', async () => {
+    const { page, errors } = await openPage();
+    const ticks = Array.from({ length: 40 }, (_, i) => ({
+      type: 'runOutput' as const,
+      runId: 't1',
+      stream: 'stderr' as const,
+      // tqdm's way: a carriage return, then the whole bar again; one tick split mid-sequence across two chunks.
+      text: i === 20 ? '\r\x1b[3' : i === 21 ? `2m${i + 1}/40\x1b[0m` : `\r${i + 1}/40`,
+    }));
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('t1', 'from tqdm import tqdm') },
+      {
+        type: 'runOutput',
+        runId: 't1',
+        stream: 'stdout',
+        text: '\x1b[1;31mError\x1b[0m and \x1b[38;2;0;128;255mblue\x1b[0m\n',
+      },
+      ...ticks,
+    );
+    await waitForText(page, `${card('t1')} .stderr`, '40/40');
+    const stderr = () => page.$eval(`${card('t1')} .stderr .stream-text`, (node) => node.textContent);
+    assert.equal(await stderr(), '40/40', 'live: one line, in its last state');
+    await post(page, { type: 'runOutput', runId: 't1', stream: 'stderr', text: '\n' });
+    await waitForText(page, `${card('t1')} .stderr`, '40/40\n');
+    const styled = await page.$$eval(`${card('t1')} .stdout .ansi`, (spans) =>
+      spans.map((span) => [span.textContent, getComputedStyle(span).color, getComputedStyle(span).fontWeight]),
+    );
+    assert.deepEqual(styled, [
+      ['Error', 'rgb(205, 49, 49)', '700'],
+      ['blue', 'rgb(0, 128, 255)', '400'],
+    ]);
+    assert.equal(
+      await page.$eval(`${card('t1')} .stdout .stream-text`, (node) => node.textContent),
+      'Error and blue\n',
+    );
+    // From the result: the same, and Copy takes the text as shown.
+    const chunks = ticks.map((tick) => ({ type: 'stream' as const, name: 'stderr' as const, text: tick.text }));
+    await post(page, {
+      type: 'runFinished',
+      runId: 't1',
+      result: result('t1', {
+        outputs: [{ type: 'stream', name: 'stdout', text: '\x1b[1;31mError\x1b[0m and blue\n' }, ...chunks],
+      }),
+    });
+    await page.waitForSelector(`${card('t1')}[data-status="ok"]`);
+    assert.equal(await stderr(), '40/40');
+    assert.deepEqual(errors, []);
+  });
+
   test("labels: Jupyter capitalised, failures in words, a tool form's run named after the tool, Interrupting… in every page", async () => {
     const { page, errors } = await openPage();
     await post(

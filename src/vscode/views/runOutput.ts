@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { describeToolCall, tracebackFrames, type RunEvent } from '../../engine/index';
+import { describeToolCall, finalText, tracebackFrames, type RunEvent } from '../../engine/index';
 import { backendLabel, failureLabel, originLabel } from '../../webview/labels';
 
 const TRANSCRIPT_CHARS = 256 * 1024;
@@ -8,7 +8,9 @@ const CUT_MARKER = /\n… \[(\d+) bytes of output truncated\] …\n/;
 
 /**
  * Streams every run (the person's and the agent's) into one output channel, line by line as it is
- * produced, with a header and a footer per run. Partial lines are held until their newline or the run ends.
+ * produced, with a header and a footer per run. Partial lines are held until their newline or the run ends, and
+ * each is written as a terminal finally shows it (a progress bar once, in its last state; no colour codes, which
+ * an output channel would show raw).
  */
 export class RunOutputWriter implements vscode.Disposable {
   private readonly pending = new Map<string, string>();
@@ -77,7 +79,7 @@ export class RunOutputWriter implements vscode.Disposable {
       case 'finished': {
         const rest = this.pending.get(event.runId);
         this.pending.delete(event.runId);
-        if (rest) this.channel.appendLine(rest);
+        if (rest) this.channel.appendLine(finalText(rest));
         const { result } = event;
         this.writeTail('stdout', result.stdout);
         this.writeTail('stderr', result.stderr);
@@ -123,7 +125,8 @@ export class RunOutputWriter implements vscode.Disposable {
     this.channel.appendLine(
       `… ${leftOut} KB of ${stream} left out; the first and the last part are kept (setting codeMode.outputCapKB) …`,
     );
-    if (tail) this.channel.append(tail.endsWith('\n') ? tail : `${tail}\n`);
+    const shown = finalText(tail);
+    if (shown) this.channel.append(shown.endsWith('\n') ? shown : `${shown}\n`);
   }
 
   private write(runId: string, text: string): void {
@@ -133,7 +136,7 @@ export class RunOutputWriter implements vscode.Disposable {
       this.pending.set(runId, buffered);
       return;
     }
-    this.channel.append(buffered.slice(0, lastNewline + 1));
+    this.channel.append(finalText(buffered.slice(0, lastNewline + 1)));
     this.pending.set(runId, buffered.slice(lastNewline + 1));
   }
 
