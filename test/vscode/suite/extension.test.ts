@@ -226,6 +226,23 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     );
   });
 
+  it('the runs channel writes a progress bar once, in its last state, and no colour codes', async () => {
+    const codeMode = await api();
+    const engine = await codeMode.container.engine.get();
+    const result = await engine.run({
+      code:
+        'import sys\nprint("\\x1b[1;32mready\\x1b[0m")\n' +
+        'for i in range(1, 41):\n    sys.stderr.write(f"\\r{i}/40 files"); sys.stderr.flush()\n' +
+        'sys.stderr.write("\\n")\nprint("finished")',
+      backend: 'pyodide',
+    });
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    const channel = codeMode.runsChannelText();
+    const run = channel.slice(channel.lastIndexOf(`── run ${result.run_id}`));
+    assert.match(run, /\nready\n[^]*\n40\/40 files\n[^]*finished\n/, run);
+    assert.ok(!run.includes('\x1b') && !run.includes('\r') && !run.includes('39/40'), JSON.stringify(run));
+  });
+
   it("a run from run_python's tool form is named after the tool, in the card and in Recent Runs", async () => {
     const codeMode = await api();
     const reply = await codeMode.results.invokeFromForm(undefined, 'run_python', { code: 'print("from the form")' });
