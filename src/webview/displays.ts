@@ -2,14 +2,15 @@
 // text as text. Nothing a run produces is ever parsed as HTML in the page itself.
 import type { Display } from '../engine/types';
 import { el } from './dom';
+import { frameMarkup } from './frameMarkup';
 import { imageTools, type SaveImage } from './imageTools';
 
 const IMAGE_MIMES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml']);
 /** A displayed text file is shown up to this many characters, like run output. */
 const MAX_DISPLAY_TEXT = 200_000;
 
-/** The nonce of the page's own script: the one inline `<style>` allowed inside HTML frames carries it. */
-const pageNonce = document.currentScript instanceof HTMLScriptElement ? document.currentScript.nonce : '';
+/** The nonce of the page's own script: the inline `<style>` elements allowed inside HTML frames carry it. */
+const pageNonce = document.currentScript instanceof HTMLScriptElement ? (document.currentScript.nonce ?? '') : '';
 
 /** The HTML each frame shows, so frames can be restyled when the theme changes. */
 const frameSources = new WeakMap<HTMLIFrameElement, string>();
@@ -132,8 +133,8 @@ pre,code{font-family:${mono}}`;
 
 function applyFrameDocument(frame: HTMLIFrameElement, scheme = colorScheme(), css = frameCss(scheme)): void {
   frame.dataset.scheme = scheme;
-  const html = frameSources.get(frame) ?? '';
-  frame.srcdoc = `<!DOCTYPE html><html><head><meta charset="utf-8"><style nonce="${pageNonce}">${css}</style></head><body>${html}</body></html>`;
+  const body = frameMarkup(frameSources.get(frame) ?? '', pageNonce);
+  frame.srcdoc = `<!DOCTYPE html><html><head><meta charset="utf-8"><style nonce="${pageNonce}">${css}</style></head><body>${body}</body></html>`;
 }
 
 /** Rewrites every frame's document with the current theme's colours (VS Code switched themes). */

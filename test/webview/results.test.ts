@@ -1057,6 +1057,68 @@ describe('results page in Chromium', () => {
     );
   });
 
+  test("a styled table keeps its colours (a pandas Styler's stylesheet, style attributes) and the page logs no CSP error", async () => {
+    const { page, errors } = await openPage();
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') violations.push(message.text());
+    });
+    // What pandas' Styler writes (background_gradient, set_properties), plus what the frame's CSP would refuse.
+    const styled = `<style type="text/css">
+#T_ab12_row0_col1 { background-color: #ff0000; color: #f1f1f1; }
+#T_ab12_row1_col1 { background-color: #0000ff; color: #f1f1f1; }
+</style>
+<table id="T_ab12">
+  <thead><tr><th class="blank level0">&nbsp;</th><th id="T_ab12_level0_col0" class="col_heading level0 col0">city</th><th class="col_heading level0 col1">temp_c</th></tr></thead>
+  <tbody>
+    <tr><th id="T_ab12_level0_row0" class="row_heading level0 row0">0</th><td id="T_ab12_row0_col0" style="font-weight: bold; color: rgb(0, 128, 0)">Lisbon</td><td id="T_ab12_row0_col1">21.4</td></tr>
+    <tr><th class="row_heading level0 row1">1</th><td style="color: x} body{display:none">Oslo</td><td id="T_ab12_row1_col1" onclick="alert(1)">9.8</td></tr>
+  </tbody>
+</table>
+<link rel="stylesheet" href="https://example.com/remote.css"><script>document.body.dataset.scriptRan = 'yes';</script>`;
+    await post(
+      page,
+      { type: 'runStarted', run: runInfo('sty1', 'df.style.background_gradient()') },
+      { type: 'runDisplay', runId: 'sty1', display: { mime: 'text/html', data: styled } },
+    );
+    const handle = await page.waitForSelector(`${card('sty1')} iframe.html-frame`);
+    const frame = await handle.contentFrame();
+    assert.ok(frame);
+    await frame.waitForSelector('#T_ab12');
+    const inside = await frame.evaluate(() => ({
+      hot: getComputedStyle(document.querySelector('#T_ab12_row0_col1')!).backgroundColor,
+      cold: getComputedStyle(document.querySelector('#T_ab12_row1_col1')!).backgroundColor,
+      bold: getComputedStyle(document.querySelector('#T_ab12_row0_col0')!).fontWeight,
+      green: getComputedStyle(document.querySelector('#T_ab12_row0_col0')!).color,
+      bodyShown: getComputedStyle(document.body).display,
+      scriptRan: document.body.dataset.scriptRan ?? null,
+      handlers: document.querySelectorAll('[onclick]').length,
+    }));
+    assert.deepEqual(inside, {
+      hot: 'rgb(255, 0, 0)',
+      cold: 'rgb(0, 0, 255)',
+      bold: '700',
+      green: 'rgb(0, 128, 0)',
+      bodyShown: 'block',
+      scriptRan: null,
+      handlers: 0,
+    });
+    // A theme switch rewrites the frame: the colours stay.
+    await page.evaluate(() => document.body.classList.replace('vscode-dark', 'vscode-light'));
+    await page.waitForFunction(
+      (sel) => (document.querySelector(sel) as HTMLIFrameElement).dataset.scheme === 'light',
+      `${card('sty1')} iframe.html-frame`,
+    );
+    const again = await (await page.$(`${card('sty1')} iframe.html-frame`))!.contentFrame();
+    await again!.waitForSelector('#T_ab12_row0_col1');
+    assert.equal(
+      await again!.evaluate(() => getComputedStyle(document.querySelector('#T_ab12_row0_col1')!).backgroundColor),
+      'rgb(255, 0, 0)',
+    );
+    assert.deepEqual(violations, []);
+    assert.deepEqual(errors, []);
+  });
+
   test('a real run: display() of a pure-Python PNG, and a matplotlib figure where /usr/bin/python3 has it', async () => {
     // Debian's python3-matplotlib serves /usr/bin/python3; without it the run still shows the pure-Python PNG.
     const system = '/usr/bin/python3';
