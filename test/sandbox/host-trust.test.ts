@@ -14,7 +14,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import type { RunResult } from '../../src/engine/types';
-import { connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
+import { connectStdio, repoRoot, runPython, testStorageDir, type StdioConnection } from '../support/mcp';
 import { sandboxFlags, sandboxUnderTest } from '../support/sandboxUnderTest';
 
 const memoryServer = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
@@ -314,7 +314,7 @@ describe('input() waits within the bounds of the engine config', () => {
 
   before(() => {
     engine = createEngine({
-      storageDir: path.join(os.tmpdir(), 'code-mode-python-test-storage'),
+      storageDir: testStorageDir,
       pyodide: { sandbox: sandboxUnderTest },
       config: { questions: { questionWaitS: 1, runWaitS: 1800, maxPerRun: 3 } },
     });

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RunResult } from '../../src/engine/types';
@@ -8,8 +9,14 @@ import type { RunResult } from '../../src/engine/types';
 export const repoRoot = path.resolve(__dirname, '..', '..');
 export const cliPath = path.join(repoRoot, 'dist', 'cli.js');
 
-/** Shared across test files so the Pyodide memory snapshot is made once per machine, as a user's would be. */
-export const testStorageDir = path.join(os.tmpdir(), 'code-mode-python-test-storage');
+/**
+ * Shared across test files so the Pyodide memory snapshot is made once per checkout, as a user's would be once per
+ * machine; two checkouts tested at once (a clean clone beside a working one) keep apart.
+ */
+export const testStorageDir = path.join(
+  os.tmpdir(),
+  `code-mode-python-test-storage-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 8)}`,
+);
 
 export interface StdioConnection {
   client: Client;
