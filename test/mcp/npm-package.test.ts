@@ -1,0 +1,80 @@
+// The CLI as people install MCP servers: `npm pack` of this checkout (its built dist/, as .npmignore selects),
+// installed into an empty folder, started from the installed package's own files (`npx -y code-mode-python` runs the
+// same bin) and driven by a real MCP client over stdio: Python runs in the Pyodide sandbox, offline.
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { repoRoot } from '../support/mcp';
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function npmRun(args: string[], cwd: string): string {
+  const run = spawnSync(npm, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_fund: 'false' } });
+  assert.equal(run.status, 0, `npm ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout;
+}
+
+describe('the npm package', () => {
+  let work: string;
+  let installed: string;
+
+  before(() => {
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-npm-'));
+    const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+      name: string;
+      private?: boolean;
+      bin: Record<string, string>;
+    };
+    assert.notEqual(manifest.private, true, 'a private package cannot be published');
+    // The scripts would rebuild dist/ for production; the package is what this checkout built.
+    const packed = JSON.parse(npmRun(['pack', '--json', '--ignore-scripts', '--pack-destination', work], repoRoot)) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
+    const files = packed[0]!.files.map((file) => file.path);
+    assert.ok(files.includes('dist/cli.js') && files.includes('dist/mcp-client.js'), files.slice(0, 20).join(', '));
+    assert.ok(!files.some((file) => file.startsWith('src/') || file.startsWith('test/') || file.endsWith('.map')));
+    installed = path.join(work, 'project');
+    fs.mkdirSync(installed);
+    npmRun(['init', '-y'], installed);
+    // Deno is the sandbox only where bubblewrap cannot run; this machine has bubblewrap.
+    npmRun(
+      ['install', '--prefer-offline', '--omit=optional', '--no-audit', path.join(work, packed[0]!.filename)],
+      installed,
+    );
+  });
+  after(() => fs.rmSync(work, { recursive: true, force: true }));
+
+  test('installed into an empty folder, its bin serves MCP over stdio and runs Python in Pyodide', async () => {
+    const bin = path.join(installed, 'node_modules', '.bin', 'code-mode-mcp');
+    assert.ok(fs.existsSync(bin), 'the bin is linked');
+    const client = new Client({ name: 'npm-package-test', version: '1' });
+    const transport = new StdioClientTransport({
+      command: bin,
+      args: ['--storage', path.join(work, 'storage')],
+      cwd: installed,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool) => tool.name === 'run_python'));
+      const result = (await client.callTool(
+        { name: 'run_python', arguments: { code: 'import sys\nprint(6 * 7, sys.platform)' } },
+        undefined,
+        { timeout: 120_000 },
+      )) as CallToolResult;
+      assert.equal((result.structuredContent as { stdout: string }).stdout, '42 emscripten\n', stderr);
+    } finally {
+      await client.close();
+    }
+  });
+});
