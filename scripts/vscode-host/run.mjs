@@ -28,7 +28,7 @@
 // trusted. --no-trust leaves the flag out; the workbench then asks the trust question on
 // start-up, and with a fresh Chromium profile (no stored trust decision) the folder starts
 // untrusted, so vscode.workspace.isTrusted is false and the extension runs in Restricted
-// Mode under its `capabilities.untrustedWorkspaces` declaration. See the README section
+// Mode under its `capabilities.untrustedWorkspaces` declaration. See docs/contributing.md,
 // "Tests in a real VS Code" for what this does and does not cover.
 import * as fs from 'node:fs';
 import * as os from 'node:os';

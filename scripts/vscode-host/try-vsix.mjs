@@ -685,7 +685,7 @@ async function main() {
   await localJupyterAndQueue();
   if (fs.existsSync(memoryServer)) await approvalQuestion();
   // Errors the extension host logged for Code Mode: printed, not a check (a bundled dependency's
-  // probe of the global `navigator` is reported by VS Code on Node 22+ hosts; see the README).
+  // probe of the global `navigator` is reported by VS Code on Node 22+ hosts; esbuild.mjs defines it away).
   const errors = [...new Set(consoleErrors.map((e) => e.replace(/^%c\s*ERR\s+color:\s*\S+\s*/, '').split('\n')[0]))];
   say(
     errors.length
@@ -693,7 +693,7 @@ async function main() {
       : 'note: no errors naming Code Mode in the browser console',
   );
 
-  // Screenshots: the whole workbench, and for the README.
+  // Screenshots: the whole workbench, and for the README and docs/ (media/screenshots/).
   await page
     .locator('.notifications-toasts .notification-toast')
     .first()

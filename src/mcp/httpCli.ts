@@ -23,7 +23,7 @@ export const HTTP_FLAGS = {
 export const HTTP_HELP = `  --http                      serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio, with a bearer
                               token; without --token-file a random one is printed once on stderr
   --host <address>            address to listen on (default: 127.0.0.1); another than loopback needs
-                              --allow-remote and --token-file (put a TLS proxy in front, see the README)
+                              --allow-remote and --token-file (put a TLS proxy in front, see docs/clients.md)
   --port <n>                  port to listen on (default: a free one, printed)
   --token-file <file>         read the bearer token from this file (at least 32 characters)
   --allow-remote              allow a --host that other machines can reach

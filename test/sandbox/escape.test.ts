@@ -1,4 +1,4 @@
-// The escape suite: every clause of the Pyodide sandbox contract (README, "Security model"), attacked the way
+// The escape suite: every clause of the Pyodide sandbox contract (SECURITY.md, docs/sandbox.md), attacked the way
 // hostile code would, from Python's own realm and from a fresh JavaScript realm it creates. Each attack must
 // fail with an error Python sees; the server (this process), other processes and other sessions carry on.
 // On Linux every case runs (the sandbox is bubblewrap there and `npm test` installs it); nothing is skipped.
@@ -85,7 +85,7 @@ describe('Pyodide sandbox escape suite', () => {
     delete process.env.CODE_MODE_TEST_SECRET;
   });
 
-  test('the boundary on this machine is the one the README promises', () => {
+  test('the boundary on this machine is the one SECURITY.md promises', () => {
     const sandbox = engine.sandbox('pyodide');
     assert.ok(sandbox, 'the environment tool has no sandbox report');
     if (expectedMechanism) {

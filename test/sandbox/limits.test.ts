@@ -1,4 +1,4 @@
-// Limits on what a session sends the server, enforced by the server (README, "Security model"): code in a run can
+// Limits on what a session sends the server, enforced by the server (docs/sandbox.md, "Resources"): code in a run can
 // change every limit inside its interpreter (displays.py's are module globals), so the server checks frames from
 // their headers, and displays and output before it keeps them, and bounds what it keeps across runs. The memory
 // cases run a server in a child process with a 256 MB heap: a server that keeps what it should not dies there.

@@ -1,6 +1,6 @@
 // The workspace-Python backend is not a sandbox: its code runs as the user, with the user's files, network and
-// powers. What it promises (README, "Security model") must hold whatever that code does, so each promise is
-// attacked here the way careless or hostile code would:
+// powers. What it promises (docs/sandbox.md, "The workspace-Python backend") must hold whatever that code does,
+// so each promise is attacked here the way careless or hostile code would:
 //   - the driver survives the session's own objects and patches: a structured error, the state kept;
 //   - no process a session started outlives a reset, a dispose or the server, even after the code killed its
 //     reaper and left a setsid, double-forked child;

@@ -17,7 +17,7 @@ export const expectedMechanism = underDeno ? 'deno' : process.platform === 'linu
 
 /**
  * For a case that only bubblewrap can hold: the skip reason shown in the test output when the run is under
- * Deno, naming what is not held and why (the README's security model lists the same cases).
+ * Deno, naming what is not held and why (SECURITY.md and docs/sandbox.md list the same cases).
  */
 export function onlyBubblewrap(why: string): string | false {
   return underDeno && `only bubblewrap holds this, not Deno: ${why}`;

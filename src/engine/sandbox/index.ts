@@ -29,10 +29,10 @@ export function isSandboxChoice(value: unknown): value is SandboxChoice {
   return SANDBOX_CHOICES.includes(value as SandboxChoice);
 }
 
-/** What confines Pyodide here, for the environment tool, the README's promise and the logs. */
+/** What confines Pyodide here, for the environment tool, SECURITY.md's promise and the logs. */
 export interface SandboxReport {
   mechanism: 'bubblewrap' | 'deno' | 'node-permission' | 'none';
-  /** Every clause of the sandbox contract holds (see the README's security model). */
+  /** Every clause of the sandbox contract holds (see SECURITY.md and docs/sandbox.md). */
   complete: boolean;
   network: NetworkAccess;
   /** Clauses that do not hold on this machine, and why. */

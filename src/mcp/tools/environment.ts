@@ -148,7 +148,8 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
 
 /**
  * Declared to the first level, and with no key required though every key is always there, so the tool list stays
- * small; the README names the nested keys. `tool_approval` comes too, undeclared (the list's byte budget).
+ * small; docs/tools.md and docs/sandbox.md name the nested keys. `tool_approval` comes too, undeclared (the list's
+ * byte budget).
  */
 const environmentOutput = outputSchema({
   default_backend: z.string(),

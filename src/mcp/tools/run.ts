@@ -64,7 +64,7 @@ export const runPythonInput = {
 
 /**
  * The run result (RunResult in engine/types.ts) as run_python declares it. Declared to the first level, plus the
- * error type, so the tool list stays small; the README's tool contract names every field.
+ * error type, so the tool list stays small; docs/tools.md names every field.
  */
 export const runResultOutput = outputSchema({
   success: z.boolean(),

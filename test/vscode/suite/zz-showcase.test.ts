@@ -1,5 +1,5 @@
 // Runs last (files load in name order): leaves the workbench showing the sidebar and the results panel,
-// which the runner's --screenshot captures for the README.
+// which the runner's --screenshot captures for the README and docs/.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { api } from '../extensionApi';
