@@ -237,9 +237,15 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       backend: 'pyodide',
     });
     assert.equal(result.success, true, JSON.stringify(result.diagnostics));
-    const channel = codeMode.runsChannelText();
-    const run = channel.slice(channel.lastIndexOf(`── run ${result.run_id}`));
-    assert.match(run, /\nready\n[^]*\n40\/40 files\n[^]*finished\n/, run);
+    // The channel hears the run's events as the window does, after the run's result: wait for its footer.
+    const run = await until('the run and its footer in the runs channel', () => {
+      const channel = codeMode.runsChannelText();
+      const from = channel.lastIndexOf(`── run ${result.run_id}`);
+      return from >= 0 && /── ok in \d+ ms/.test(channel.slice(from)) ? channel.slice(from) : undefined;
+    });
+    const lines = run.split('\n');
+    const at = (line: string) => lines.indexOf(line);
+    assert.ok(at('ready') > 0 && at('ready') < at('40/40 files') && at('40/40 files') < at('finished'), run);
     assert.ok(!run.includes('\x1b') && !run.includes('\r') && !run.includes('39/40'), JSON.stringify(run));
   });
 
