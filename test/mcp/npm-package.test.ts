@@ -1,6 +1,7 @@
 // The CLI as people install MCP servers: `npm pack` of this checkout (its built dist/, as .npmignore selects),
 // installed into an empty folder, started from the installed package's own files (`npx -y code-mode-python` runs the
-// same bin) and driven by a real MCP client over stdio: Python runs in the Pyodide sandbox, offline.
+// same bin) and driven by a real MCP client over stdio: Python runs in the Pyodide sandbox, offline. Then the agent
+// plugin (plugin/) through the real Claude Code CLI, offline: it validates, and its server connects.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,6 +12,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { repoRoot } from '../support/mcp';
+
+const CLAUDE = path.join(repoRoot, 'node_modules', '.bin', 'claude');
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
@@ -76,5 +79,26 @@ describe('the npm package', () => {
     } finally {
       await client.close();
     }
+  });
+
+  test('Claude Code validates the agent plugin and connects to its server (npx -y finds the installed package)', () => {
+    // Claude Code keeps its settings under HOME: a scratch one, so nothing of the person's is read or written.
+    const env = { ...process.env, HOME: path.join(work, 'home'), DISABLE_AUTOUPDATER: '1' };
+    fs.mkdirSync(env.HOME, { recursive: true });
+    const plugin = path.join(repoRoot, 'plugin');
+    const validate = spawnSync(CLAUDE, ['plugin', 'validate', plugin], { env, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(validate.status, 0, `${validate.stdout}${validate.stderr}`);
+    assert.match(validate.stdout, /Validation passed/);
+    const list = spawnSync(CLAUDE, ['--plugin-dir', plugin, 'mcp', 'list'], {
+      cwd: installed,
+      env,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    assert.match(
+      list.stdout,
+      /plugin:code-mode-python:code-mode-python: npx -y code-mode-python - ✔ Connected/,
+      `${list.stdout}${list.stderr}`,
+    );
   });
 });
