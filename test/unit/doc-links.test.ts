@@ -37,7 +37,7 @@ function prose(file: string): { line: number; text: string }[] {
 }
 
 /** GitHub's heading slug: lower case, punctuation and symbols dropped (but - and _), spaces as hyphens. */
-export function slug(heading: string): string {
+function slug(heading: string): string {
   const text = heading
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // links and images: their text
     .replace(/`([^`]*)`/g, '$1')
