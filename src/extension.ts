@@ -8,6 +8,7 @@ import { Container } from './vscode/container';
 import { registerExplorerCommands } from './vscode/features/explorerCommands';
 import { registerGenerateCommand } from './vscode/features/generateCommand';
 import { registerInstallCommand } from './vscode/features/installCommand';
+import { registerInterpreterCommands } from './vscode/features/interpreterCommands';
 import { registerJupyterCommands } from './vscode/features/jupyterCommands';
 import { resultsActions } from './vscode/features/resultsActions';
 import { registerRunCommands } from './vscode/features/runCommands';
@@ -54,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const { engine, bridge, mcp, stores, personRuns } = container;
   const settings = () => container.settings.current;
   const interpreterPath = () => container.interpreter.inUse?.path;
+  const interpreterLabel = () => container.interpreter.label();
   const history = new RunHistory(100, stores.history);
 
   const actions = resultsActions({ history, engine, bridge, tools: () => mcp.localClient(), personRuns });
@@ -66,7 +68,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   });
   const explorer = new ToolExplorer({
     engine,
-    interpreterPath,
+    interpreterLabel,
     history,
     tools: () => mcp.localClient(),
     servers: async () => {
@@ -92,7 +94,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   );
   const status = new RunStatusItem(
     () => personRuns.backend(),
-    (kind) => describeBackend(kind, interpreterPath(), settings().backends),
+    (kind) => describeBackend(kind, interpreterLabel(), settings().backends),
   );
 
   context.subscriptions.push(
@@ -166,6 +168,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     ),
     registerInstallCommand({ settings, engine: () => engine.get(), results }),
     ...registerJupyterCommands({ settings, tokens: container.jupyterTokens, engine }),
+    ...registerInterpreterCommands({ current: interpreterPath }),
     ...registerExplorerCommands({ explorer, results, codeFiles: stores.codeFiles, personRuns, rerun: actions.rerun }),
   );
 

@@ -41,6 +41,7 @@ export { agentSettingRefusal } from './agentSettings';
 export * from './types';
 export { describeToolCall, renderResultPieces } from './result';
 export { finalText } from './terminalText';
+export { describeDefaultInterpreter, findInterpreters, type FoundInterpreter } from './interpreterSearch';
 export { failingLineIn, tracebackFrames } from './tracebackFrames';
 export { errorText } from './errorText';
 export { RunHistory, type RunRecord } from './history';

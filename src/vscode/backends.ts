@@ -171,8 +171,8 @@ export function backendRemovals(
 }
 
 /** Where a person's runs on `kind` go, as the status bar's tooltip says it. */
-export function describeBackend(kind: BackendKind, pythonPath: string | undefined, settings: BackendSettings): string {
-  if (kind === 'python') return `the workspace interpreter (${pythonPath ?? 'python3 on PATH'})`;
+export function describeBackend(kind: BackendKind, interpreter: string, settings: BackendSettings): string {
+  if (kind === 'python') return `the workspace interpreter (${interpreter})`;
   if (kind === 'jupyter')
     return settings.jupyter.url === LOCAL_JUPYTER
       ? 'a Jupyter kernel on a local server (the workspace interpreter)'

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../../engine/index';
+import { describeDefaultInterpreter, type Logger } from '../../engine/index';
 import { jupyterFactory, jupyterFollowsInterpreter, pythonFactory } from '../backends';
 import type { InterpreterChoice, InterpreterTracker } from '../interpreter';
 import type { EngineService } from './engineService';
@@ -8,6 +8,8 @@ import type { SettingsCache } from './settingsCache';
 /** The workspace interpreter the python backend uses, and its swap (sessions restarted) when the choice changes. */
 export class InterpreterService {
   private choice: InterpreterChoice | undefined;
+  /** The default interpreter (none chosen) as found: its path, version and what it runs (a pyenv shim's Python). */
+  private defaultLabel: string | undefined;
 
   constructor(
     private readonly tracker: InterpreterTracker,
@@ -24,8 +26,26 @@ export class InterpreterService {
 
   /** The interpreter in use, asking the tracker (the Python extension, the setting, PATH) the first time. */
   async current(): Promise<InterpreterChoice> {
-    this.choice ??= await this.tracker.current();
+    if (!this.choice) {
+      this.choice = await this.tracker.current();
+      if (!this.choice.path) await this.describeDefault();
+    }
     return this.choice;
+  }
+
+  /**
+   * The interpreter in use as a person reads it: its path, or for the default the interpreter found on PATH with
+   * its version and, behind a shim or link, the Python it runs.
+   */
+  label(): string {
+    return this.choice?.path ?? this.defaultLabel ?? 'python3 on PATH';
+  }
+
+  private async describeDefault(): Promise<void> {
+    const found = await describeDefaultInterpreter();
+    this.defaultLabel = found
+      ? `${found.path} (Python ${found.version}${found.executable === found.path ? '' : `, ${found.executable}`}; the default, found on PATH)`
+      : undefined;
   }
 
   /**
@@ -40,9 +60,10 @@ export class InterpreterService {
   async changed(choice: InterpreterChoice): Promise<void> {
     if (choice.path === this.choice?.path) return;
     this.choice = choice;
+    if (!choice.path) await this.describeDefault();
     const engine = await this.engine.ifCreated();
     if (!engine) return;
-    const name = choice.path ?? 'python3 on PATH';
+    const name = this.label();
     const env = { storageDir: this.storageDir, logger: this.logger, pythonPath: choice.path };
     const reason = `the workspace interpreter changed to ${name}`;
     await engine.setBackendFactory(pythonFactory(this.settings.current.backends, env), reason);

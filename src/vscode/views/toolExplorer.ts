@@ -93,7 +93,8 @@ export interface ServerSource {
 export interface ToolExplorerSources {
   engine: Pick<EngineService, 'ifCreated'>;
   /** The workspace interpreter in use, if one was chosen yet. */
-  interpreterPath: () => string | undefined;
+  /** The workspace interpreter as a person reads it (path, or the default's path and version). */
+  interpreterLabel: () => string;
   history: Pick<RunHistory, 'all'>;
   tools: () => Promise<ToolSource>;
   servers: () => Promise<ServerSource>;
@@ -391,8 +392,7 @@ export class ToolExplorer implements vscode.TreeDataProvider<ExplorerNode>, vsco
         state: 'not-loaded',
       };
       // Before its first start, the python backend still shows which interpreter it will use.
-      if (backend === 'python' && !info.executable)
-        info.executable = this.sources.interpreterPath() ?? 'python3 on PATH';
+      if (backend === 'python' && !info.executable) info.executable = this.sources.interpreterLabel();
       const disabledReason =
         engine?.disabledReason(backend) ?? (vscode.workspace.isTrusted ? undefined : UNTRUSTED_REASONS[backend]);
       return { kind: 'backend', backend, info, disabledReason };
