@@ -1,6 +1,6 @@
 import { CappedOutput } from './output';
 import { headAndTail } from './runLimits';
-import type { Display, DroppedDisplays, RunEvent, RunInfo, RunResult } from './types';
+import type { Display, DroppedDisplays, OutputItem, RunEvent, RunInfo, RunResult } from './types';
 
 export type { DroppedDisplays } from './types';
 
@@ -289,7 +289,7 @@ export class RunHistory {
     }
     const diagnostics = record.result?.diagnostics;
     const ordered =
-      record.result?.outputs?.reduce((sum, item) => sum + (item.type === 'stream' ? utf8(item.text) : 8), 0) ?? 0;
+      record.result?.outputs?.reduce((sum, item) => sum + (item.type === 'display' ? 8 : utf8(item.text)), 0) ?? 0;
     const text =
       ordered +
       utf8(record.stdout) +
@@ -331,10 +331,16 @@ function toSaved(record: RunRecord): SavedRun {
       diagnostics:
         full!.diagnostics && (traceback === undefined ? full!.diagnostics : { ...full!.diagnostics, traceback }),
       ...(whole ? {} : { truncated: true }),
-      ...(whole && outputs ? { outputs } : {}),
+      ...(whole && outputs ? { outputs: outputs.map(savedItem) } : {}),
     },
     ...(displays > 0 ? { displays } : {}),
   };
+}
+
+/** An item as saved: the value of a last expression cut as the streams are (its rich form, a display, is not kept). */
+function savedItem(item: OutputItem): OutputItem {
+  if (item.type !== 'execute_result') return item;
+  return { type: 'execute_result', text: headAndTailKept(item.text, SAVED_OUTPUT_CHARS) };
 }
 
 /** The notice fits in the budget, so a run loaded and saved again is not cut a second time. */

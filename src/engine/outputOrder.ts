@@ -11,7 +11,8 @@ import type { OutputItem, StreamName } from './types';
  */
 export const MAX_ORDER_ENTRIES = 10_000;
 
-type Entry = { stream: StreamName; start: number; end: number } | { display: number };
+type Entry =
+  { stream: StreamName; start: number; end: number } | { display: number } | { result: string; display?: number };
 
 export class OutputOrder {
   private entries: Entry[] = [];
@@ -36,6 +37,11 @@ export class OutputOrder {
     this.entries.push({ display: index });
   }
 
+  /** The value of the code's last expression came next: its text, and its display at `index` when it has one. */
+  result(text: string, index?: number): void {
+    this.entries.push(index === undefined ? { result: text } : { result: text, display: index });
+  }
+
   /** The run's output in order, its text taken from what `streams` kept. */
   items(streams: Record<StreamName, CappedOutput>): OutputItem[] {
     const kept = { stdout: streams.stdout.kept(), stderr: streams.stderr.kept() };
@@ -46,6 +52,14 @@ export class OutputOrder {
     const markerShown: Record<StreamName, boolean> = { stdout: false, stderr: false };
     const items: OutputItem[] = [];
     for (const entry of this.entries) {
+      if ('result' in entry) {
+        items.push(
+          entry.display === undefined
+            ? { type: 'execute_result', text: entry.result }
+            : { type: 'execute_result', text: entry.result, index: entry.display },
+        );
+        continue;
+      }
       if ('display' in entry) {
         items.push({ type: 'display', index: entry.display });
         continue;

@@ -49,8 +49,8 @@ export type RenderedPiece = { text: string } | { display: Display };
 
 /**
  * A short plain-text rendering of a result, for MCP text content and logs: its output in the order the program
- * made it (stderr under a "[stderr]" line), as a terminal finally shows it, then what went wrong and how the run
- * ended. Displays are left out.
+ * made it (stderr under a "[stderr]" line), as a terminal finally shows it, the value of its last expression as
+ * the REPL shows it, then what went wrong and how the run ended. Displays are left out.
  */
 export function renderResultText(result: RunResult): string {
   return renderResultPieces(result)
@@ -60,7 +60,9 @@ export function renderResultText(result: RunResult): string {
 
 /**
  * The rendering of renderResultText cut at the displays, which stand between the text written before and after
- * them: the content of `run_python`, in program order. The last text piece ends with the status lines.
+ * them: the content of `run_python`, in program order. The last text piece ends with the status lines. The value
+ * of the last expression is its text; an image of it (a figure, a PIL image) follows as a display, while a form
+ * that is text already (an HTML table) is left to people's views.
  */
 export function renderResultPieces(result: RunResult): RenderedPiece[] {
   const pieces: RenderedPiece[] = [];
@@ -77,18 +79,26 @@ export function renderResultPieces(result: RunResult): RenderedPiece[] {
     if (stretch && stretch.name !== name) endStretch();
     stretch = { name, text: (stretch?.text ?? '') + text };
   };
+  const addDisplay = (display: Display) => {
+    endStretch();
+    if (lines.length > 0) pieces.push({ text: lines.join('\n') });
+    lines = [];
+    pieces.push({ display });
+  };
   if (result.outputs) {
     for (const item of result.outputs) {
       if (item.type === 'stream') {
         addText(item.name, item.text);
         continue;
       }
-      const display = result.displays?.[item.index];
-      if (!display) continue;
-      endStretch();
-      if (lines.length > 0) pieces.push({ text: lines.join('\n') });
-      lines = [];
-      pieces.push({ display });
+      const display = item.index === undefined ? undefined : result.displays?.[item.index];
+      if (item.type === 'execute_result') {
+        endStretch();
+        lines.push(item.text.replace(/\n$/, ''));
+        if (display?.mime.startsWith('image/')) addDisplay(display);
+        continue;
+      }
+      if (display) addDisplay(display);
     }
   } else {
     addText('stdout', result.stdout);

@@ -4,13 +4,15 @@
 // display again, for every backend, before it is kept or passed on. Frames are bounded before that, from their
 // headers (MAX_FRAME_FROM_INTERPRETER_BYTES in framing.ts), and output by CappedOutput.
 import type { Display } from './types';
-import type { BackendOutcome } from './backends/contract';
+import type { BackendDisplay, BackendOutcome } from './backends/contract';
 import { isHighSurrogate, isLowSurrogate } from './surrogates';
 
 /** Displays a run shows; past it they are counted and one note says how many were left out. */
 export const MAX_DISPLAYS_PER_RUN = 20;
 /** Data of one display, as UTF-8 (images travel base64): text past it is cut, anything else becomes a note. */
 export const MAX_DISPLAY_BYTES = 5 * 1024 * 1024;
+/** The repr of a last expression's value (an execute_result's text), head and tail kept, as displays.py keeps it. */
+export const MAX_RESULT_TEXT_CHARS = 64 * 1024;
 /** The error message, and separately the traceback, of a run's outcome (head and tail kept). */
 export const MAX_ERROR_TEXT_CHARS = 256 * 1024;
 const MAX_MIME_CHARS = 200;
@@ -31,6 +33,34 @@ const MIB = 1024 * 1024;
 export class RunDisplays {
   private admitted = 0;
   private dropped = 0;
+  private results = 0;
+
+  /**
+   * The value of the code's last expression (a display marked `result`): its text, and its richer form as a display
+   * when it has one, each bounded. The first of a run is always kept (it ends the run, after any number of
+   * displays); another (sent by the code itself) counts as a display. Undefined when it is not kept.
+   */
+  admitResult(display: BackendDisplay): { text: string; display?: Display } | undefined {
+    const { mime, data, text, title } = display as unknown as Record<string, unknown>;
+    if (typeof mime !== 'string' || typeof data !== 'string') return undefined;
+    if (this.results++ > 0) {
+      if (this.admitted >= MAX_DISPLAYS_PER_RUN) {
+        this.dropped = Math.min(this.dropped + 1, MAX_REPORTED_DROPS);
+        return undefined;
+      }
+      this.admitted++;
+    }
+    const repr = headAndTail(typeof text === 'string' ? text : data, MAX_RESULT_TEXT_CHARS);
+    if (mime === 'text/plain') return { text: repr };
+    return {
+      text: repr,
+      display: boundDisplay(
+        mime.slice(0, MAX_MIME_CHARS),
+        data,
+        typeof title === 'string' && title ? title.slice(0, MAX_TITLE_CHARS) : undefined,
+      ),
+    };
+  }
 
   /**
    * The display to keep and show (cut, or a note in its place, when its data is too large); undefined when it is

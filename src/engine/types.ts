@@ -44,9 +44,14 @@ export type StreamName = 'stdout' | 'stderr';
 
 /**
  * One piece of a run's output, in the order the program made them: text of one stream (consecutive text of the
- * same stream joined), or the display at `index` of the result's `displays`.
+ * same stream joined), the display at `index` of the result's `displays`, or the value of the code's last
+ * expression (Jupyter's execute_result), after what the code wrote: its `text` (the repr, as Python's REPL shows
+ * it), and the display at `index` when the value has a richer form (an HTML table, an image).
  */
-export type OutputItem = { type: 'stream'; name: StreamName; text: string } | { type: 'display'; index: number };
+export type OutputItem =
+  | { type: 'stream'; name: StreamName; text: string }
+  | { type: 'display'; index: number }
+  | { type: 'execute_result'; text: string; index?: number };
 
 /** Displays of a run that are no longer kept for it (to bound memory), and why; shown in their place. */
 export interface DroppedDisplays {

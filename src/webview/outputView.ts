@@ -72,6 +72,10 @@ export class OutputView {
       if (item.type === 'display') {
         const display = displays[item.index];
         if (display) this.addDisplay(display);
+      } else if (item.type === 'execute_result') {
+        // Its richer form while the page keeps it, else its text.
+        const display = item.index === undefined ? undefined : displays[item.index];
+        this.addDisplay(display ?? { mime: 'text/plain', data: item.text });
       } else {
         this.appendText(item.name, item.text);
       }

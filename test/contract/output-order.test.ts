@@ -17,7 +17,11 @@ const TABLE = 'class Table:\n    def _repr_html_(self):\n        return "<table>
 /** The outputs with each display replaced by its mime, so one assertion shows the whole order. */
 function shape(outputs: OutputItem[] | undefined, displays: { mime: string }[] | undefined): string[] {
   return (outputs ?? []).map((item) =>
-    item.type === 'stream' ? `${item.name}:${item.text}` : `display:${displays?.[item.index]?.mime}`,
+    item.type === 'stream'
+      ? `${item.name}:${item.text}`
+      : item.type === 'display'
+        ? `display:${displays?.[item.index]?.mime}`
+        : `execute_result:${item.text}`,
   );
 }
 

@@ -10,6 +10,7 @@ import {
   MAX_OUTPUT_CHUNK_CHARS,
 } from '../../src/engine/backends/pyodide/hostFrames';
 import type { FromHost } from '../../src/engine/backends/pyodide/protocol';
+import { MAX_RESULT_TEXT_CHARS } from '../../src/engine/runLimits';
 
 const MIB = 1024 * 1024;
 
@@ -94,5 +95,24 @@ test('other messages too large are shrunk to ones the schema takes', () => {
     errors: [],
     versions: {},
     failed: 'the report of this install was too large to send',
+  });
+});
+
+test("the last expression's value keeps its mark and its repr, bounded, through the frame and the schema", () => {
+  const display = { mime: 'text/html', data: '<b>x</b>', text: 'x'.repeat(MAX_RESULT_TEXT_CHARS + 5), result: true };
+  const [message] = decode(framesFor({ type: 'display', runId: 'r', display }));
+  assert.ok(message.type === 'display');
+  assert.deepEqual(parseFromHost(message), {
+    type: 'display',
+    runId: 'r',
+    display: { mime: 'text/html', data: '<b>x</b>', text: 'x'.repeat(MAX_RESULT_TEXT_CHARS), result: true },
+  });
+  // Too large a rich form becomes a note; the repr stays for the engine to show.
+  const image = fitDisplay({ mime: 'image/png', data: 'A'.repeat(60 * MIB), text: '<Image>', result: true }, 7 * MIB);
+  assert.deepEqual(image, {
+    mime: 'text/plain',
+    data: 'image/png of 62.9 MB not shown: a display carries at most 5 MB',
+    result: true,
+    text: '<Image>',
   });
 });

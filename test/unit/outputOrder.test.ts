@@ -79,3 +79,22 @@ test('past the entry bound, alternating streams join their last entry: the list 
   assert.equal(joined('stdout'), 'o'.repeat(MAX_ORDER_ENTRIES));
   assert.equal(joined('stderr'), 'e'.repeat(MAX_ORDER_ENTRIES));
 });
+
+test("the last expression's value is an execute_result item where it came, its display's index when it has one", () => {
+  const r = recorder(1024);
+  r.write('stdout', 'a\n');
+  r.display();
+  r.order.result('Table(1)', 1);
+  const plain = recorder(1024);
+  plain.write('stdout', 'b\n');
+  plain.order.result('42');
+  assert.deepEqual(r.order.items(r.streams), [
+    { type: 'stream', name: 'stdout', text: 'a\n' },
+    { type: 'display', index: 0 },
+    { type: 'execute_result', text: 'Table(1)', index: 1 },
+  ]);
+  assert.deepEqual(plain.order.items(plain.streams), [
+    { type: 'stream', name: 'stdout', text: 'b\n' },
+    { type: 'execute_result', text: '42' },
+  ]);
+});

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { CappedOutput } from '../../src/engine/output';
-import { renderResultText, shapeResult } from '../../src/engine/result';
+import { renderResultPieces, renderResultText, shapeResult } from '../../src/engine/result';
 
 const capped = (cap: number, text: string) => {
   const out = new CappedOutput(cap);
@@ -95,4 +95,29 @@ test('the text a model reads shows a stream as a terminal does: a progress bar o
     ],
   });
   assert.equal(text, 'starting\n[stderr]\n200/200 files\ndone\n[ok in 3 ms on pyodide, session "bar"]');
+});
+
+test("the last expression's value is read as its repr where it came; an image of it follows, HTML is left to views", () => {
+  const result = {
+    ...shapeResult({ runId: 'r9', backend: 'python', session: 's', durationMs: 1, diagnostics: null }),
+    stdout: 'a\n',
+    displays: [
+      { mime: 'text/html', data: '<table></table>' },
+      { mime: 'image/png', data: 'iVBOR' },
+    ],
+    outputs: [
+      { type: 'stream' as const, name: 'stdout' as const, text: 'a\n' },
+      { type: 'execute_result' as const, text: 'Table(1)', index: 0 },
+    ],
+  };
+  assert.equal(renderResultText(result), 'a\nTable(1)\n[ok in 1 ms on python, session "s"]');
+  const image = { ...result, outputs: [{ type: 'execute_result' as const, text: '<Image 3x2>', index: 1 }] };
+  assert.deepEqual(renderResultPieces(image), [
+    { text: '<Image 3x2>' },
+    { display: { mime: 'image/png', data: 'iVBOR' } },
+    { text: '[ok in 1 ms on python, session "s"]' },
+  ]);
+  // Loaded from the history: the text stays when the display is gone.
+  const loaded = { ...result, displays: undefined };
+  assert.equal(renderResultText(loaded), 'a\nTable(1)\n[ok in 1 ms on python, session "s"]');
 });

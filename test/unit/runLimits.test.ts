@@ -8,6 +8,7 @@ import {
   MAX_DISPLAY_BYTES,
   MAX_DISPLAYS_PER_RUN,
   MAX_ERROR_TEXT_CHARS,
+  MAX_RESULT_TEXT_CHARS,
   RunDisplays,
 } from '../../src/engine/runLimits';
 
@@ -63,4 +64,30 @@ test('error texts keep their head and tail, never splitting a surrogate pair', (
       outcome.traceback.endsWith('E: last line') &&
       outcome.message.length <= MAX_ERROR_TEXT_CHARS,
   );
+});
+
+test("a last expression's value: its repr bounded, its rich form a display; the first of a run past the display limit", () => {
+  const displays = new RunDisplays();
+  for (let i = 0; i < MAX_DISPLAYS_PER_RUN; i++) displays.admit({ mime: 'text/plain', data: String(i) });
+  assert.deepEqual(displays.admitResult({ mime: 'text/plain', data: '42', result: true }), { text: '42' });
+  const long = displays.admitResult({
+    mime: 'text/html',
+    data: '<b>x</b>',
+    text: 'x'.repeat(MAX_RESULT_TEXT_CHARS + 10),
+    result: true,
+  });
+  assert.equal(long, undefined, 'a second one counts as a display, and the run showed its 20');
+  const fresh = new RunDisplays();
+  const rich = fresh.admitResult({
+    mime: 'text/html',
+    data: '<b>x</b>',
+    text: 'x'.repeat(MAX_RESULT_TEXT_CHARS + 10),
+    result: true,
+  });
+  assert.deepEqual(rich?.display, { mime: 'text/html', data: '<b>x</b>' });
+  assert.ok(rich && rich.text.length <= MAX_RESULT_TEXT_CHARS && /characters not shown/.test(rich.text));
+  assert.deepEqual(displays.takeNote(), {
+    mime: 'text/plain',
+    data: '1 more display(s) not shown: at most 20 per run',
+  });
 });

@@ -18,8 +18,19 @@ export interface BackendRunRequest {
   runId: string;
   code: string;
   script?: ScriptRun;
+  /** Show the value of the code's last expression (RunOptions.echoLastExpression); absent: true. */
+  echoLastExpression?: boolean;
   /** Bytes of stdout (and separately stderr) worth sending; sources may drop the middle beyond it. */
   outputCapBytes: number;
+}
+
+/**
+ * A display as an interpreter sends it (displays.py). `result` marks the value of the code's last expression
+ * (OutputItem's execute_result): its `text` is the repr beside a richer `mime`, or `data` is the repr (text/plain).
+ */
+export interface BackendDisplay extends Display {
+  result?: boolean;
+  text?: string;
 }
 
 /** Where a backend writes a run's output as it is produced. */
@@ -28,7 +39,7 @@ export interface BackendSink {
   stderr(text: string): void;
   /** The source dropped this many bytes from the middle of a stream to stay within the cap. */
   dropped(stream: 'stdout' | 'stderr', bytes: number): void;
-  display(display: Display): void;
+  display(display: BackendDisplay): void;
 }
 
 export type BackendOutcome =

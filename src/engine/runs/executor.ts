@@ -176,6 +176,15 @@ export class RunExecutor {
       stderr: (chunk) => text('stderr', chunk),
       dropped: (stream, bytes) => (stream === 'stdout' ? stdout : stderr).skip(Number(bytes) || 0),
       display: (display) => {
+        if (typeof display === 'object' && display !== null && display.result === true) {
+          const value = admitted.admitResult(display);
+          if (!value) return;
+          if (!value.display) return order.result(value.text);
+          displays.push(value.display);
+          order.result(value.text, displays.length - 1);
+          emit({ type: 'display', runId, display: value.display });
+          return;
+        }
         const kept = admitted.admit(display);
         if (kept) show(kept);
       },
@@ -326,7 +335,16 @@ export class RunExecutor {
     active.hostRun.askToolApproval = approver && askPausingClock(approver, stoppedSignal, clock, questions);
 
     try {
-      return await session.backend.run({ runId, code: options.code, script: options.script, outputCapBytes }, sink);
+      return await session.backend.run(
+        {
+          runId,
+          code: options.code,
+          script: options.script,
+          echoLastExpression: options.echoLastExpression ?? true,
+          outputCapBytes,
+        },
+        sink,
+      );
     } catch (error) {
       return { status: 'crashed', message: errorText(error) };
     } finally {

@@ -13,6 +13,11 @@ export interface RunOptions {
   timeoutSource?: string;
   /** The code is a file's, or lines of one: it runs as that script (working folder, __file__, sys.path). */
   script?: ScriptRun;
+  /**
+   * Show the value of the code's last expression, as a notebook cell or the REPL does (an `execute_result` item in
+   * `outputs`). Default true; false runs the code as `python file.py` would, showing only what it prints (Run File).
+   */
+  echoLastExpression?: boolean;
   /** Answers input(), sys.stdin and getpass; without it they raise EOFError saying nobody can answer. */
   onInput?: InputHandler;
   /** Who answers questions about tool calls the code makes; without it a call that needs a yes is refused. */

@@ -40,7 +40,9 @@ export function registerRunCommands({
     document: vscode.TextDocument,
     backend?: BackendKind,
     script?: ScriptRun,
-  ): Promise<RunResult | undefined> => personRuns.run({ code, document, backend, script, origin: 'command' });
+    echoLastExpression?: boolean,
+  ): Promise<RunResult | undefined> =>
+    personRuns.run({ code, document, backend, script, origin: 'command', echoLastExpression });
 
   /** The selection (or line) of the editor of `uri` (else the active one), as code and the script it is part of. */
   const selection = (
@@ -82,7 +84,9 @@ export function registerRunCommands({
       }
       // As the Python extension does: the run reads the file's other lines (tracebacks) from disk.
       if (document.isDirty && document.uri.scheme === 'file') await document.save();
-      return run(document.getText(), document, undefined, scriptOf(document, 1, currentSettings().personRun));
+      // As `python file.py`: what the file prints, not the value of its last line (Run Selection shows that).
+      const script = scriptOf(document, 1, currentSettings().personRun);
+      return run(document.getText(), document, undefined, script, false);
     }),
     vscode.commands.registerCommand('codeMode.chooseBackend', async (choice?: PersonRunSettings['backend']) => {
       const python = interpreterPath() ?? 'python3 on PATH';

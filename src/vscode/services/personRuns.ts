@@ -39,6 +39,8 @@ export interface PersonRunRequest {
   document?: vscode.TextDocument;
   /** The code is a file's, or lines of one: it runs as that script, and its failing line goes to Problems. */
   script?: ScriptRun;
+  /** Show the value of the last expression (default); Run File runs the file as `python file.py` does, without. */
+  echoLastExpression?: boolean;
 }
 
 export class PersonRunService implements vscode.Disposable {
@@ -60,12 +62,13 @@ export class PersonRunService implements vscode.Disposable {
     const engine = await this.deps.engine.get();
     const settings = this.deps.settings.current.personRun;
     const backend = request.backend ?? this.backend();
-    const { code, origin, script } = request;
+    const { code, origin, script, echoLastExpression } = request;
     const session = request.session ?? personSession(settings, request.document);
     const pending = engine.run({
       code,
       backend,
       script,
+      ...(echoLastExpression === false ? { echoLastExpression } : {}),
       session,
       origin,
       ...personRunOptions(settings, this.deps.toolApprovals),

@@ -83,6 +83,8 @@ export class RunOutputWriter implements vscode.Disposable {
         const { result } = event;
         this.writeTail('stdout', result.stdout);
         this.writeTail('stderr', result.stderr);
+        // The value of the code's last expression, as the REPL shows it (its rich form, if any, is in the results).
+        for (const item of result.outputs ?? []) if (item.type === 'execute_result') this.channel.appendLine(item.text);
         const d = result.diagnostics;
         if (d) {
           // A traceback ends with the message ("ZeroDivisionError: division by zero"): it is printed once, there.

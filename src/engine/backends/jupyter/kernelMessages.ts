@@ -2,7 +2,7 @@
 // read from the reply's status when the code never reached it) and the displays of display_data / execute_result
 // bundles.
 import type { Display } from '../../types';
-import type { BackendOutcome } from '../contract';
+import type { BackendDisplay, BackendOutcome } from '../contract';
 import type { ExecuteReply, KernelMessages } from './kernelTypes';
 
 /** The source of the reply payload kernel_support.py publishes a cell's outcome in (its PAYLOAD_SOURCE). */
@@ -93,4 +93,15 @@ export function displayOf(
   }
   const text = data['text/plain'];
   return typeof text === 'string' ? { kind: 'text', text } : undefined;
+}
+
+/**
+ * An execute_result bundle (kernel_support.py sends the value of the code's last expression as one, as IPython
+ * does) as the engine takes it: its best display with its text/plain beside it, or its text/plain alone.
+ */
+export function resultOf(data: Record<string, unknown>): BackendDisplay | undefined {
+  const shown = displayOf(data);
+  const text = typeof data['text/plain'] === 'string' ? data['text/plain'] : undefined;
+  if (shown?.kind === 'display') return { ...shown.display, result: true, ...(text !== undefined ? { text } : {}) };
+  return text === undefined ? undefined : { mime: 'text/plain', data: text, result: true };
 }

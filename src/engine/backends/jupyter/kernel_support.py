@@ -29,6 +29,7 @@ _streams = None
 _cell = None
 _user_input = None
 _displays = None
+_show_result = None
 _cells = 0
 _host_calls = 0
 _MAIN_THREAD = threading.get_ident()
@@ -64,7 +65,7 @@ def setup(marker, sources, cwd=None, scratch=None):
     its interpreter and that note."""
     import os
 
-    global _marker, _cell, _user_input, _streams, _displays
+    global _marker, _cell, _user_input, _streams, _displays, _show_result
     _marker = marker
     _streams = (sys.stdout, sys.stderr)
     note = None
@@ -86,14 +87,37 @@ def setup(marker, sources, cwd=None, scratch=None):
     _load("code_mode", sources["code_mode"])
     _displays = _load("_code_mode_displays", sources["displays"])
     _displays.install(_show, builtin=False)
+    _show_result = _displays.show_result
     _publish({"pid": os.getpid(), "executable": sys.executable, "note": note})
 
 
 def _show(display):
-    """A display of displays.py (a figure left open) as IPython sends one: base64 for images."""
+    """A display of displays.py (display(), a figure) as IPython sends one: base64 for images. The value of the
+    code's last expression goes as IPython's own is sent, an execute_result with its text/plain."""
     from IPython.display import publish_display_data
 
-    publish_display_data({display["mime"]: display["data"]})
+    bundle = {display["mime"]: display["data"]}
+    if display.get("result"):
+        bundle.setdefault("text/plain", display.get("text", ""))
+        if _send_execute_result(bundle):
+            return
+    publish_display_data(bundle)
+
+
+def _send_execute_result(bundle):
+    """Sends `bundle` as an execute_result through ipykernel's display hook, as IPython's sys.displayhook would
+    (without its `;` check, which reads the history a silent cell is not in); False where the hook cannot."""
+    from IPython import get_ipython
+
+    hook = get_ipython().displayhook
+    try:
+        hook.start_displayhook()
+        hook.write_output_prompt()
+        hook.write_format_data(bundle, {})
+        hook.finish_displayhook()
+        return True
+    except Exception:  # noqa: BLE001 - not ipykernel's hook: shown as a display instead
+        return False
 
 
 def _show_figures():
@@ -161,7 +185,8 @@ def run(encoded):
     sys.stdin = _user_input.install(call, HostCallError)
     _displays.begin_run()
     try:
-        outcome = _cell.run_cell(request["code"], shell.user_ns, "<cell %d>" % _cells, request.get("script"))
+        show = _show_result if request.get("echoLastExpression") is not False else None
+        outcome = _cell.run_cell(request["code"], shell.user_ns, "<cell %d>" % _cells, request.get("script"), show)
     finally:
         builtins.input, sys.stdin = saved
         # What the cell did to the streams (None, a closed file) must not reach ipykernel, which flushes them

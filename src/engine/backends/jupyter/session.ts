@@ -12,7 +12,7 @@ import type {
   BackendSessionOptions,
   BackendSink,
 } from '../contract';
-import { displayOf, outcomeOf, publishedValue, replyOutcome, SUPPORT_CELL_MESSAGES } from './kernelMessages';
+import { displayOf, outcomeOf, publishedValue, replyOutcome, resultOf, SUPPORT_CELL_MESSAGES } from './kernelMessages';
 import { answerKernelInput, type CallsById } from './kernelInput';
 import { KernelPackages } from './kernelPackages';
 import type { JupyterEndpoint, KernelCheck, KernelHandle, KernelStatus } from './kernelTypes';
@@ -268,10 +268,17 @@ export class JupyterSession implements BackendSession {
       };
       this.active = run;
       kernel
-        .execute(supportCell('run', { code: request.code, script: request.script ?? null }), {
-          iopub: (type, content) => this.onIOPub(run, type, content),
-          input: (prompt, password, reply) => this.onInput(run, prompt, password, reply),
-        })
+        .execute(
+          supportCell('run', {
+            code: request.code,
+            script: request.script ?? null,
+            echoLastExpression: request.echoLastExpression !== false,
+          }),
+          {
+            iopub: (type, content) => this.onIOPub(run, type, content),
+            input: (prompt, password, reply) => this.onInput(run, prompt, password, reply),
+          },
+        )
         .then(
           (reply) => {
             const published = publishedValue(reply);
@@ -309,7 +316,13 @@ export class JupyterSession implements BackendSession {
       return;
     }
     if (type !== 'display_data' && type !== 'execute_result' && type !== 'update_display_data') return;
-    const shown = displayOf((content.data ?? {}) as Record<string, unknown>);
+    const data = (content.data ?? {}) as Record<string, unknown>;
+    if (type === 'execute_result') {
+      const result = resultOf(data);
+      if (result) run.sink.display(result);
+      return;
+    }
+    const shown = displayOf(data);
     if (shown?.kind === 'display') run.sink.display(shown.display);
     else if (shown?.kind === 'text') run.sink.stdout(shown.text.endsWith('\n') ? shown.text : `${shown.text}\n`);
   }

@@ -90,7 +90,7 @@ def _quietly(function):
 
 def install(cell_code, shipped_json, js_host_call, js_sleep_ms, displays_code, js_display, scratch_dir, network_off_message, user_input_code):
     """Install the cell runner, `_code_mode_host`, the shipped modules (`code_mode`), the interruptible
-    `time.sleep` and `display()`; return `run(source, filename, script_json)`. The harness's modules arrive
+    `time.sleep` and `display()`; return `run(source, filename, script_json, echo)`. The harness's modules arrive
     compiled (harnessCode.ts)."""
     cell = types.ModuleType("_code_mode_cell")
     exec(cell_code, cell.__dict__)
@@ -129,14 +129,15 @@ def install(cell_code, shipped_json, js_host_call, js_sleep_ms, displays_code, j
     # The interpreter's builtins, which user code may change, as in any __main__ (not the harness's copy).
     namespace["__builtins__"] = builtins
     run_cell = cell.run_cell
-    begin_run, end_run = displays.begin_run, displays.end_run
+    begin_run, end_run, show_result = displays.begin_run, displays.end_run, displays.show_result
     streams = _StandardStreams(host_stdin)
 
-    def run(source, filename, script_json):
+    def run(source, filename, script_json, echo):
         _quietly(streams.restore)
         _quietly(begin_run)
         try:
-            outcome = run_cell(source, namespace, filename, None if script_json is None else _decode_json(script_json))
+            script = None if script_json is None else _decode_json(script_json)
+            outcome = run_cell(source, namespace, filename, script, show_result if echo else None)
         finally:
             _quietly(end_run)
         return _encode_json(outcome)

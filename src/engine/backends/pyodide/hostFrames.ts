@@ -3,9 +3,9 @@
 // split into bounded chunks, an outcome's texts are bounded, a display that would not fit is cut (text) or replaced
 // by a note; anything else too large is shrunk to a message that says so.
 import { encodeFrame, FrameError, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
-import { boundOutcome, MAX_DISPLAY_BYTES } from '../../runLimits';
+import { boundOutcome, MAX_DISPLAY_BYTES, MAX_RESULT_TEXT_CHARS } from '../../runLimits';
 import { isHighSurrogate } from '../../surrogates';
-import type { Display } from '../../types';
+import type { BackendDisplay } from '../contract';
 import type { FromHost, OutputChunk } from './protocol';
 
 /** Characters of output per 'output' frame: at most 6 bytes each as JSON, so 1.5 MiB. */
@@ -103,9 +103,18 @@ function splitOutput(chunks: OutputChunk[]): OutputChunk[] {
  * `display` with its data within `budget` bytes as JSON. Text is cut (escapes make JSON up to six times the
  * characters), anything else is replaced by a note; the engine applies its own, smaller, limit on top.
  */
-export function fitDisplay(display: Display, budget: number): Display {
+export function fitDisplay(display: BackendDisplay, budget: number): BackendDisplay {
   const title = typeof display.title === 'string' ? display.title.slice(0, 1000) : undefined;
-  const withTitle = (shown: Display): Display => (title ? { ...shown, title } : shown);
+  // The value of the code's last expression, with its repr beside a richer form (bounded as the engine bounds it).
+  const result = display.result === true;
+  const text = result && typeof display.text === 'string' ? display.text.slice(0, MAX_RESULT_TEXT_CHARS) : undefined;
+  if (text !== undefined) budget -= jsonBytes(text);
+  const withTitle = (shown: BackendDisplay): BackendDisplay => ({
+    ...shown,
+    ...(title ? { title } : {}),
+    ...(result ? { result: true } : {}),
+    ...(text !== undefined ? { text } : {}),
+  });
   const mime = String(display.mime).slice(0, 200);
   let data = String(display.data);
   let bytes = jsonBytes(data);

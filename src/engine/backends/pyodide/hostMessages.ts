@@ -10,7 +10,14 @@ const outputChunk = z.union([
   z.object({ stream, dropped: z.number().nonnegative() }).strict(),
 ]);
 const display = z
-  .object({ mime: z.string().max(200), data: z.string(), title: z.string().max(1000).optional() })
+  .object({
+    mime: z.string().max(200),
+    data: z.string(),
+    title: z.string().max(1000).optional(),
+    // The value of the code's last expression (BackendDisplay); its text is bounded by the engine.
+    result: z.literal(true).optional(),
+    text: z.string().optional(),
+  })
   .strict();
 const outcome = z.discriminatedUnion('status', [
   z.object({ status: z.literal('ok'), sessionReset: z.boolean().optional() }).strict(),

@@ -5,8 +5,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Mount } from '../../sandbox/fileView';
 import type { NetworkAccess } from '../../sandbox/index';
-import type { Display, ScriptRun, StreamName } from '../../types';
-import type { BackendOutcome } from '../contract';
+import type { ScriptRun, StreamName } from '../../types';
+import type { BackendDisplay, BackendOutcome } from '../contract';
 
 /** File descriptors of the host process: it reads the backend's messages from one and writes its own to the other. */
 export const HOST_INPUT_FD = 3;
@@ -75,6 +75,8 @@ export interface RunMessage {
   runId: string;
   code: string;
   script?: ScriptRun;
+  /** Show the value of the code's last expression (RunOptions.echoLastExpression). */
+  echoLastExpression: boolean;
   outputCapBytes: number;
 }
 
@@ -119,7 +121,7 @@ export type FromHost =
    */
   | { type: 'lost'; reason: string }
   | ({ type: 'output'; runId: string } & OutputChunk)
-  | { type: 'display'; runId: string; display: Display }
+  | { type: 'display'; runId: string; display: BackendDisplay }
   /** `output` is what the run wrote since the last 'output' message: one message instead of two on the fast path. */
   | { type: 'result'; runId: string; outcome: BackendOutcome; output: OutputChunk[] }
   /** Made by the code of run `runId`: the backend answers only calls of the run it has under way. */
@@ -156,7 +158,7 @@ export type FromWorker =
   | ({ type: 'ready' } & ReadyInfo)
   | { type: 'result'; runId: string; outcome: BackendOutcome; recycle: boolean }
   /** Sent while a cell runs (display() or an open figure); the host tags it with the run. */
-  | { type: 'display'; display: Display }
+  | { type: 'display'; display: BackendDisplay }
   | { type: 'hostCall'; id: number; method: string; params: unknown }
   | PackagesReply
   | { type: 'log'; level: LogLevel; message: string }

@@ -120,6 +120,7 @@ export class PyodideSession implements BackendSession {
       runId: request.runId,
       code: request.code,
       script: request.script,
+      echoLastExpression: request.echoLastExpression !== false,
       outputCapBytes: request.outputCapBytes,
     });
     return outcome;

@@ -6,8 +6,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { PyodideInterface } from 'pyodide';
-import type { Display } from '../../types';
-import type { BackendOutcome } from '../contract';
+import type { BackendDisplay, BackendOutcome } from '../contract';
 import codeModeSource from '../runtime/code_mode.py';
 import { compileHarnessIntoSnapshot, HarnessCode } from './harnessCode';
 import { loadEmscriptenScript, type LoadedScript } from './emscriptenScript';
@@ -191,8 +190,11 @@ function sleepMs(py: PyodideInterface, ms: number): void {
 
 // ---- running cells --------------------------------------------------------------------------------------
 
-/** bootstrap.py's `run`: the script arrives as JSON text (None when absent), the outcome leaves as JSON text. */
-type RunCell = (source: string, filename: string, scriptJson: string | undefined) => string;
+/**
+ * bootstrap.py's `run`: the script arrives as JSON text (None when absent), the outcome leaves as JSON text; `echo`
+ * shows the value of the code's last expression.
+ */
+type RunCell = (source: string, filename: string, scriptJson: string | undefined, echo: boolean) => string;
 
 /**
  * What Pyodide polls for interrupts. CPython's check reads the buffer and then stores 0 in a separate step,
@@ -280,7 +282,7 @@ function mountHostFolders(py: PyodideInterface): void {
 /** display() and open figures (displays.py), as JSON; only a running cell's displays belong to a result. */
 function showDisplay(json: string): void {
   if (!cellRunning) return;
-  const display = JSON.parse(json) as Display;
+  const display = JSON.parse(json) as BackendDisplay;
   // Its place among the text written before and after it (see ring.ts).
   toRing(DISPLAY_MARK, new Uint8Array(0));
   post({ type: 'display', display });
@@ -346,7 +348,12 @@ async function main(): Promise<void> {
     cellRunning = true;
     try {
       outcome = JSON.parse(
-        runCell(message.code, `<cell ${++cells}>`, message.script && JSON.stringify(message.script)),
+        runCell(
+          message.code,
+          `<cell ${++cells}>`,
+          message.script && JSON.stringify(message.script),
+          message.echoLastExpression !== false,
+        ),
       ) as BackendOutcome;
     } catch (error) {
       ({ outcome, recycle } = outcomeOfThrow(PythonError, error));

@@ -5,12 +5,12 @@ Usage: python -u driver.py REQUEST_FD EVENT_FD MEMORY_LIMIT_MB   (0: no limit)
 The engine talks to it in length-prefixed JSON frames (src/engine/framing.ts) over two extra pipes, so fds
 0/1/2 stay the user's: requests arrive on REQUEST_FD, events and results leave on EVENT_FD.
 
-Frames in:  {"type": "run", "id", "code", "script"?, "outputCapBytes"}
+Frames in:  {"type": "run", "id", "code", "script"?, "echoLastExpression"?, "outputCapBytes"}
             {"type": "hostResult", "callId", "ok", "result" | "error"}
 Frames out: {"type": "hello", "pid", "version", "pythonVersion", "executable", "marker", "reaper", "namespace",
              "memoryLimitMb", "memoryLimit"}
             {"type": "stdout" | "stderr", "text"}
-            {"type": "display", "display": {"mime", "data", "title"?}}  (displays.py)
+            {"type": "display", "display": {"mime", "data", "title"?, "text"?, "result"?}}  (displays.py)
             {"type": "hostCall", "callId", "method", "params"}
             {"type": "result", "id", "outcome", "rawMarkers": [bool, bool]}
 
@@ -154,6 +154,8 @@ _MAX_CHUNK_CHARS = 1 << 19
 _MAX_ERROR_TEXT_CHARS = 128 * 1024
 # Room in a display's frame for all but its data.
 _DISPLAY_ENVELOPE_BYTES = 16 * 1024
+# The repr beside a rich form of a last expression's value (MAX_RESULT_TEXT_CHARS in displays.py).
+_MAX_RESULT_TEXT_CHARS = 64 * 1024
 # Output without a newline is still sent once this much piles up, so a long line never waits for the run's end.
 _PENDING_SEND_CHARS = 8192
 
@@ -647,6 +649,13 @@ def _fit_display(display, budget):
     fitted = {"mime": mime, "data": data}
     if title:
         fitted["title"] = str(title)[:1000]
+    if display.get("result") is True:
+        # The value of the run's last expression; its repr beside a richer form is bounded by displays.py.
+        fitted["result"] = True
+        text = display.get("text")
+        if isinstance(text, str):
+            fitted["text"] = text[:_MAX_RESULT_TEXT_CHARS]
+            budget -= len(_encode_json(fitted["text"]))
     size = len(_encode_json(data))
     if size <= budget:
         return fitted
@@ -787,6 +796,7 @@ def main():
     run_cell = _load_shared("_code_mode_cell", "cell.py").run_cell
     displays = _load_shared("_code_mode_displays", "displays.py")
     displays.install(_send_display)
+    show_result = displays.show_result
     streams = _StandardStreams(_writer)
     global _report_fd
     _report_fd = streams.saved_fds[2]
@@ -850,7 +860,8 @@ def main():
         started = _processes.mark()
         try:
             _user_code_running = True
-            outcome = run_cell(request["code"], user_main.__dict__, "<cell %d>" % cells, request.get("script"))
+            show = show_result if request.get("echoLastExpression") is not False else None
+            outcome = run_cell(request["code"], user_main.__dict__, "<cell %d>" % cells, request.get("script"), show)
             _user_code_running = False
         except KeyboardInterrupt:
             # Raised outside the user's frames (during the final flush, or a deferred interrupt).

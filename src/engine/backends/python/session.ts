@@ -77,6 +77,7 @@ export class PythonSession implements BackendSession {
       id: request.runId,
       code: request.code,
       script: request.script,
+      echoLastExpression: request.echoLastExpression !== false,
       outputCapBytes: request.outputCapBytes,
     });
     const outcome = this.outcomes.wait(request.runId);

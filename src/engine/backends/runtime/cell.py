@@ -10,6 +10,7 @@ what this module calls is taken when it is loaded, before any user code has run;
 to a private copy of them; and whatever still touches user objects is guarded. `run_cell` raises nothing but
 KeyboardInterrupt.
 """
+import ast
 import builtins
 import contextlib
 import linecache
@@ -30,6 +31,9 @@ _dirname = os.path.dirname
 _class_name = type.__dict__["__name__"].__get__
 _exit_code = SystemExit.__dict__["code"].__get__
 _traceback_of = BaseException.__dict__["__traceback__"].__get__
+_ONLY_AST = ast.PyCF_ONLY_AST
+_Expr = ast.Expr
+_Expression = ast.Expression
 
 _KEPT_SOURCES = 200
 # The protocols carry an exception's type name in a bounded field (the Pyodide host's is 200 characters).
@@ -226,18 +230,49 @@ def _warn(text):
 _MISSING = object()
 
 
-def run_cell(source, namespace, filename, script=None):
+def _last_expression(source, filename):
+    """The code to exec, and the last statement's expression compiled on its own when the code ends with one whose
+    value is to be shown (not when a `;` follows it, as in IPython); else None in its place."""
+    tree = compile(source, filename, "exec", _ONLY_AST, dont_inherit=True)
+    body = tree.body
+    last = None
+    if body and type(body[-1]) is _Expr and not _quieted(source, body[-1]):
+        last = compile(_Expression(body.pop().value), filename, "eval", dont_inherit=True)
+    try:
+        return compile(tree, filename, "exec", dont_inherit=True), last
+    except SyntaxError:
+        # Found past the parser ('return' outside a function): compiled from the text, its error shows the line.
+        compile(source, filename, "exec", dont_inherit=True)
+        raise
+
+
+def _quieted(source, statement):
+    """Whether a `;` follows the statement: what can follow the last one is blanks, comments, `;` and `\\`."""
+    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")[statement.end_lineno - 1:]
+    # The column is in bytes of UTF-8.
+    lines[0] = lines[0].encode("utf-8", "surrogatepass")[statement.end_col_offset:].decode("utf-8", "replace")
+    return any(";" in line.split("#", 1)[0] for line in lines)
+
+
+def run_cell(source, namespace, filename, script=None, show=None):
     """Compile and exec `source` in `namespace`; return an outcome dict (see BackendOutcome).
 
     With `script` ({"path", "firstLine", "cwd"?}), the code is that file's (or its lines from `firstLine`):
     tracebacks name the file and its line numbers, and the run has the script's surroundings (see _Script).
+    With `show`, the value of the code's last statement, when it is an expression whose value is not None and no
+    `;` ends it, is passed to `show` after the rest has run, as a notebook cell shows it; an error in it (in the
+    expression or in its repr) is the run's error.
     """
     if script is not None:
         filename = script["path"]
         # Blank lines in front put every line at its own line number in the file.
         source = "\n" * (max(1, int(script.get("firstLine", 1))) - 1) + source
+    last = None
     try:
-        code = compile(source, filename, "exec", dont_inherit=True)
+        if show is None:
+            code = compile(source, filename, "exec", dont_inherit=True)
+        else:
+            code, last = _last_expression(source, filename)
     except (SyntaxError, ValueError, OverflowError) as exc:
         return _error("SyntaxError", exc, _syntax_traceback)
     except KeyboardInterrupt:
@@ -253,6 +288,10 @@ def run_cell(source, namespace, filename, script=None):
     try:
         with _Script(script, namespace) if script is not None else _nullcontext():
             exec(code, namespace)
+            if last is not None:
+                value = eval(last, namespace)
+                if value is not None:
+                    show(value)
     except KeyboardInterrupt:
         return {"status": "interrupted"}
     except SystemExit as exc:
@@ -262,11 +301,15 @@ def run_cell(source, namespace, filename, script=None):
     except BaseException as exc:  # noqa: BLE001 - every user error becomes a structured result
         return _error("RuntimeError", exc, _user_traceback)
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except KeyboardInterrupt:
-                raise
-            except BaseException:  # noqa: BLE001 - a user-replaced stream must not break the result
-                pass
+        _flush()
     return {"status": "ok"}
+
+
+def _flush():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # noqa: BLE001 - a user-replaced stream must not break the result
+            pass

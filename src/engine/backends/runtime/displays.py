@@ -1,17 +1,23 @@
-"""`display()` for user code, and the matplotlib figures a run leaves open, as displays of the run's result.
+"""`display()` for user code, the value of a run's last expression, and matplotlib figures (at each `plt.show()`
+and those a run leaves open), as displays of the run's result.
 
-Shared by the CPython driver (loaded from its file) and the Pyodide worker (loaded as source), so both
-backends show the same objects the same way. The backend calls install(emit) once, then begin_run() and
-end_run() around every cell. `emit` receives {"mime", "data", "title"?}, with `data` base64 for images, and
-sends it to the engine (BackendSink.display).
+Shared by the CPython driver (loaded from its file), the Pyodide worker (loaded as source) and the Jupyter kernel
+(kernel_support.py), so all backends show the same objects the same way. The backend calls install(emit) once,
+then begin_run() and end_run() around every cell, and gives show_result to cell.run_cell. `emit` receives
+{"mime", "data", "title"?}, with `data` base64 for images, and sends it to the engine (BackendSink.display); the
+value of the last expression comes as {"mime", "data", "text"?, "result": True}, `text` its repr beside a richer
+`mime` (Jupyter's execute_result).
 
-matplotlib is never imported here: figures are looked for only once user code has imported pyplot.
+matplotlib is never imported here: figures are looked for only once user code has imported pyplot, whose `show`
+is then wrapped (when the figures are drawn off screen, as on Agg) to show the open figures where the program
+asks for them, as Jupyter's inline backend does.
 
 As in cell.py, what this module calls is taken when it is loaded and its builtins are a private copy, so user
 code that replaces `base64.b64encode`, `io.BytesIO` or `builtins.isinstance` cannot break the end of a run.
 """
 import binascii
 import builtins
+import functools
 import io
 import pprint
 import sys
@@ -21,7 +27,9 @@ __builtins__ = dict(builtins.__dict__)
 _b2a_base64 = binascii.b2a_base64
 _BytesIO = io.BytesIO
 _pformat = pprint.pformat
+_wraps = functools.wraps
 _modules = sys.modules
+_meta_path = sys.meta_path
 
 # Every display of a run is held in memory by the MCP client and the results view, and images travel as
 # base64: one display carries at most this many bytes of data (as UTF-8), and a run shows at most this many.
@@ -31,6 +39,9 @@ MAX_DATA_BYTES = 5 * 1024 * 1024
 MAX_PER_RUN = 20
 # The protocols carry a title in a bounded field (the Pyodide host's is 1000 characters).
 MAX_TITLE_CHARS = 1000
+# The repr of a last expression's value is read as text (by a model too), as printed output is: its head and tail
+# are kept beyond this many characters (MAX_RESULT_TEXT_CHARS in runLimits.ts).
+MAX_RESULT_TEXT_CHARS = 64 * 1024
 # How end_run() reports the displays left out over MAX_PER_RUN: the engine counts them with any it leaves out
 # itself and shows one note (DISPLAYS_DROPPED_MIME in runLimits.ts).
 DROPPED_MIME = "application/vnd.code-mode.displays-dropped"
@@ -63,8 +74,12 @@ def install(emit, builtin=True):
     _emit = emit
     if builtin:
         builtins.display = display
-    # Figures are shown when the run ends, so plt.show() on the Agg backend is not the mistake it warns about.
+    # Figures are shown anyway, so plt.show() on the Agg backend is not the mistake it warns about.
     warnings.filterwarnings("ignore", message=r"(?s).*non-interactive, and thus cannot be shown", category=UserWarning)
+    pyplot = _modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        _wrap_show(pyplot)
+    _meta_path.insert(0, _PyplotFinder())
 
 
 def begin_run():
@@ -89,12 +104,65 @@ def display(*objs, title=None):
         _send(_represent(obj), title)
 
 
-def _send(shown, title):
+def show_result(value):
+    """Shows `value` as the value of the run's last expression: its richest form beside its repr, else its repr.
+    An error in its repr is the run's, as in Python's own REPL; a rich form that fails is left out, as IPython does
+    (with a note on stderr)."""
+    text = repr(value)
+    if type(text) is not str:
+        raise TypeError("__repr__ returned non-string (type %s)" % type(text).__name__)
+    rich = None
+    # Text and bytes are shown as the REPL shows them, quoted, never as the image or text they hold.
+    if not isinstance(value, (str, bytes, bytearray, memoryview)):
+        try:
+            rich = _rich(value)
+        except Exception as exc:  # noqa: BLE001 - a user's _repr_html_ may raise anything
+            _note("[code-mode] the rich form of the value could not be made (%s: %s); its repr is shown\n" % (
+                type(exc).__name__, exc))
+    text = _head_and_tail(text, MAX_RESULT_TEXT_CHARS)
+    if rich is None:
+        _send(("text/plain", text), None, {"result": True}, counted=False)
+    else:
+        _send(rich, None, {"result": True, "text": text}, counted=False)
+
+
+def _rich(obj):
+    """(mime, data) of `obj`'s richest form other than text, or None."""
+    kind = type(obj).__module__ or ""
+    if kind.startswith("PIL.") and hasattr(obj, "save"):
+        return "image/png", _b64(_pil_png(obj))
+    if kind.startswith("matplotlib.") and hasattr(obj, "savefig"):
+        return "image/png", _b64(_figure_png(obj))
+    if isinstance(obj, type):
+        return None
+    for method, mime in _REPR_METHODS:
+        shown = _call_repr(obj, method, mime)
+        if shown is not None:
+            return shown
+    return None
+
+
+def _head_and_tail(text, limit):
+    if len(text) <= limit:
+        return text
+    half = (limit - 80) // 2
+    return "%s\n... [%d characters not shown] ...\n%s" % (text[:half], len(text) - 2 * half, text[-half:])
+
+
+def _note(text):
+    try:
+        sys.stderr.write(text)
+    except Exception:  # noqa: BLE001 - a stream the code closed or replaced
+        pass
+
+
+def _send(shown, title, extra=None, counted=True):
     global _shown, _over_limit
-    if _shown >= MAX_PER_RUN:
-        _over_limit += 1
-        return
-    _shown += 1
+    if counted:
+        if _shown >= MAX_PER_RUN:
+            _over_limit += 1
+            return
+        _shown += 1
     mime, data = shown
     size = _utf8_size(data)
     if size > MAX_DATA_BYTES:
@@ -107,6 +175,8 @@ def _send(shown, title):
     message = {"mime": mime, "data": data}
     if title:
         message["title"] = title
+    if extra:
+        message.update(extra)
     _flush_text()
     _emit(message)
 
@@ -131,18 +201,7 @@ def _represent(obj):
         return "text/plain", repr(raw)
     if isinstance(obj, str):
         return "text/plain", obj
-    kind = type(obj).__module__ or ""
-    if kind.startswith("PIL.") and hasattr(obj, "save"):
-        return "image/png", _b64(_pil_png(obj))
-    if kind.startswith("matplotlib.") and hasattr(obj, "savefig"):
-        return "image/png", _b64(_figure_png(obj))
-    # A class has these as plain functions that would need an instance.
-    if not isinstance(obj, type):
-        for method, mime in _REPR_METHODS:
-            shown = _call_repr(obj, method, mime)
-            if shown is not None:
-                return shown
-    return "text/plain", _pformat(obj, width=100)
+    return _rich(obj) or ("text/plain", _pformat(obj, width=100))
 
 
 def _call_repr(obj, method, mime):
@@ -203,6 +262,76 @@ def _show_open_figures():
         pyplot.close("all")
     except Exception:  # noqa: BLE001 - see above
         pass
+
+
+# Backends that draw off screen, whose show() would show nothing (matplotlib.rcsetup.non_interactive_bk).
+_OFF_SCREEN = ("agg", "cairo", "pdf", "pgf", "ps", "svg", "template")
+
+
+def _wrap_show(pyplot):
+    """Makes pyplot's show() show the open figures there and then (and close them), when figures are drawn off
+    screen: print, plot, show, print, plot, show gives text, figure, text, figure. Another backend (a window, the
+    Jupyter inline backend) keeps its own show()."""
+    try:
+        original = pyplot.show
+        if getattr(original, "_code_mode_show", False):
+            return
+
+        @_wraps(original)
+        def show(*args, **kwargs):
+            try:
+                off_screen = str(pyplot.get_backend()).lower() in _OFF_SCREEN
+            except Exception:  # noqa: BLE001 - a patched or half-imported pyplot
+                off_screen = False
+            if not off_screen:
+                return original(*args, **kwargs)
+            _show_open_figures()
+            return None
+
+        show._code_mode_show = True
+        pyplot.show = show
+    except Exception:  # noqa: BLE001 - figures are then shown when the run ends, as before
+        pass
+
+
+class _PyplotFinder:
+    """On sys.meta_path: finds matplotlib.pyplot as the other finders do, and has its show() wrapped once it is
+    loaded (_wrap_show). Finds nothing itself."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "matplotlib.pyplot":
+            return None
+        try:
+            for finder in sys.meta_path:
+                find = None if finder is self else getattr(finder, "find_spec", None)
+                spec = find(name, path, target) if find is not None else None
+                if spec is not None:
+                    break
+            else:
+                return None
+            if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                spec.loader = _PyplotLoader(spec.loader)
+            return spec
+        except Exception:  # noqa: BLE001 - the import goes on without this finder, and raises its own error
+            return None
+
+
+class _PyplotLoader:
+    """pyplot's own loader, its show() wrapped once the module has run."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _wrap_show(module)
+
+    def __getattr__(self, name):
+        # get_source, get_filename, get_resource_reader...: the module's own loader answers.
+        return getattr(self._loader, name)
 
 
 def _b64(raw):
