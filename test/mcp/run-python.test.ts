@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { BackendKind } from '../../src/engine/types';
 import { connectStdio, repoRoot, runPython, type StdioConnection } from '../support/mcp';
+import { notInText } from '../../src/mcp/tools/run';
 
 for (const backend of ['pyodide', 'python'] as BackendKind[]) {
   describe(`run_python over stdio — ${backend}`, () => {
@@ -54,9 +55,22 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       assert.match((raw.content[0] as { text: string }).text, /^2\n\[ok in \d+ ms/);
       assert.deepEqual(
         JSON.parse((raw.content[1] as { text: string }).text),
-        raw.structuredContent,
-        'the JSON of the structured result follows',
+        notInText(result),
+        'the JSON of what the text does not say follows',
       );
+    });
+
+    test('the content a model reads carries each piece of output once', async () => {
+      const { result, raw } = await run({
+        code: 'print("MARKER-7f3a " * 3)\nimport sys\nprint("ERR-9c1d", file=sys.stderr)',
+      });
+      assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+      const text = raw.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
+      assert.equal(text.split('MARKER-7f3a').length - 1, 3, text);
+      assert.equal(text.split('ERR-9c1d').length - 1, 1, text);
+      // The structured content still has all of it.
+      assert.equal(result.stdout, 'MARKER-7f3a MARKER-7f3a MARKER-7f3a \n');
+      assert.equal(result.stderr, 'ERR-9c1d\n');
     });
 
     test('a syntax error is reported as SyntaxError', async () => {

@@ -248,12 +248,13 @@ async function tellRunFinished(
 }
 
 /**
- * The run as structured content; as content, its text rendering for models with the displays (image or text
- * content) between the text written before and after them, as the program made them, then its JSON. The JSON
- * leaves out the displays' data, which the content before it carries already.
+ * The run as structured content; as content, each piece once, since models read content: its text rendering
+ * (output as a terminal shows it, the error and its traceback, the tool calls, how it ended) with the displays
+ * (image or text content) between the text written before and after them, as the program made them, then the JSON
+ * of only what that text does not say (the run's id, the error's structured fields, what was displayed). Clients
+ * that read structured content get the whole result there.
  */
 export function toolResult(result: RunResult): CallToolResult {
-  const displays = result.displays?.map(({ data: _data, ...rest }) => rest);
   const content: CallToolResult['content'] = renderResultPieces(result).map((piece) => {
     if ('text' in piece) return { type: 'text', text: piece.text };
     const { display } = piece;
@@ -261,6 +262,36 @@ export function toolResult(result: RunResult): CallToolResult {
     // A file's text is labelled with its path, so several shown files stay apart.
     return { type: 'text', text: display.title ? `${display.title}:\n${display.data}` : display.data };
   });
-  content.push(jsonText(displays ? { ...result, displays } : result));
+  content.push(jsonText(notInText(result)));
   return { content, structuredContent: structured(result), isError: !result.success };
+}
+
+/** The fields of `result` its text rendering (renderResultPieces) does not show, and no display's data. */
+export function notInText(result: RunResult): Partial<RunResult> {
+  const {
+    stdout: _stdout,
+    stderr: _stderr,
+    outputs: _outputs,
+    success: _success,
+    duration_ms: _duration,
+    backend: _backend,
+    session: _session,
+    truncated: _truncated,
+    session_reset: _reset,
+    reset_reason: _reason,
+    auto_installed: _installed,
+    tool_calls: _calls,
+    diagnostics,
+    displays,
+    ...rest
+  } = result;
+  const shown =
+    diagnostics && (({ message: _m, traceback: _t, hints: _h, auto_install: _a, ...kept }) => kept)(diagnostics);
+  return {
+    ...rest,
+    ...(shown ? { diagnostics: shown as RunResult['diagnostics'] } : {}),
+    ...(displays?.length
+      ? { displays: displays.map(({ data: _data, ...meta }) => meta) as RunResult['displays'] }
+      : {}),
+  };
 }
