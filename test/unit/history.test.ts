@@ -142,3 +142,24 @@ test("room for a display is made of older displays only: no older run's entry go
   assert.equal(history.get('b')?.displays.length, 2);
   assert.equal(history.get('b')?.displaysDropped?.count, 2);
 });
+
+test("the value of a run's last expression survives a restart as its text, cut as output is, without its display", () => {
+  let saved: SavedRun[] = [];
+  const persistence = { load: () => saved, save: (runs: SavedRun[]) => (saved = runs) };
+  const history = new RunHistory(100, persistence, 1000);
+  history.handle(started('v'));
+  history.handle({ type: 'display', runId: 'v', display: { mime: 'text/html', data: '<table></table>' } });
+  const result = finished('v', 'a\n');
+  if (result.type !== 'finished') throw new Error('a finished event');
+  result.result.outputs = [
+    { type: 'stream', name: 'stdout', text: 'a\n' },
+    { type: 'execute_result', text: 'x'.repeat(10_000), index: 0 },
+  ];
+  history.handle(result);
+  history.flush();
+  const reloaded = new RunHistory(100, persistence, 1000);
+  const [stream, value] = reloaded.get('v')?.result?.outputs ?? [];
+  assert.deepEqual(stream, { type: 'stream', name: 'stdout', text: 'a\n' });
+  assert.ok(value?.type === 'execute_result' && value.index === undefined, JSON.stringify(value));
+  assert.ok(value.text.length < 5000 && /not kept in the history/.test(value.text));
+});
