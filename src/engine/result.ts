@@ -115,8 +115,11 @@ function statusLines(result: RunResult): string[] {
   const lines: string[] = [];
   const d = result.diagnostics;
   if (d) {
-    lines.push(`[${d.error_type}] ${d.message}`);
-    if (d.traceback && d.traceback.trim() !== d.message) lines.push(d.traceback.replace(/\n$/, ''));
+    // A traceback ends with the message ("ZeroDivisionError: division by zero"): it is said once, there.
+    const traceback = d.traceback?.trim() ? d.traceback.replace(/\n$/, '') : undefined;
+    const endsWithMessage = traceback !== undefined && traceback.trimEnd().endsWith(d.message.trim());
+    lines.push(endsWithMessage ? `[${d.error_type}]` : `[${d.error_type}] ${d.message}`);
+    if (traceback && traceback.trim() !== d.message.trim()) lines.push(traceback);
     if (d.auto_install) lines.push(`auto-install: ${d.auto_install}`);
     if (d.hints?.length) lines.push(...d.hints.map((h) => `hint: ${h}`));
   }

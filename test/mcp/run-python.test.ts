@@ -71,6 +71,11 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
       // The structured content still has all of it.
       assert.equal(result.stdout, 'MARKER-7f3a MARKER-7f3a MARKER-7f3a \n');
       assert.equal(result.stderr, 'ERR-9c1d\n');
+      // An error's message once, at the end of its traceback.
+      const failed = await run({ code: 'def f():\n    raise ValueError("UNIQUE-" + "4e2b")\nf()' });
+      const failedText = failed.raw.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
+      assert.equal(failedText.split('UNIQUE-4e2b').length - 1, 1, failedText);
+      assert.match(failedText, /\[RuntimeError\]\nTraceback[^]*ValueError: UNIQUE-4e2b/);
     });
 
     test('a syntax error is reported as SyntaxError', async () => {

@@ -75,7 +75,7 @@ test('the text rendering shows output, the error, the traceback once, hints and 
   );
   assert.equal(
     text,
-    'partial\n[stderr]\nwarning\n[RuntimeError] KeyError: x\nTraceback...\nKeyError: x\nhint: Past fix for KeyError: use .get\n[failed in 12 ms on python, session "work"]',
+    'partial\n[stderr]\nwarning\n[RuntimeError]\nTraceback...\nKeyError: x\nhint: Past fix for KeyError: use .get\n[failed in 12 ms on python, session "work"]',
   );
 });
 
