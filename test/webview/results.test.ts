@@ -1554,6 +1554,8 @@ describe('results page in Chromium', () => {
       result: result(`h${i}`, { stdout: lines }),
     }));
     await post(page, { type: 'history', runs: restored });
+    // The page handles a message after this one is posted: wait for the cards it makes before scrolling.
+    await page.waitForSelector(`${card('h0')}[data-status="ok"]`);
     await page.evaluate(() => window.scrollTo(0, 1500));
     assert.ok((await page.evaluate(() => window.scrollY)) > 1000, 'the page is long enough to be scrolled');
     await post(page, { type: 'history', runs: restored });
