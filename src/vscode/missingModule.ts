@@ -26,8 +26,8 @@ export interface MissingModuleOffer {
 export async function virtualEnvironmentAction(): Promise<MissingModuleOffer['action']> {
   return (await vscode.commands.getCommands(true)).includes(CREATE_ENVIRONMENT_COMMAND)
     ? { title: 'Create Environment', command: CREATE_ENVIRONMENT_COMMAND, args: [] }
-    : // Without the Python extension: a venv made in a terminal, then named in the setting.
-      { title: 'Set Interpreter', command: 'workbench.action.openSettings', args: ['codeMode.pythonPath'] };
+    : // Without the Python extension: a venv made in a terminal, then chosen from what is found.
+      { title: 'Select Interpreter', command: 'codeMode.selectInterpreter', args: [] };
 }
 
 /**

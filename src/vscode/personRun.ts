@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunOptions, BackendKind, InputRequest, RunResult, ScriptRun, ToolApprovals } from '../engine/index';
 import type { ExtensionSettings, PersonRunSettings } from './settings';
+import { openSetting } from './openSetting';
 
 const TIMEOUT_SETTING = 'codeMode.run.timeoutSeconds';
 /** A person's own session, apart from the agents' "default". */
@@ -89,7 +90,7 @@ export function scriptOf(
 export function offerTimeoutSetting(result: RunResult): void {
   if (result.diagnostics?.error_type !== 'TIMEOUT') return;
   void vscode.window.showWarningMessage(`Code Mode: ${result.diagnostics.message}`, 'Open Setting').then((choice) => {
-    if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', TIMEOUT_SETTING);
+    if (choice) void openSetting(TIMEOUT_SETTING);
   });
 }
 

@@ -3,6 +3,7 @@ import { jupyterTokenKey } from '../backends';
 import type { EngineService } from '../services/engineService';
 import type { JupyterTokens } from '../services/jupyterTokens';
 import type { ExtensionSettings } from '../settings';
+import { openSetting } from '../openSetting';
 
 export interface JupyterCommandDeps {
   settings: () => ExtensionSettings;
@@ -20,7 +21,7 @@ export function registerJupyterCommands({ settings, tokens, engine }: JupyterCom
           'Code Mode: set codeMode.jupyter.url to your Jupyter Server first (a local server needs no token).',
           'Open Setting',
         );
-        if (open) await vscode.commands.executeCommand('workbench.action.openSettings', 'codeMode.jupyter.url');
+        if (open) await openSetting('codeMode.jupyter.url');
         return false;
       }
       const token =

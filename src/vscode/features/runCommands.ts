@@ -6,6 +6,7 @@ import { personSession, scriptOf } from '../personRun';
 import type { EngineService } from '../services/engineService';
 import type { PersonRunService } from '../services/personRuns';
 import { updateSetting, type ExtensionSettings, type PersonRunSettings } from '../settings';
+import { openSetting } from '../openSetting';
 
 export interface ResultsPresenter {
   /** Shows the results, scrolled to one run when given (an explicit request: Show Results, a Recent Runs entry). */
@@ -112,7 +113,7 @@ export function registerRunCommands({
       if (picked !== 'pyodide' && picked !== 'python' && picked !== 'jupyter' && picked !== 'same-as-agents')
         return undefined;
       if (picked === 'jupyter' && !jupyterUrl && choice === undefined) {
-        await vscode.commands.executeCommand('workbench.action.openSettings', 'codeMode.jupyter.url');
+        await openSetting('codeMode.jupyter.url');
         return undefined;
       }
       await updateSetting('run.backend', picked);

@@ -13,6 +13,8 @@ import { backendChoices } from '../../../src/vscode/features/runCommands';
 import { installFailureText } from '../../../src/vscode/features/installCommand';
 import { missingModuleOffer } from '../../../src/vscode/missingModule';
 import type { ExplorerNode } from '../../../src/vscode/views/toolExplorer';
+import { openSetting } from '../../../src/vscode/openSetting';
+import { settingsCommandFor } from '../../../src/vscode/settingsCommand';
 
 /** Debian's interpreter, with jupyter_server and ipykernel (scripts/system-deps.mjs), and EXTERNALLY-MANAGED (PEP 668). */
 const SYSTEM_PYTHON = '/usr/bin/python3';
@@ -200,7 +202,7 @@ describe("a person's runs have a way out", () => {
         /No module named 'cm_missing_module_qq'\. \/usr\/bin\/python3 is managed by the operating system \(PEP 668\)/,
       );
       assert.ok(
-        ['Create Environment', 'Set Interpreter'].includes(managedOffer.action.title),
+        ['Create Environment', 'Select Interpreter'].includes(managedOffer.action.title),
         managedOffer.action.title,
       );
       // Installing there anyway: the notification leads with pip's own headline.
@@ -330,5 +332,18 @@ describe("a person's runs have a way out", () => {
       undefined,
       'not in Restricted Mode',
     );
+  });
+
+  it("a machine-scoped setting opens in this remote window's Remote tab (the User tab would say No Settings Found)", async () => {
+    assert.ok(vscode.env.remoteName, 'code-server is a remote window');
+    const command = settingsCommandFor('machine-overridable', vscode.env.remoteName);
+    assert.equal(command, 'workbench.action.openRemoteSettings');
+    assert.ok((await vscode.commands.getCommands(true)).includes(command));
+    await openSetting('codeMode.jupyter.url');
+    await until(
+      'the Settings editor',
+      () => vscode.window.tabGroups.activeTabGroup.activeTab?.label.includes('Settings') || undefined,
+    );
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 });
