@@ -23,6 +23,9 @@
 //
 //   npm run bench -- --memory [--memory-runs N] [--root <checkout>]
 //     only the memory of a long session (bench/memory.ts): N runs (default 200) of 20 × 5 MiB displays
+//
+//   npm run bench -- --tokens [--root <checkout>]
+//     only the input tokens an agent's model reads for one real task, direct tool calls vs code mode (bench/tokens.ts)
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -38,6 +41,7 @@ import type { SandboxChoice } from '../src/engine/sandbox/index';
 import type { BackendKind, Logger, RunResult } from '../src/engine/types';
 import { FLOOR_TOOL } from './floorServer';
 import { measureMemory, processTreeMemory, type TreeMemory } from './memory';
+import { measureTokens } from './tokens';
 
 type EngineModule = typeof import('../src/engine/index');
 type PyodideModule = typeof import('../src/engine/backends/pyodide/backend');
@@ -51,6 +55,7 @@ const cli = parseArgs({
     compare: { type: 'string' },
     memory: { type: 'boolean' },
     'memory-runs': { type: 'string' },
+    tokens: { type: 'boolean' },
   },
   strict: true,
 }).values;
@@ -744,6 +749,10 @@ function table(header: string[], rows: string[][]): void {
 }
 
 async function main(): Promise<void> {
+  if (cli.tokens) {
+    await measureTokens(path.resolve(cli.root ?? thisRoot));
+    return;
+  }
   if (cli.memory) {
     const runs = Number(cli['memory-runs'] ?? 200);
     if (!Number.isInteger(runs) || runs < 1)
