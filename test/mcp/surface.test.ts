@@ -22,7 +22,7 @@ import { fakeBackend } from '../support/fakeBackend';
 import { buildWheel } from '../support/wheel';
 import { providerFindings } from '../support/providerSchemaRules';
 
-const TOOL_LIST_BUDGET_BYTES = 6144;
+const TOOL_LIST_BUDGET_BYTES = 5632;
 
 describe('the MCP surface of the CLI', () => {
   let conn: StdioConnection;

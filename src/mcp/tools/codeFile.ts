@@ -10,8 +10,8 @@ export function registerCodeFileTool(server: McpServer, stores: Stores): Registe
     'code_file',
     {
       description:
-        'Build a long program over several calls: create (replaces), append, read a file (plain name: .py .txt .json .csv .md; ' +
-        'max 1 MB). Run it: run_python(file=...).',
+        'A long program written over several calls: create (replaces), append, read (.py .txt .json .csv .md, 1 MB). ' +
+        'Run it with run_python(file=...).',
       inputSchema: {
         action: z.enum(['create', 'append', 'read']),
         filename: z.string(),

@@ -168,9 +168,8 @@ export function registerEnvironmentTool(server: McpServer, ctx: EnvironmentConte
     'environment',
     {
       description:
-        'Backends (state, versions, packages, sandbox), sessions, limits, guardrails, settings, learnings count, external servers. ' +
-        'key+value first sets a default (persisted): default_backend pyodide|python|jupyter, timeout_s 1-3600, output_cap_kb 1-10240, ' +
-        'auto_install true|false (Pyodide installs missing modules), python_path ("" = search PATH).',
+        'Backends (versions, packages, sandbox), sessions, limits, settings, external servers. key+value first sets a ' +
+        'default: default_backend, timeout_s (1-3600), output_cap_kb (1-10240), auto_install (true/false), python_path.',
       inputSchema: {
         key: z.enum(Object.keys(SETTING_DESCRIPTIONS) as [SettingKey, ...SettingKey[]]).optional(),
         value: z.union([z.string(), z.number(), z.boolean()]).optional(),

@@ -12,9 +12,8 @@ export function registerLearningsTool(server: McpServer, stores: Stores): Regist
     'learnings',
     {
       description:
-        'What worked. add kind error: error_pattern (e.g. "No module named \'cv2\'") + successful_approach; later failures matching ' +
-        'it get it in diagnostics.hints. add kind semantic: objective + successful_approach. Optional: failed_approach, context, ' +
-        'tags. search: query words (else newest).',
+        'What worked, for later. add kind error: error_pattern + successful_approach (a matching failure gets it as a ' +
+        'hint); add kind semantic: objective + successful_approach. search: query (else newest).',
       inputSchema: {
         action: z.enum(['add', 'search']),
         kind: z.enum(['error', 'semantic']).optional(),

@@ -75,9 +75,8 @@ export function registerPackagesTool(server: McpServer, ctx: PackageToolsContext
     'packages',
     {
       description:
-        'Install or check packages for run_python: names with extras/specifiers ("numpy>=1.26,<2"; check must meet them, installs ' +
-        'nothing); install also takes a .whl path or https URL (optional #sha256=<hex>). pyodide: into that session until reset ' +
-        '(wheelhouse, Pyodide, PyPI if online); python: pip into its environment.',
+        'Install or check packages for run_python: specs ("numpy>=1.26,<2"), and for install .whl paths or https URLs ' +
+        '(#sha256=<hex>). pyodide: into that session; python: pip into its environment.',
       inputSchema: {
         action: z.enum(['install', 'check']),
         // The length is checked here, not as maxLength, which OpenAI's strict mode does not take (test/support/providerSchemaRules.ts).

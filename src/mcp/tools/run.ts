@@ -63,29 +63,16 @@ export const runPythonInput = {
 };
 
 /**
- * The run result (RunResult in engine/types.ts) as run_python declares it. Declared to the first level, plus the
- * error type, so the tool list stays small; docs/tools.md names every field.
+ * The run result (RunResult in engine/types.ts) as run_python declares it. Declared to the first level, so the tool
+ * list stays small; docs/tools.md names every field.
  */
 export const runResultOutput = outputSchema({
   success: z.boolean(),
   stdout: z.string(),
   stderr: z.string(),
   duration_ms: z.number().int(),
-  diagnostics: z
-    .object({
-      error_type: z.enum([
-        'SyntaxError',
-        'RuntimeError',
-        'TIMEOUT',
-        'CANCELLED',
-        'POLICY_VIOLATION',
-        'BACKEND_CRASHED',
-        'INVALID_ARGUMENT',
-      ]),
-      message: z.string(),
-    })
-    .passthrough()
-    .nullable(),
+  // Its fields (error_type, message, traceback, …) are in docs/tools.md: the list stays small.
+  diagnostics: z.object({}).passthrough().nullable(),
   backend: z.string(),
   session: z.string(),
   run_id: z.string(),
@@ -148,14 +135,16 @@ export function registerRunTool(server: McpServer, ctx: RunToolContext): Registe
   return server.experimental.tasks.registerToolTask(
     'run_python',
     {
+      // What a model needs, and no more: it reads this at every turn (bench/tokens.ts).
       description:
-        'Run Python; globals, imports and installs persist per session (default "default"). display(obj), open matplotlib figures ' +
-        'and printed image/text paths come back as content. backend: pyodide (sandboxed, default) or python (workspace interpreter)' +
-        (engine.backendKinds.includes('jupyter') ? ' or jupyter (a Jupyter Server kernel). ' : '. ') +
-        'file: run a code_file .py instead of code. reset: fresh interpreter. timeout_s: default 30. input() asks the user. Do many steps per run' +
+        'Run Python. Variables, imports and installs persist per session (default "default"); reset: a fresh one. ' +
+        "The last expression's value is shown; display(obj) and open figures come back as images or tables. " +
+        'backend: pyodide (sandboxed, default), python (workspace interpreter)' +
+        (engine.backendKinds.includes('jupyter') ? ', jupyter (a kernel). ' : '. ') +
+        'file: a code_file .py. Do many steps in one run' +
         (bridge
-          ? '; MCP tools are Python functions: `from code_mode import tools`, print(tools.search("words")) lists them, ' +
-            'help(tools.x.y) documents one.'
+          ? ': MCP tools are Python functions (`from code_mode import tools`; tools.search("words") lists them, ' +
+            'help(tools.x.y) documents one).'
           : '.'),
       inputSchema: runPythonInput,
       outputSchema: runResultOutput,
