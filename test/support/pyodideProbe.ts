@@ -16,11 +16,14 @@ const PROBE_DEADLINE_MS = 120_000;
  * It waits for the promise however long it takes (up to a generous guard against one that never settles).
  */
 export async function settleInWorker(run: Run, jsExpression: string): Promise<string> {
-  await run(
+  const started = await run(
     `import js\njs.globalThis.probe = "pending"\n` +
-      `js.eval(${JSON.stringify(`Promise.resolve().then(() => ${jsExpression})`)}).then(` +
+      `_probe = js.eval(${JSON.stringify(`Promise.resolve().then(() => ${jsExpression})`)}).then(` +
       `lambda v: setattr(js.globalThis, "probe", "ok:" + str(v)), lambda e: setattr(js.globalThis, "probe", "refused:" + str(e)))`,
   );
+  // What the expression does may end the process before the run that started it has returned (a reset during the
+  // run is in its diagnostics; one announced from before the run is not this probe's).
+  if (started.diagnostics?.session_reset) return `reset:${started.reset_reason}`;
   const deadline = Date.now() + PROBE_DEADLINE_MS;
   for (;;) {
     const { stdout, diagnostics, session_reset, reset_reason } = await run('import js\nprint(js.globalThis.probe)');
