@@ -134,7 +134,7 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     const agents = sections[1]!.properties['codeMode.defaultBackend']!;
     assert.match(
       agents.markdownDescription ?? '',
-      /^Backend of agents' runs .* Your own runs use #codeMode\.run\.backend#\.$/,
+      /^Backend of agents' runs .* Your own runs use `#codeMode\.run\.backend#`\.$/,
     );
     const all = sections.flatMap((section) => Object.entries(section.properties));
     assert.deepEqual(
