@@ -115,7 +115,10 @@ function linkInside(dir: string): string | 'too many' | undefined {
   return undefined;
 }
 
-/** Where `target` leads now, links resolved, for a path whose last parts may not exist yet; undefined if unknowable. */
+/**
+ * Where `target` leads now, links resolved, for a path whose last parts may not exist yet; undefined if unknowable,
+ * as for a part that exists only as a link leading nowhere (what a write through it would create is not known).
+ */
 function realPathOf(target: string): string | undefined {
   const missing: string[] = [];
   let existing = target;
@@ -125,6 +128,7 @@ function realPathOf(target: string): string | undefined {
     } catch (error) {
       const parent = path.dirname(existing);
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || parent === existing) return undefined;
+      if (fs.lstatSync(existing, { throwIfNoEntry: false })) return undefined;
       missing.push(path.basename(existing));
       existing = parent;
     }
