@@ -24,7 +24,8 @@ export function findSystemCommand(command: string): string | undefined {
   return ['/usr/bin', '/bin', '/usr/sbin', '/sbin'].map((dir) => path.join(dir, command)).find(isExecutableFile);
 }
 
-function isExecutableFile(file: string): boolean {
+/** An existing regular file this process may execute. */
+export function isExecutableFile(file: string): boolean {
   try {
     if (!fs.statSync(file).isFile()) return false;
     fs.accessSync(file, fs.constants.X_OK);

@@ -6,7 +6,8 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findOnPath } from './executables';
+import { resolvePythonInterpreter } from './backends/python/interpreter';
+import { findOnPath, isExecutableFile } from './executables';
 
 export type InterpreterKind = 'path' | 'pyenv' | 'venv' | 'conda';
 
@@ -70,7 +71,7 @@ export async function findInterpreters(search: InterpreterSearch): Promise<Found
   }
   const asked = await Promise.all(
     candidates
-      .filter((candidate) => isExecutable(candidate.path))
+      .filter((candidate) => isExecutableFile(candidate.path))
       .map(async (candidate) => {
         const answer = await ask(candidate.path);
         return answer && { ...candidate, ...answer };
@@ -94,9 +95,12 @@ export async function findInterpreters(search: InterpreterSearch): Promise<Found
 export async function describeDefaultInterpreter(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ path: string; executable: string; version: string } | undefined> {
-  const fromEnv = env.CODE_MODE_PYTHON?.trim();
-  const candidate = fromEnv || findOnPath('python3', env) || findOnPath('python', env);
-  if (!candidate) return undefined;
+  let candidate: string;
+  try {
+    candidate = resolvePythonInterpreter(undefined, env);
+  } catch {
+    return undefined;
+  }
   const answer = await ask(candidate);
   return answer && { path: candidate, executable: answer.executable, version: answer.version };
 }
@@ -143,15 +147,6 @@ function subfolders(dir: string): string[] {
       .sort();
   } catch {
     return [];
-  }
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
   }
 }
 
