@@ -28,7 +28,8 @@ export class InterpreterService {
   async current(): Promise<InterpreterChoice> {
     if (!this.choice) {
       this.choice = await this.tracker.current();
-      if (!this.choice.path) await this.describeDefault();
+      // Asking the interpreter its version takes a process start: the engine's start does not wait for the label.
+      if (!this.choice.path) void this.describeDefault();
     }
     return this.choice;
   }
