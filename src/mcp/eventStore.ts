@@ -1,8 +1,7 @@
 // What an HTTP session sent on its SSE streams, kept so a client that lost a stream can ask for the rest
 // (Last-Event-ID). One store per MCP session, so one client can never replay another's events; all the stores of
 // one server share a budget too, so the cap on sessions times each one's bound never has to fit in the heap.
-import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
 import { approximateBytes, shrinkMessage } from './resultBudget';
 
 /** Per MCP session: a run's result with a few figures fits several times over. */

@@ -1,4 +1,11 @@
-import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  ProtocolErrorCode,
+  type JSONRPCMessage,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,8 +23,10 @@ import { hostHeaders, hostInUrl } from './httpHosts';
 import { HttpMcpSession, type HttpSessionOptions } from './httpSession';
 import { DEFAULT_SESSION_IDLE_MINUTES } from './httpSessionIdle';
 import { DEFAULT_MAX_HTTP_SESSIONS, HttpSessionTable } from './httpSessionTable';
+import { sendWebResponse, webRequest } from './httpWebExchange';
 import { SharedResultBudget } from './runTaskStore';
-import type { McpServerOptions } from './server';
+import { createMcpServer, type McpServerOptions } from './server';
+import { SessionHandles } from './sessionHandles';
 
 export interface HttpMcpServer {
   /** http://HOST:PORT/mcp (http://localhost/mcp over a socket) */
@@ -98,6 +107,18 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     eventBudget: new SharedEventBudget(),
     taskResultBudget: new SharedResultBudget(),
   };
+  // 2026-07-28 has no MCP sessions: a client keeps its Python sessions by passing back the handle a result gave it.
+  const handles = sessionOptions.shareSessions
+    ? undefined
+    : new SessionHandles(engine, { idleMs: sessionOptions.idleMs, maxHandles: sessions.max });
+  const modern: McpHttpHandler = createMcpHandler(
+    () => createMcpServer(engine, { ...sessionOptions, sessionHandles: handles }),
+    {
+      legacy: 'reject',
+      maxRequestBodySize: maxBodyBytes,
+      onerror: (error) => log.info(`MCP HTTP (2026-07-28): ${error.message}`),
+    },
+  );
   let allowedHosts: string[] = [];
   /** Every session was busy at the last initialize, which was refused. */
   let refusing = false;
@@ -127,7 +148,7 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
       413,
       `Invalid request: the body is${size} over the limit of ${maxBodyBytes} bytes`,
       { connection: 'close' },
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
     );
   };
   // A session id the server does not know (ended, or never given) gets 404, which tells the client to start anew.
@@ -141,43 +162,30 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     refuse(res, 404, message, {}, -32001);
   };
 
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (!allowedHosts.includes(req.headers.host ?? '')) return refuse(res, 403, 'Forbidden: unexpected Host');
-    if (req.headers.origin !== undefined) return refuse(res, 403, 'Forbidden: browser origins are not allowed');
-    const host = req.headers.host ?? '';
-    const { pathname } = new URL(req.url ?? '/', `http://${host}`);
-    const oauth = oauthAnswer(req.method ?? 'GET', pathname, host, MCP_PATH);
-    if (oauth) {
-      res.writeHead(oauth.status, oauth.headers);
-      return res.end(oauth.body);
-    }
-    const auth = Buffer.from(req.headers.authorization ?? '');
-    if (auth.length !== expectedAuth.length || !timingSafeEqual(auth, expectedAuth)) {
-      return refuse(res, 401, `Unauthorized: ${NO_OAUTH}`, {
-        'www-authenticate': bearerChallenge(host, MCP_PATH, req.headers.authorization !== undefined),
-      });
-    }
-    guard.authenticated(req.socket);
-    if (pathname !== MCP_PATH) return refuse(res, 404, 'Not found');
-
-    const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (req.method !== 'POST') {
-      if (!existing) return refuseSession(res, sessionId);
-      return existing.handle(req, res);
-    }
+  /** The POST's one JSON-RPC message, or undefined once the body has been refused (and answered). */
+  const readMessage = async (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+  ): Promise<JSONRPCMessage | undefined> => {
     const declaredBytes = Number(req.headers['content-length'] ?? 0);
-    if (declaredBytes > maxBodyBytes) return refuseTooLarge(res, declaredBytes);
+    if (declaredBytes > maxBodyBytes) return void refuseTooLarge(res, declaredBytes);
     const bytes = await readBody(req, maxBodyBytes).catch((error: Error) => error);
-    if (bytes instanceof Error) return refuse(res, 400, `Bad request: ${bytes.message}`);
-    if (bytes === undefined) return refuseTooLarge(res);
-    // Judged as stdio judges a line, so both transports answer the same broken message the same way.
+    if (bytes instanceof Error) return void refuse(res, 400, `Bad request: ${bytes.message}`);
+    if (bytes === undefined) return void refuseTooLarge(res);
+    // Judged as stdio judges a line, so both transports (and both protocol revisions) answer the same broken
+    // message the same way.
     const incoming = classifyIncoming(bytes.toString('utf8'));
     if (incoming.kind === 'drop')
-      return refuse(res, 400, `Invalid request: ${incoming.problem}`, {}, ErrorCode.InvalidRequest);
-    if (incoming.kind === 'answer') return answer(res, 400, incoming.reply);
-    const body = incoming.message;
-    if (existing) return existing.handle(req, res, body);
+      return void refuse(res, 400, `Invalid request: ${incoming.problem}`, {}, ProtocolErrorCode.InvalidRequest);
+    if (incoming.kind === 'answer') return void answer(res, 400, incoming.reply);
+    return incoming.message;
+  };
+
+  /** A 2025-era request: it belongs to an MCP session, or starts one with its initialize. */
+  const serveLegacy = async (request: Request, res: http.ServerResponse, body?: JSONRPCMessage) => {
+    const sessionId = request.headers.get('mcp-session-id') ?? undefined;
+    const existing = sessionId === undefined ? undefined : sessions.get(sessionId);
+    if (existing) return existing.handle(request, res, body);
     if (sessionId !== undefined || !isInitializeRequest(body)) return refuseSession(res, sessionId);
     if (!sessions.makeRoom()) {
       // Said once until one is admitted again: clients retrying would fill the log.
@@ -202,7 +210,7 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     sessions.add(session);
     try {
       await session.connect();
-      await session.handle(req, res, body);
+      await session.handle(request, res, body);
     } finally {
       // An initialize the SDK refused leaves a session without an id, which no request can reach.
       if (session.id === undefined) {
@@ -210,6 +218,37 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
         void session.close();
       }
     }
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!allowedHosts.includes(req.headers.host ?? '')) return refuse(res, 403, 'Forbidden: unexpected Host');
+    if (req.headers.origin !== undefined) return refuse(res, 403, 'Forbidden: browser origins are not allowed');
+    const host = req.headers.host ?? '';
+    const { pathname } = new URL(req.url ?? '/', `http://${host}`);
+    const oauth = oauthAnswer(req.method ?? 'GET', pathname, host, MCP_PATH);
+    if (oauth) {
+      res.writeHead(oauth.status, oauth.headers);
+      return res.end(oauth.body);
+    }
+    const auth = Buffer.from(req.headers.authorization ?? '');
+    if (auth.length !== expectedAuth.length || !timingSafeEqual(auth, expectedAuth)) {
+      return refuse(res, 401, `Unauthorized: ${NO_OAUTH}`, {
+        'www-authenticate': bearerChallenge(host, MCP_PATH, req.headers.authorization !== undefined),
+      });
+    }
+    guard.authenticated(req.socket);
+    if (pathname !== MCP_PATH) return refuse(res, 404, 'Not found');
+
+    const request = webRequest(req, res);
+    let body: JSONRPCMessage | undefined;
+    if (req.method === 'POST') {
+      body = await readMessage(req, res);
+      if (body === undefined) return;
+    }
+    // A 2026-07-28 request carries its protocol revision in its own _meta; anything without it is 2025-era.
+    if (await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes }))
+      return serveLegacy(request, res, body);
+    return sendWebResponse(await modern.fetch(request, { parsedBody: body }), res);
   };
 
   const server = http.createServer(serverTimeouts, (req, res) => {
@@ -242,7 +281,11 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     ...(options.socketPath !== undefined ? { socketPath: options.socketPath } : {}),
     token,
     close: async () => {
-      await Promise.all(sessions.all().map((s) => s.close().catch(() => undefined)));
+      await Promise.all([
+        ...sessions.all().map((s) => s.close().catch(() => undefined)),
+        modern.close().catch(() => undefined),
+      ]);
+      await handles?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -2,10 +2,15 @@
 // happens to a run whose response stream the client dropped, when the session ends for being idle, and what the
 // server's table of sessions (httpSessionTable.ts) needs to choose one to end: whether it is busy, whether its
 // client is still there, and when it was last active.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  WebStandardStreamableHTTPServerTransport,
+  type JSONRPCMessage,
+  type RequestId,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
@@ -13,6 +18,7 @@ import type { Engine, Logger } from '../engine/index';
 import { BoundedEventStore, type SharedEventBudget } from './eventStore';
 import { idOnlyPrimingEvents } from './primingEvents';
 import type { TabledSession } from './httpSessionTable';
+import { sendWebResponse } from './httpWebExchange';
 import { createMcpServer, runningTasks, type McpServerOptions } from './server';
 
 export interface HttpSessionOptions extends McpServerOptions {
@@ -52,7 +58,7 @@ const posting = new AsyncLocalStorage<{ session: HttpMcpSession; pending: Pendin
 let activity = 0;
 
 export class HttpMcpSession implements TabledSession {
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
   private readonly events: BoundedEventStore;
   /** Whose engine sessions these are; never shown to the client (its session names stay its own). */
   private readonly scope: string | undefined;
@@ -65,7 +71,7 @@ export class HttpMcpSession implements TabledSession {
   private everListened = false;
   /** That it left is said once in the log. */
   private toldGone = false;
-  private readonly server: McpServer;
+  private readonly server: Server;
   private idleTimer?: NodeJS.Timeout;
   private closed = false;
   /** Why the server ended it, for a client that comes back with its id. */
@@ -84,7 +90,7 @@ export class HttpMcpSession implements TabledSession {
     this.server = createMcpServer(engine, { ...options, sessionScope: this.scope });
     if (this.scope !== undefined) engine.setScopePresence(this.scope, () => this.present);
     const events = this.events;
-    this.transport = new StreamableHTTPServerTransport({
+    this.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: () => onInitialized(this),
       eventStore: {
@@ -131,19 +137,20 @@ export class HttpMcpSession implements TabledSession {
     return this.busy > 0 || this.listening > 0;
   }
 
-  /** Serves one HTTP request of this session (`body` parsed for POSTs). */
-  async handle(req: http.IncomingMessage, res: http.ServerResponse, body?: unknown): Promise<void> {
-    const pending = this.pendingFor(req, body);
+  /** Serves one HTTP request of this session, `request` being `res`'s (`body` parsed for POSTs). */
+  async handle(request: Request, res: http.ServerResponse, body?: JSONRPCMessage): Promise<void> {
+    const pending = this.pendingFor(request, body);
     // The standalone GET stream only listens: a client that keeps it open but asks nothing is idle, yet present.
     if (!pending) {
-      if (req.method !== 'GET') return this.transport.handleRequest(req, res, body);
-      this.listening++;
-      this.everListened = true;
-      res.once('close', () => {
-        this.listening--;
-        this.noteIfGone();
-      });
-      return this.transport.handleRequest(req, res, body);
+      if (request.method === 'GET') {
+        this.listening++;
+        this.everListened = true;
+        res.once('close', () => {
+          this.listening--;
+          this.noteIfGone();
+        });
+      }
+      return sendWebResponse(await this.transport.handleRequest(request, { parsedBody: body }), res);
     }
     if (this.options.idOnlyPrimingEvents) idOnlyPrimingEvents(res);
     this.busy++;
@@ -157,7 +164,10 @@ export class HttpMcpSession implements TabledSession {
       else this.cancelUnlessResumed(pending);
       this.noteIfGone();
     });
-    await posting.run({ session: this, pending }, () => this.transport.handleRequest(req, res, body));
+    const response = await posting.run({ session: this, pending }, () =>
+      this.transport.handleRequest(request, { parsedBody: body }),
+    );
+    await sendWebResponse(response, res);
   }
 
   /** Ends the session; `why`, if given, is told to a client that comes back with its id. */
@@ -194,14 +204,13 @@ export class HttpMcpSession implements TabledSession {
    * What a request answers: a POST's JSON-RPC requests, or a resumed stream's (Last-Event-ID). Undefined for a
    * request that answers no run: the standalone GET stream, a DELETE.
    */
-  private pendingFor(req: http.IncomingMessage, body: unknown): PendingStream | undefined {
-    if (req.method === 'POST') {
-      const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
-      const requestIds = messages.filter(isJSONRPCRequest).map((m) => m.id);
+  private pendingFor(request: Request, body: JSONRPCMessage | undefined): PendingStream | undefined {
+    if (request.method === 'POST') {
+      const requestIds = body && isJSONRPCRequest(body) ? [body.id] : [];
       return { requestIds, unanswered: requestIds.length };
     }
-    const lastEventId = req.headers['last-event-id'];
-    if (req.method !== 'GET' || typeof lastEventId !== 'string') return undefined;
+    const lastEventId = request.headers.get('last-event-id');
+    if (request.method !== 'GET' || lastEventId === null) return undefined;
     const streamId = this.events.streamOf(lastEventId);
     return (streamId !== undefined && this.streams.get(streamId)) || { requestIds: [], unanswered: 0 };
   }
