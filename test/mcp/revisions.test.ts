@@ -117,6 +117,8 @@ describe('protocol revision 2026-07-28 over stdio, with the SDK v2 client (and 2
     assert.equal(result.session, set.result.session);
     assert.equal(result.backend, 'pyodide');
     assert.equal(raw.isError, false);
+    // A stdio connection is the session: no handle is minted for the client to pass back.
+    for (const answer of [set.result, result]) assert.ok(!('handle' in answer), JSON.stringify(answer));
     const frame = await received.answerTo(lastSentId(sent, 'tools/call', 'run_python'));
     const wire = assertModernResult(frame, 'tools/call run_python');
     assert.deepEqual((wire.structuredContent as RunResult).outputs, result.outputs);
