@@ -45,7 +45,8 @@ export async function sendWebResponse(response: Response, res: http.ServerRespon
   res.writeHead(response.status, headers);
   res.flushHeaders();
   const reader = response.body.getReader();
-  const gone = new Promise<void>((resolve) => res.once('close', resolve));
+  // The client may have left while the SDK prepared the answer: 'close' came already, and will not come again.
+  const gone = new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once('close', resolve)));
   void gone.then(() => reader.cancel().catch(() => undefined));
   try {
     for (;;) {

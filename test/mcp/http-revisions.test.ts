@@ -99,6 +99,24 @@ describe('both protocol revisions over HTTP', () => {
     assert.ok(tools.some((tool) => tool.name === 'run_python'));
   });
 
+  test('a 2026 client that abandons a call (its answer stream closes, the 2026 way to cancel) cancels the run', async () => {
+    const client = await connectModern(server.url, server.token);
+    const finished = new Promise<RunResult>((resolve) => {
+      const listener = engine.onRunEvent((event) => {
+        if (event.type !== 'finished') return;
+        listener.dispose();
+        resolve(event.result);
+      });
+    });
+    const abandon = new AbortController();
+    const call = client.callTool(
+      { name: 'run_python', arguments: { code: 'import time\nprint("started", flush=True)\ntime.sleep(600)' } },
+      { signal: abandon.signal, onprogress: () => abandon.abort() },
+    );
+    await assert.rejects(call);
+    assert.equal((await finished).diagnostics?.error_type, 'CANCELLED');
+  });
+
   test('a 2026 request without the token is refused with 401 and the challenge, and the client fails to connect', async () => {
     const reply = await post(server.url, modernHeaders('tools/list'), modernRequest('tools/list'));
     assert.equal(reply.status, 401);
