@@ -112,8 +112,8 @@ export async function serveHttp(
   log: Logger,
 ): Promise<HttpMcpServer> {
   await raiseFdSoftLimit(log);
-  // Loaded only here: the HTTP stack (the SDK's HTTP serving, and Node's fetch it touches as it loads) would add
-  // to every start over stdio.
+  // Loaded only here: the HTTP stack (the SDK's HTTP serving, and Node's fetch it touches as it loads) would slow
+  // every start over stdio.
   const { startHttpMcpServer } = await import('./http.js');
   const server = await startHttpMcpServer(engine, { ...serverOptions, ...http, log });
   log.info(

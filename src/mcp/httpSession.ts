@@ -201,7 +201,7 @@ export class HttpMcpSession implements TabledSession {
   }
 
   /**
-   * What a request answers: a POST's JSON-RPC requests, or a resumed stream's (Last-Event-ID). Undefined for a
+   * What a request answers: a POST's JSON-RPC request (one: batches are refused before), or a resumed stream's (Last-Event-ID). Undefined for a
    * request that answers no run: the standalone GET stream, a DELETE.
    */
   private pendingFor(request: Request, body: JSONRPCMessage | undefined): PendingStream | undefined {
