@@ -2,7 +2,7 @@
 // the person behind the MCP client as an elicitation form naming the server, the tool, its arguments and the run.
 // Declining or cancelling the form is a no. Without elicitation nobody can be asked, and the bridge refuses the
 // call at once, naming the flag that changes that.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import {
   shownArgs,
   shownName,
@@ -23,7 +23,6 @@ export function approvalViaElicitation(server: Server, channel: RunChannel): Too
   if (!server.getClientCapabilities()?.elicitation) return undefined;
   return async (request, signal) => {
     const result = await askDuringRun(
-      server,
       channel,
       {
         message: approvalMessage(request),

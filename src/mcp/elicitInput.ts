@@ -1,7 +1,7 @@
 // input() in an agent's run: the question goes to the person behind the MCP client through elicitation
 // (elicitation/create, which VS Code supports), when the client declared it. Without it, nobody can answer,
 // and the run is told so at once instead of waiting.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import type { InputHandler } from '../engine/index';
 import { askDuringRun } from './elicitation';
 import type { RunChannel } from './shared';
@@ -17,7 +17,6 @@ export function inputViaElicitation(server: Server, channel: RunChannel): InputH
     }
     const prompt = request.prompt.trim();
     const result = await askDuringRun(
-      server,
       channel,
       {
         message: prompt || 'The running Python code asks for a line of input.',

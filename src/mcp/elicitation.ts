@@ -1,7 +1,6 @@
 // One question to the person behind the MCP client, asked on behalf of a running run (input(), a tool call that
 // needs a yes). The run's clock already stands still (the engine pauses it); a task says it waits for input.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
 import type { RunChannel } from './shared';
 
 /** How long a person may take to answer before the question is given up. */
@@ -9,7 +8,6 @@ const ANSWER_WAIT_MS = 10 * 60 * 1000;
 
 /** Asks with a form; stopping the run (`signal`) withdraws the question. */
 export async function askDuringRun(
-  server: Server,
   channel: RunChannel,
   form: Omit<ElicitRequestFormParams, 'mode'>,
   signal: AbortSignal,
@@ -21,7 +19,7 @@ export async function askDuringRun(
   signal.addEventListener('abort', withdraw, { once: true });
   await channel.awaitingInput?.(true);
   try {
-    return await server.elicitInput(form, { signal: question.signal, timeout: ANSWER_WAIT_MS });
+    return await channel.elicit({ mode: 'form', ...form }, { signal: question.signal, timeout: ANSWER_WAIT_MS });
   } finally {
     signal.removeEventListener('abort', withdraw);
     await channel.awaitingInput?.(false);

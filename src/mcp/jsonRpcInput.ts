@@ -1,12 +1,37 @@
-import {
-  ErrorCode,
-  JSONRPCMessageSchema,
-  JSONRPCNotificationSchema,
+import { ProtocolErrorCode as ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+// JSON-RPC 2.0's message shapes, strict as the spec has them (the SDK checks the params of each method later).
+const RequestIdSchema = z.union([z.string(), z.number().int()]);
+const paramsSchema = z.record(z.string(), z.unknown()).optional();
+const JSONRPCRequestSchema = z.strictObject({
+  jsonrpc: z.literal('2.0'),
+  id: RequestIdSchema,
+  method: z.string(),
+  params: paramsSchema,
+});
+const JSONRPCNotificationSchema = z.strictObject({ jsonrpc: z.literal('2.0'), method: z.string(), params: paramsSchema });
+const JSONRPCMessageSchema = z.union([
   JSONRPCRequestSchema,
-  RequestIdSchema,
-  type JSONRPCMessage,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+  JSONRPCNotificationSchema,
+  z.strictObject({ jsonrpc: z.literal('2.0'), id: RequestIdSchema, result: z.record(z.string(), z.unknown()) }),
+  z.strictObject({
+    jsonrpc: z.literal('2.0'),
+    id: RequestIdSchema.optional(),
+    error: z.looseObject({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+  }),
+]);
+
+/**
+ * The params of the methods whose params the SDK checks with a message no person reads (the whole zod dump, or
+ * -32603 for logging/setLevel's level): checked here first, so the answer is -32602 with a short message.
+ */
+const PARAMS_OF: Record<string, z.ZodType> = {
+  'tools/call': z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }),
+  'logging/setLevel': z.looseObject({
+    level: z.enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']),
+  }),
+};
 
 /** The largest JSON-RPC message either transport accepts (a stdio line, an HTTP body), in bytes. */
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -40,7 +65,7 @@ export function classifyIncoming(text: string): Incoming {
     return { kind: 'answer', reply: errorReply(ErrorCode.ParseError, 'Parse error: the message is not valid JSON') };
   }
   const parsed = JSONRPCMessageSchema.safeParse(value);
-  if (parsed.success) return { kind: 'message', message: parsed.data };
+  if (parsed.success) return paramsChecked(parsed.data as JSONRPCMessage);
   if (Array.isArray(value)) {
     return {
       kind: 'answer',
@@ -101,6 +126,19 @@ export function classifyIncoming(text: string): Incoming {
   };
 }
 
+/** A request of a method in PARAMS_OF whose params do not fit is answered; anything else goes on to the server. */
+function paramsChecked(message: JSONRPCMessage): Incoming {
+  if (!('method' in message) || !('id' in message)) return { kind: 'message', message };
+  const schema = PARAMS_OF[message.method];
+  if (!schema) return { kind: 'message', message };
+  const problems = problemsWith(schema, message.params ?? {});
+  if (!problems) return { kind: 'message', message };
+  return {
+    kind: 'answer',
+    reply: errorReply(ErrorCode.InvalidParams, `Invalid params for ${message.method}: ${problems}`, message.id),
+  };
+}
+
 /** The answer to a message too big to read: its id is looked for in the bytes kept from its start and its end. */
 export function tooLongReply(bytes: number, limit: number, head: Buffer, tail: Buffer): JsonRpcErrorReply {
   return errorReply(
@@ -134,7 +172,7 @@ export function idFromEdges(head: Buffer, tail: Buffer): RequestId | null {
 }
 
 /** The schema's first complaints, e.g. `params: Invalid input: expected object, received array`. */
-function problemsWith(schema: typeof JSONRPCRequestSchema | typeof JSONRPCNotificationSchema, value: unknown): string {
+function problemsWith(schema: z.ZodType, value: unknown): string {
   const issues = schema.safeParse(value).error?.issues ?? [];
   return issues
     .slice(0, 3)

@@ -1,6 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import type { Engine } from '../engine/index';
 import { PRODUCT_VERSION } from '../version';
 import { createMcpServer, type McpServerOptions } from './server';

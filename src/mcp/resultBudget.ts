@@ -1,7 +1,7 @@
 // What the MCP server keeps of results after answering (events a client may replay, task results it may fetch
 // later) is bounded in bytes. A result too large to keep whole is kept without its large parts, the images and
 // texts of its displays, with a note saying so; its text rendering and its JSON stay.
-import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** Content items at most this large are kept when a result is shrunk: the text rendering, the JSON, short notes. */
 const SMALL_ITEM_BYTES = 64 * 1024;
@@ -58,7 +58,7 @@ export function shrinkToolResult(result: CallToolResult, budget: number, why: st
     droppedBytes += sizes[index];
   }
   const kept = content.filter((_, index) => !gone.has(index));
-  let structuredContent = result.structuredContent;
+  let structuredContent = result.structuredContent as Record<string, unknown> | undefined;
   const displays = structuredContent?.displays;
   if (Array.isArray(displays) && displays.some((d) => typeof d === 'object' && d !== null && 'data' in d)) {
     // The JSON text item already leaves the data out; the structured content now matches it.

@@ -1,9 +1,9 @@
-// The tasks of one MCP connection (the 2025-11-25 tasks utility): the SDK's in-memory task store, plus what it
-// leaves to the server. A task's run stops when the task is cancelled (the SDK only marks it cancelled) or expires
-// while still running (nobody could fetch its result), and when the connection ends its runs stop and its tasks go.
-// One store per connection, so a client never sees another's tasks; over HTTP the SDK scopes them by session too.
-import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/types.js';
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+// The tasks of one MCP connection (the 2025-11-25 tasks utility): each task's status, its result once its run
+// ends, and its run. A task's run stops when the task is cancelled or expires while still running (nobody could
+// fetch its result), and when the connection ends its runs stop and its tasks go. One store per connection, so a
+// client never sees another's tasks.
+import type { CallToolResult, Result, Task } from '@modelcontextprotocol/server';
+import { randomBytes } from 'node:crypto';
 import { approximateBytes, shrinkToolResult } from './resultBudget';
 
 /**
@@ -54,7 +54,24 @@ export class SharedResultBudget {
   }
 }
 
-export class RunTaskStore extends InMemoryTaskStore {
+interface StoredTask {
+  task: Task;
+  result?: Result;
+  /** Drops the task at the end of its ttl, counted from its creation and again from its end. */
+  expiry?: NodeJS.Timeout;
+  /** Callers of `resultOf` waiting for the task to end. */
+  waiting: (() => void)[];
+}
+
+/** A task's problem the client caused (an unknown id, a task that cannot be cancelled): JSON-RPC -32602. */
+export class TaskRequestError extends Error {}
+
+const TERMINAL: ReadonlySet<Task['status']> = new Set(['completed', 'failed', 'cancelled']);
+/** tasks/list answers this many tasks a page. */
+const PAGE_SIZE = 10;
+
+export class RunTaskStore {
+  private readonly tasks = new Map<string, StoredTask>();
   private readonly runs = new Map<string, TrackedRun>();
   private closed = false;
   /** Stored results by task, oldest first, and their size. */
@@ -64,9 +81,7 @@ export class RunTaskStore extends InMemoryTaskStore {
   constructor(
     private readonly maxResultBytes = MAX_TASK_RESULT_BYTES,
     private readonly shared?: SharedResultBudget,
-  ) {
-    super();
-  }
+  ) {}
 
   /** Runs of tasks under way now. */
   get runningCount(): number {
@@ -78,23 +93,97 @@ export class RunTaskStore extends InMemoryTaskStore {
     return this.resultBytes;
   }
 
-  override async storeTaskResult(
-    taskId: string,
-    status: 'completed' | 'failed',
-    result: Result,
-    sessionId?: string,
-  ): Promise<void> {
+  createTask(params: { ttl: number; pollInterval: number }): Task {
+    const createdAt = new Date().toISOString();
+    const task: Task = {
+      taskId: randomBytes(16).toString('hex'),
+      status: 'working',
+      ttl: params.ttl,
+      createdAt,
+      lastUpdatedAt: createdAt,
+      pollInterval: params.pollInterval,
+    };
+    const stored: StoredTask = { task, waiting: [] };
+    this.tasks.set(task.taskId, stored);
+    this.expireLater(stored);
+    return { ...task };
+  }
+
+  getTask(taskId: string): Task | undefined {
+    const stored = this.tasks.get(taskId);
+    return stored && { ...stored.task };
+  }
+
+  /** The task's result once it ends (waiting until then, or until `signal` aborts). */
+  async resultOf(taskId: string, signal: AbortSignal): Promise<{ task: Task; result?: Result }> {
+    for (;;) {
+      const stored = this.known(taskId);
+      if (TERMINAL.has(stored.task.status)) return { task: { ...stored.task }, result: stored.result };
+      await new Promise<void>((resolve, reject) => {
+        const wake = () => {
+          signal.removeEventListener('abort', abort);
+          resolve();
+        };
+        const abort = () =>
+          reject(signal.reason instanceof Error ? signal.reason : new Error('the request was cancelled'));
+        if (signal.aborted) return abort();
+        signal.addEventListener('abort', abort, { once: true });
+        stored.waiting.push(wake);
+      });
+    }
+  }
+
+  /** A page of the tasks: `cursor` is the last task id of the page before. */
+  listTasks(cursor: string | undefined): { tasks: Task[]; nextCursor?: string } {
+    const ids = [...this.tasks.keys()];
+    let start = 0;
+    if (cursor !== undefined) {
+      const at = ids.indexOf(cursor);
+      if (at < 0) throw new TaskRequestError(`Invalid cursor: ${cursor}`);
+      start = at + 1;
+    }
+    const page = ids.slice(start, start + PAGE_SIZE);
+    const nextCursor = start + PAGE_SIZE < ids.length ? page[page.length - 1] : undefined;
+    return { tasks: page.map((id) => ({ ...this.tasks.get(id)!.task })), ...(nextCursor ? { nextCursor } : {}) };
+  }
+
+  /** tasks/cancel: the task says cancelled and its run is interrupted. */
+  cancel(taskId: string): Task {
+    const stored = this.known(taskId);
+    if (TERMINAL.has(stored.task.status))
+      throw new TaskRequestError(`Cannot cancel task in terminal status: ${stored.task.status}`);
+    this.updateTaskStatus(taskId, 'cancelled', 'Client cancelled task execution.');
+    return { ...stored.task };
+  }
+
+  /** A status the run reports (`input_required` while a person is asked); a task that ended keeps its status. */
+  updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string): void {
+    const stored = this.tasks.get(taskId);
+    if (!stored || TERMINAL.has(stored.task.status)) return;
+    stored.task.status = status;
+    if (statusMessage) stored.task.statusMessage = statusMessage;
+    stored.task.lastUpdatedAt = new Date().toISOString();
+    if (status === 'cancelled') this.runs.get(taskId)?.controller.abort(statusMessage ?? 'the task was cancelled');
+    if (TERMINAL.has(status)) this.ended(stored);
+  }
+
+  async storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result): Promise<void> {
+    const stored = this.tasks.get(taskId);
+    if (!stored || TERMINAL.has(stored.task.status)) return;
     let kept = result;
     let bytes = approximateBytes(result);
     if (bytes > this.maxResultBytes && isToolResult(result)) {
       kept = shrinkToolResult(result, SHRUNK_RESULT_BYTES, WHY);
       bytes = approximateBytes(kept);
     }
-    await super.storeTaskResult(taskId, status, kept, sessionId);
+    stored.result = kept;
+    stored.task.status = status;
+    stored.task.lastUpdatedAt = new Date().toISOString();
+    this.ended(stored);
     const before = this.resultBytes;
     this.results.set(taskId, bytes);
     this.resultBytes += bytes;
-    await this.makeRoom(taskId);
+    this.makeRoom(taskId);
     await this.shared?.held(this, this.resultBytes - before, taskId);
   }
 
@@ -102,44 +191,14 @@ export class RunTaskStore extends InMemoryTaskStore {
   async shrinkOldest(keep: string): Promise<number> {
     for (const [taskId, bytes] of this.results) {
       if (taskId === keep) continue;
-      if (!(await super.getTask(taskId))) {
+      if (!this.tasks.has(taskId)) {
         this.forgetResult(taskId);
         return bytes;
       }
-      const freed = bytes > SHRUNK_RESULT_BYTES ? await this.shrink(taskId, bytes) : 0;
+      const freed = bytes > SHRUNK_RESULT_BYTES ? this.shrink(taskId, bytes) : 0;
       if (freed > 0) return freed;
     }
     return 0;
-  }
-
-  /** Forgets results whose tasks expired, then shrinks the oldest until the results fit the budget. */
-  private async makeRoom(newest: string): Promise<void> {
-    for (const taskId of [...this.results.keys()]) {
-      if (!(await super.getTask(taskId))) this.forgetResult(taskId);
-    }
-    for (const [taskId, bytes] of this.results) {
-      if (this.resultBytes <= this.maxResultBytes) return;
-      if (taskId === newest || bytes <= SHRUNK_RESULT_BYTES) continue;
-      await this.shrink(taskId, bytes);
-    }
-  }
-
-  /** The stored result of `taskId` without its displays: the bytes freed (0 if it is not a tool result). */
-  private async shrink(taskId: string, bytes: number): Promise<number> {
-    const stored = await super.getTaskResult(taskId).catch(() => undefined);
-    if (!stored || !isToolResult(stored)) return 0;
-    // Replaced in place: the store hands out this very object for tasks/result.
-    const shrunk = shrinkToolResult(stored, SHRUNK_RESULT_BYTES, WHY);
-    Object.assign(stored, { content: shrunk.content, structuredContent: shrunk.structuredContent });
-    const now = approximateBytes(stored);
-    this.resultBytes += now - bytes;
-    this.results.set(taskId, now);
-    return bytes - now;
-  }
-
-  private forgetResult(taskId: string): void {
-    this.resultBytes -= this.results.get(taskId) ?? 0;
-    this.results.delete(taskId);
   }
 
   /** The run of `task` starts: the signal it is given aborts on tasks/cancel, at the task's expiry, or on close. */
@@ -148,7 +207,7 @@ export class RunTaskStore extends InMemoryTaskStore {
     if (this.closed) controller.abort('the MCP connection ended');
     const run: TrackedRun = { controller };
     if (task.ttl) {
-      // The SDK drops an expired task whatever its status; a run nobody can collect should not go on.
+      // An expired task is dropped whatever its status; a run nobody can collect should not go on.
       run.expiry = setTimeout(() => controller.abort('the task expired'), task.ttl);
       run.expiry.unref();
     }
@@ -162,17 +221,6 @@ export class RunTaskStore extends InMemoryTaskStore {
     this.runs.delete(taskId);
   }
 
-  override async updateTaskStatus(
-    taskId: string,
-    status: Task['status'],
-    statusMessage?: string,
-    sessionId?: string,
-  ): Promise<void> {
-    await super.updateTaskStatus(taskId, status, statusMessage, sessionId);
-    // tasks/cancel comes here (the SDK's handler sets the status and nothing else): the run is interrupted.
-    if (status === 'cancelled') this.runs.get(taskId)?.controller.abort(statusMessage ?? 'the task was cancelled');
-  }
-
   /** The connection ended: every run still under way stops, and the tasks and their timers are dropped. */
   close(): void {
     this.closed = true;
@@ -180,10 +228,62 @@ export class RunTaskStore extends InMemoryTaskStore {
       run.controller.abort('the MCP connection ended');
       this.untrack(taskId);
     }
-    this.cleanup();
+    for (const stored of this.tasks.values()) clearTimeout(stored.expiry);
+    this.tasks.clear();
     this.shared?.release(this);
     this.results.clear();
     this.resultBytes = 0;
+  }
+
+  private known(taskId: string): StoredTask {
+    const stored = this.tasks.get(taskId);
+    if (!stored) throw new TaskRequestError(`Task not found: ${taskId}`);
+    return stored;
+  }
+
+  /** A task that ended wakes whoever waits for its result, and is kept for its ttl from now. */
+  private ended(stored: StoredTask): void {
+    this.expireLater(stored);
+    for (const wake of stored.waiting.splice(0)) wake();
+  }
+
+  private expireLater(stored: StoredTask): void {
+    clearTimeout(stored.expiry);
+    if (!stored.task.ttl) return;
+    stored.expiry = setTimeout(() => {
+      this.tasks.delete(stored.task.taskId);
+      for (const wake of stored.waiting.splice(0)) wake();
+    }, stored.task.ttl);
+    stored.expiry.unref();
+  }
+
+  /** Forgets results whose tasks expired, then shrinks the oldest until the results fit the budget. */
+  private makeRoom(newest: string): void {
+    for (const taskId of [...this.results.keys()]) {
+      if (!this.tasks.has(taskId)) this.forgetResult(taskId);
+    }
+    for (const [taskId, bytes] of this.results) {
+      if (this.resultBytes <= this.maxResultBytes) return;
+      if (taskId === newest || bytes <= SHRUNK_RESULT_BYTES) continue;
+      this.shrink(taskId, bytes);
+    }
+  }
+
+  /** The stored result of `taskId` without its displays: the bytes freed (0 if it is not a tool result). */
+  private shrink(taskId: string, bytes: number): number {
+    const stored = this.tasks.get(taskId)?.result;
+    if (!stored || !isToolResult(stored)) return 0;
+    const shrunk = shrinkToolResult(stored, SHRUNK_RESULT_BYTES, WHY);
+    this.tasks.get(taskId)!.result = shrunk;
+    const now = approximateBytes(shrunk);
+    this.resultBytes += now - bytes;
+    this.results.set(taskId, now);
+    return bytes - now;
+  }
+
+  private forgetResult(taskId: string): void {
+    this.resultBytes -= this.results.get(taskId) ?? 0;
+    this.results.delete(taskId);
   }
 }
 

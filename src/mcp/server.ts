@@ -1,18 +1,12 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/server';
 import type { Engine, RunOrigin, ToolApprovals, ToolBridge, SettingsPort, Stores } from '../engine/index';
 import { PRODUCT_VERSION } from '../version';
 import { ClientLog } from './clientLog';
 import { RunTaskStore, type SharedResultBudget } from './runTaskStore';
+import type { SessionHandles } from './sessionHandles';
 import { whenClosed } from './shared';
-import type { ToolName } from './toolNames';
-import {
-  answerExactErrors,
-  answerPlainCallsDirectly,
-  compactToolList,
-  dispatchRequestsDirectly,
-  explainCancelledTaskResults,
-  refuseCallsNotOffered,
-} from './sdkHandlers';
+import { serveTaskMethods } from './taskMethods';
+import { ToolRegistry } from './toolRegistry';
 import { registerTools } from './tools/index';
 
 export interface McpServerOptions {
@@ -32,6 +26,11 @@ export interface McpServerOptions {
    */
   sessionScope?: string;
   /**
+   * For clients without MCP sessions (2026-07-28 over HTTP): each call's scope comes from the `handle` it passes,
+   * and a call without one gets a new handle. Takes the place of `sessionScope`.
+   */
+  sessionHandles?: SessionHandles;
+  /**
    * Who approves tool calls from runs this server starts (VS Code's question, with the window's memory). Default:
    * the client, by elicitation, with "Allow this tool for this session" kept for this MCP session.
    */
@@ -41,38 +40,24 @@ export interface McpServerOptions {
 }
 
 /** Each server's task store, for runningTasks. */
-const taskStores = new WeakMap<McpServer, RunTaskStore>();
+const taskStores = new WeakMap<Server, RunTaskStore>();
 
 /** How many runs `server` has under way as tasks: they go on with no request in flight. */
-export function runningTasks(server: McpServer): number {
+export function runningTasks(server: Server): number {
   return taskStores.get(server)?.runningCount ?? 0;
 }
 
-/** The MCP surface of the engine: its tools (tools/) on the SDK's McpServer as adjusted (sdkHandlers.ts). Built per connection; the engine is shared. */
-export function createMcpServer(engine: Engine, options: McpServerOptions = {}): McpServer {
+/** The MCP surface of the engine: its tools (tools/) on the SDK's protocol layer. Built per connection; the engine is shared. */
+export function createMcpServer(engine: Engine, options: McpServerOptions = {}): Server {
   const taskStore = new RunTaskStore(undefined, options.taskResultBudget);
-  const server = new McpServer(
+  const server = new Server(
     { name: 'code-mode-python', version: PRODUCT_VERSION },
-    {
-      instructions: 'Run Python with run_python. Prefer one run that does several steps over many small calls.',
-      // run_python may run as a task (toolTasks.ts); tasks/get, tasks/result, tasks/list and tasks/cancel are the SDK's.
-      taskStore,
-      capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
-    },
+    { instructions: 'Run Python with run_python. Prefer one run that does several steps over many small calls.' },
   );
   taskStores.set(server, taskStore);
-  const log = new ClientLog(server.server);
-  const tools = registerTools(server, { engine, log, taskStore, options });
-
-  refuseCallsNotOffered(server, (name) => {
-    const tool = tools[name as ToolName];
-    return tool?.enabled ? tool : undefined;
-  });
-  answerPlainCallsDirectly(server);
-  compactToolList(server);
-  dispatchRequestsDirectly(server);
-  explainCancelledTaskResults(server, taskStore);
-  answerExactErrors(server);
+  const log = new ClientLog(server);
+  serveTaskMethods(server, taskStore);
+  registerTools(new ToolRegistry(server), { server, engine, log, taskStore, options });
   if (options.bridge) followServers(server, options.bridge, log);
   // Over HTTP the connection is one MCP session: when it ends, so do its tasks and their runs.
   whenClosed(server, () => taskStore.close());
@@ -80,7 +65,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
 }
 
 /** External servers that fail are told to the client's log when the bridge notices. */
-function followServers(server: McpServer, bridge: ToolBridge, log: ClientLog): void {
+function followServers(server: Server, bridge: ToolBridge, log: ClientLog): void {
   const listener = bridge.onDidChange(() => void log.serversChecked(bridge));
   whenClosed(server, () => listener.dispose());
 }

@@ -1,8 +1,14 @@
 // What the tool modules (tools/) share: argument schemas, the channel a call's work reports on, whether code can
 // reach outside, and the shape of results. The tool modules import this, never each other.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  ElicitRequestFormParams,
+  ElicitResult,
+  LoggingLevel,
+  RequestMeta,
+  Server,
+  ServerNotification,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import {
   type ToolBridge,
@@ -13,16 +19,23 @@ import {
   type BackendKind,
 } from '../engine/index';
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 /**
- * What a run needs of the call it serves: the progress token, the signal that cancels it, and a way to tell the
- * client. A plain call's extra is one; a task's run gets its own (see toolTasks.ts), since its call was answered.
+ * What a call's work needs of the request it serves: the progress token, the signal that cancels it, and ways to
+ * tell and ask the client. A plain call has the request's own (toolRegistry.ts); a task's run gets one of its own
+ * (toolTasks.ts), since its call was answered.
  */
-export type RunChannel = Pick<ToolExtra, '_meta' | 'signal' | 'sendNotification'> & {
+export interface RunChannel {
+  _meta?: RequestMeta;
+  signal: AbortSignal;
+  /** A notification about this call (progress); over HTTP it travels on the call's own stream while it is open. */
+  notify(notification: ServerNotification): Promise<void>;
+  /** A log message about this call, at the level the client asked for (per connection in 2025, per request in 2026). */
+  log(level: LoggingLevel, data: Record<string, unknown>, logger: string): Promise<void>;
+  /** Asks the person behind the client (elicitation); the client must have declared it. */
+  elicit(form: ElicitRequestFormParams, options: { signal: AbortSignal; timeout: number }): Promise<ElicitResult>;
   /** Told when the run starts and stops waiting for a person's answer (a task reports `input_required`). */
   awaitingInput?: (waiting: boolean) => Promise<void>;
-};
+}
 
 export const backendKind = z.enum(BACKEND_KINDS as [BackendKind, ...BackendKind[]]);
 
@@ -34,7 +47,7 @@ export const sessionArg = z.string().regex(SESSION_NAME).optional();
  * adds fields without breaking a client that validates).
  */
 export function outputSchema<T extends z.ZodRawShape>(shape: T) {
-  return z.object(shape).passthrough();
+  return z.looseObject(shape);
 }
 
 /**
@@ -81,9 +94,9 @@ export function structured(value: object): Record<string, unknown> {
 }
 
 /** Runs `dispose` when the server's connection closes (after whatever was set to run then before). */
-export function whenClosed(server: McpServer, dispose: () => void): void {
-  const previous = server.server.onclose;
-  server.server.onclose = () => {
+export function whenClosed(server: Server, dispose: () => void): void {
+  const previous = server.onclose;
+  server.onclose = () => {
     dispose();
     previous?.();
   };

@@ -1,6 +1,7 @@
 // The CLI's stdio mode: one MCP server on the process's stdin and stdout. Loaded by the CLI once the engine is
 // made and the spare interpreter is starting: the MCP server, its tools and the SDK's schemas take tens of
 // milliseconds to load, which a spare started first spends on its own start.
+import { serveStdio as serveBothRevisions } from '@modelcontextprotocol/server/stdio';
 import type { Engine, Logger } from '../engine/index';
 import { createMcpServer, type McpServerOptions } from './server';
 import { StdioLineTransport } from './stdioTransport';
@@ -13,13 +14,16 @@ export async function serveStdio(
   log: Logger,
   onClosed: () => void,
 ): Promise<{ close(): Promise<void> }> {
-  const server = createMcpServer(engine, options);
-  const transport = new StdioLineTransport({ log });
-  // Closed at the end of stdin (or when stdout fails): the client is gone.
-  transport.onclose = onClosed;
-  await server.connect(transport);
+  // Our own transport rather than the SDK's, which closes the connection on a line over its limit (stdioTransport.ts).
+  const transport = new StdioLineTransport({ log, onClosed });
+  // The opening exchange picks the revision (2025-11-25 `initialize`, or 2026-07-28's per-request envelope); the
+  // server built for it serves the connection. A 2026 probe that a client abandons builds one that is never used.
+  const handle = serveBothRevisions(() => createMcpServer(engine, options), {
+    transport,
+    onerror: (error) => log.warn(`MCP over stdio: ${error.message}`),
+  });
   // Started by hand in a terminal rather than by a client, it says what it waits for, or it looks hung.
   const byHand = process.stdin.isTTY ? '; connect an MCP client; Ctrl+C to stop' : '';
   log.info(`serving MCP over stdio (default backend: ${backend})${byHand}`);
-  return server;
+  return handle;
 }

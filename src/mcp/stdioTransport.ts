@@ -1,5 +1,4 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../engine/index';
 import { classifyIncoming, MAX_MESSAGE_BYTES, tooLongReply, type JsonRpcErrorReply } from './jsonRpcInput';
@@ -10,6 +9,8 @@ export interface StdioLineTransportOptions {
   input?: Readable;
   output?: Writable;
   maxMessageBytes?: number;
+  /** Called once the transport closes (end of stdin, stdout failing), after whoever owns it heard `onclose`. */
+  onClosed?: () => void;
 }
 
 /**
@@ -27,6 +28,7 @@ export class StdioLineTransport implements Transport {
   private readonly output: Writable;
   private readonly log: Logger;
   private readonly maxMessageBytes: number;
+  private readonly onClosed?: () => void;
   private readonly splitter: LineSplitter;
   private closed = false;
 
@@ -35,6 +37,7 @@ export class StdioLineTransport implements Transport {
     this.output = options.output ?? process.stdout;
     this.log = options.log;
     this.maxMessageBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.onClosed = options.onClosed;
     this.splitter = new LineSplitter(this.maxMessageBytes);
   }
 
@@ -59,6 +62,7 @@ export class StdioLineTransport implements Transport {
     this.output.off('error', this.onStreamError);
     this.input.pause();
     this.onclose?.();
+    this.onClosed?.();
   }
 
   private readonly onData = (chunk: Buffer | string) => {

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import * as vscode from 'vscode';
 import { type ProviderStatus, type ToolProvider, type ToolSpec, errorText } from '../engine/index';
 

@@ -1,12 +1,17 @@
 // What the MCP server keeps after answering (replayable events, task results) is bounded in bytes.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { BoundedEventStore, SharedEventBudget } from '../../src/mcp/eventStore';
 import { approximateBytes, shrinkToolResult } from '../../src/mcp/resultBudget';
 import { RunTaskStore, SharedResultBudget } from '../../src/mcp/runTaskStore';
 import { toolResult } from '../../src/mcp/tools/run';
 import { shapeResult } from '../../src/engine/result';
+
+/** The stored result of a task that has ended. */
+async function resultOf(store: RunTaskStore, taskId: string): Promise<CallToolResult> {
+  return (await store.resultOf(taskId, new AbortController().signal)).result as CallToolResult;
+}
 
 const MIB = 1024 * 1024;
 
@@ -90,23 +95,23 @@ test('task results are bounded per connection: the oldest lose their displays, a
   const store = new RunTaskStore(16 * MIB);
   const ids: string[] = [];
   for (let i = 0; i < 6; i++) {
-    const task = await store.createTask({ ttl: 60_000 }, 1, { method: 'tools/call', params: {} });
+    const task = store.createTask({ ttl: 60_000, pollInterval: 1000 });
     ids.push(task.taskId);
     await store.storeTaskResult(task.taskId, 'completed', bigResult(2, 2 * MIB));
     assert.ok(store.heldResultBytes <= 16 * MIB, `after ${i + 1}: ${store.heldResultBytes}`);
   }
-  const newest = (await store.getTaskResult(ids[5])) as CallToolResult;
+  const newest = (await resultOf(store, ids[5])) as CallToolResult;
   assert.equal(newest.content.filter((c) => c.type === 'image').length, 2, 'the newest result is whole');
-  const oldest = (await store.getTaskResult(ids[0])) as CallToolResult;
+  const oldest = (await resultOf(store, ids[0])) as CallToolResult;
   assert.equal(oldest.content.filter((c) => c.type === 'image').length, 0);
   assert.match((oldest.content.at(-1) as { text: string }).text, /no longer kept/);
   assert.equal((oldest.structuredContent as { stdout: string }).stdout, 'done\n');
 
-  const huge = await store.createTask({ ttl: 60_000 }, 1, { method: 'tools/call', params: {} });
+  const huge = store.createTask({ ttl: 60_000, pollInterval: 1000 });
   await store.storeTaskResult(huge.taskId, 'completed', bigResult(20, 5 * MIB));
   assert.ok(store.heldResultBytes <= 16 * MIB);
   assert.equal(
-    ((await store.getTaskResult(huge.taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length,
+    ((await resultOf(store, huge.taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length,
     0,
   );
   store.close();
@@ -117,9 +122,9 @@ test("the task stores of one server share a budget: the one holding the most shr
   const a = new RunTaskStore(undefined, budget);
   const b = new RunTaskStore(undefined, budget);
   const images = async (store: RunTaskStore, taskId: string) =>
-    ((await store.getTaskResult(taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length;
+    ((await resultOf(store, taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length;
   const store = async (into: RunTaskStore) => {
-    const task = await into.createTask({ ttl: 60_000 }, 1, { method: 'tools/call', params: {} });
+    const task = into.createTask({ ttl: 60_000, pollInterval: 1000 });
     await into.storeTaskResult(task.taskId, 'completed', bigResult(2, MIB / 2));
     return task.taskId;
   };

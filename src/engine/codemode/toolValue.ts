@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 /** What a tool call returns to Python: structured content, else parsed JSON text, else text. */
 export function toolValue(result: CallToolResult): unknown {

@@ -1,39 +1,40 @@
 // code_file: a long program built over several calls (create, append, read), which run_python can run by name.
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Stores } from '../../engine/index';
 import { guarded, outputSchema, refused, structuredResult } from '../shared';
+import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
+
+const codeFileInput = z.object({
+  action: z.enum(['create', 'append', 'read']),
+  filename: z.string(),
+  content: z.string().optional(),
+});
+
+const codeFileOutput = outputSchema({
+  filename: z.string(),
+  size: z.number().int(),
+  mtime: z.string(),
+  bytes_written: z.number().int().optional(),
+  content: z.string().optional(),
+});
 
 /** `code_file`, over the code files store. */
-export function registerCodeFileTool(server: McpServer, stores: Stores): RegisteredTool {
-  return server.registerTool(
-    'code_file',
-    {
-      description:
-        'A long program written over several calls: create (replaces), append, read (.py .txt .json .csv .md, 1 MB). ' +
-        'Run it with run_python(file=...).',
-      inputSchema: {
-        action: z.enum(['create', 'append', 'read']),
-        filename: z.string(),
-        content: z.string().optional(),
-      },
-      outputSchema: outputSchema({
-        filename: z.string(),
-        size: z.number().int(),
-        mtime: z.string(),
-        bytes_written: z.number().int().optional(),
-        content: z.string().optional(),
-      }),
-      // create replaces a file; append is not idempotent.
-      annotations: {
-        title: 'Code file',
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: false,
-      },
+export function registerCodeFileTool(registry: ToolRegistry, stores: Stores): RegisteredTool {
+  return registry.register('code_file', {
+    description:
+      'A long program written over several calls: create (replaces), append, read (.py .txt .json .csv .md, 1 MB). ' +
+      'Run it with run_python(file=...).',
+    input: codeFileInput,
+    output: codeFileOutput,
+    // create replaces a file; append is not idempotent.
+    annotations: {
+      title: 'Code file',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: false,
     },
-    (args) =>
+    call: (args) =>
       guarded(async () => {
         if (args.action === 'read') {
           const file = await stores.codeFiles.read(args.filename);
@@ -54,5 +55,5 @@ export function registerCodeFileTool(server: McpServer, stores: Stores): Registe
           bytes_written: file.bytes_written,
         });
       }),
-  );
+  });
 }

@@ -1,6 +1,5 @@
 // environment: what the agent is working with (backends, sessions, limits, settings), and the few defaults it may change.
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -19,6 +18,7 @@ import {
   errorText,
 } from '../../engine/index';
 import { outputSchema, refused, structuredResult } from '../shared';
+import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 
 export interface EnvironmentContext {
   engine: Engine;
@@ -153,38 +153,37 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
  */
 const environmentOutput = outputSchema({
   default_backend: z.string(),
-  backends: z.record(z.unknown()),
+  backends: z.record(z.string(), z.unknown()),
   sessions: z.array(z.unknown()),
-  limits: z.record(z.unknown()),
-  guardrails: z.record(z.unknown()),
-  settings: z.record(z.unknown()),
+  limits: z.record(z.string(), z.unknown()),
+  guardrails: z.record(z.string(), z.unknown()),
+  settings: z.record(z.string(), z.unknown()),
   learnings: z.number().nullable(),
   external_servers: z.array(z.unknown()),
 }).partial();
 
 /** `environment`: what the agent is working with, and the few defaults it may change. */
-export function registerEnvironmentTool(server: McpServer, ctx: EnvironmentContext): RegisteredTool {
-  return server.registerTool(
-    'environment',
-    {
-      description:
-        'Backends (versions, packages, sandbox), sessions, limits, settings, external servers. key+value first sets a ' +
-        'default: default_backend, timeout_s (1-3600), output_cap_kb (1-10240), auto_install (true/false), python_path.',
-      inputSchema: {
-        key: z.enum(Object.keys(SETTING_DESCRIPTIONS) as [SettingKey, ...SettingKey[]]).optional(),
-        value: z.union([z.string(), z.number(), z.boolean()]).optional(),
-      },
-      outputSchema: environmentOutput,
-      // A changed default can be set back: nothing is lost.
-      annotations: {
-        title: 'Environment',
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
+const environmentInput = z.object({
+  key: z.enum(Object.keys(SETTING_DESCRIPTIONS) as [SettingKey, ...SettingKey[]]).optional(),
+  value: z.union([z.string(), z.number(), z.boolean()]).optional(),
+});
+
+export function registerEnvironmentTool(registry: ToolRegistry, ctx: EnvironmentContext): RegisteredTool {
+  return registry.register('environment', {
+    description:
+      'Backends (versions, packages, sandbox), sessions, limits, settings, external servers. key+value first sets a ' +
+      'default: default_backend, timeout_s (1-3600), output_cap_kb (1-10240), auto_install (true/false), python_path.',
+    input: environmentInput,
+    output: environmentOutput,
+    // A changed default can be set back: nothing is lost.
+    annotations: {
+      title: 'Environment',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
-    async (args): Promise<CallToolResult> => {
+    call: async (args): Promise<CallToolResult> => {
       if (args.key === undefined && args.value === undefined)
         return structuredResult(undefined, await describeEnvironment(ctx));
       const checked = validateSetting(args.key, args.value);
@@ -197,5 +196,5 @@ export function registerEnvironmentTool(server: McpServer, ctx: EnvironmentConte
         await describeEnvironment(ctx),
       );
     },
-  );
+  });
 }

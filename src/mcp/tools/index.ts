@@ -1,24 +1,29 @@
 // The tools this server offers, one module each, registered for one connection; and their annotations kept true
 // to the settings while it lasts.
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Engine } from '../../engine/index';
+import { scopeForCall } from '../callScope';
 import type { ClientLog } from '../clientLog';
 import type { RunTaskStore } from '../runTaskStore';
 import type { McpServerOptions } from '../server';
 import { whenClosed } from '../shared';
 import type { ToolName } from '../toolNames';
+import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 import { registerCodeFileTool } from './codeFile';
 import { registerEnvironmentTool } from './environment';
 import { registerLearningsTool } from './learnings';
 import { packagesAnnotations, registerPackagesTool } from './packages';
 import { registerRunTool, runAnnotations } from './run';
 
+/** A scope no session has. */
+const NO_SCOPE = '-';
+
 /** The tools one server offers, by name. */
 export type OfferedTools = Partial<Record<ToolName, RegisteredTool>>;
 
 /** What the tools of one connection share: the engine, the connection's log and task store, the server's options. */
 export interface ToolsContext {
+  server: Server;
   engine: Engine;
   log: ClientLog;
   taskStore: RunTaskStore;
@@ -26,35 +31,38 @@ export interface ToolsContext {
 }
 
 /** Registers every tool the options allow: environment with settings, code_file and learnings with stores. */
-export function registerTools(server: McpServer, ctx: ToolsContext): OfferedTools {
-  const { engine, log, taskStore, options } = ctx;
-  const { bridge, stores, sessionScope } = options;
+export function registerTools(registry: ToolRegistry, ctx: ToolsContext): OfferedTools {
+  const { server, engine, log, taskStore, options } = ctx;
+  const { bridge, stores } = options;
+  const scopes = scopeForCall(options);
   const tools: OfferedTools = {
-    run_python: registerRunTool(server, {
+    run_python: registerRunTool(registry, {
+      server,
       engine,
       log,
       taskStore,
       origin: options.origin,
       bridge,
       stores,
-      sessionScope,
+      scopes,
       toolApprovals: options.toolApprovals,
     }),
   };
   if (options.settings) {
-    tools.environment = registerEnvironmentTool(server, {
+    tools.environment = registerEnvironmentTool(registry, {
       engine,
       settings: options.settings,
       bridge,
       learningsCount: options.learningsCount,
-      sessionScope,
+      // Without MCP sessions a client's sessions are its handles', which it names per call: none are listed.
+      sessionScope: options.sessionHandles ? NO_SCOPE : options.sessionScope,
     });
   }
   if (stores) {
-    tools.code_file = registerCodeFileTool(server, stores);
-    tools.learnings = registerLearningsTool(server, stores);
+    tools.code_file = registerCodeFileTool(registry, stores);
+    tools.learnings = registerLearningsTool(registry, stores);
   }
-  tools.packages = registerPackagesTool(server, { engine, log, sessionScope });
+  tools.packages = registerPackagesTool(registry, { engine, log, scopes });
   // The backends' settings, and the external servers code can reach, decide whether a run reaches outside.
   const changes: ChangeSource[] = [(listener) => engine.onStateChange(listener)];
   if (bridge) changes.push((listener) => bridge.onDidChange(listener));
@@ -71,7 +79,7 @@ export function registerTools(server: McpServer, ctx: ToolsContext): OfferedTool
  * state changes at every run's start and end, so the check is a field-by-field compare, not a serialization.
  */
 function followSettings(
-  server: McpServer,
+  server: Server,
   changes: ChangeSource[],
   hints: [RegisteredTool | undefined, () => ToolAnnotations][],
 ): void {

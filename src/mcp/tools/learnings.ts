@@ -1,49 +1,50 @@
 // learnings: fixes that worked, added by the agent and searched (failures that match one get it as a hint).
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Learning, Stores, LearningInput } from '../../engine/index';
 import { guarded, outputSchema, structuredResult } from '../shared';
+import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 
-const learningOutput = z.object({ id: z.string() }).passthrough();
+const learningOutput = z.looseObject({ id: z.string() });
+
+const learningsInput = z.object({
+  action: z.enum(['add', 'search']),
+  kind: z.enum(['error', 'semantic']).optional(),
+  error_pattern: z.string().optional(),
+  objective: z.string().optional(),
+  failed_approach: z.string().optional(),
+  successful_approach: z.string().optional(),
+  context: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  query: z
+    .string()
+    .refine((query) => query.length <= 1000, 'query is at most 1000 characters')
+    .optional(),
+  limit: z.number().int().min(1).max(50).optional(),
+});
+
+const learningsOutput = outputSchema({
+  learnings: z.array(learningOutput),
+  total: z.number().int(),
+  updated: z.boolean().optional(),
+});
 
 /** `learnings`, over the learnings store. */
-export function registerLearningsTool(server: McpServer, stores: Stores): RegisteredTool {
-  return server.registerTool(
-    'learnings',
-    {
-      description:
-        'What worked, for later. add kind error: error_pattern + successful_approach (a matching failure gets it as a ' +
-        'hint); add kind semantic: objective + successful_approach. search: query (else newest).',
-      inputSchema: {
-        action: z.enum(['add', 'search']),
-        kind: z.enum(['error', 'semantic']).optional(),
-        error_pattern: z.string().optional(),
-        objective: z.string().optional(),
-        failed_approach: z.string().optional(),
-        successful_approach: z.string().optional(),
-        context: z.string().optional(),
-        tags: z.array(z.string()).optional(),
-        query: z
-          .string()
-          .refine((query) => query.length <= 1000, 'query is at most 1000 characters')
-          .optional(),
-        limit: z.number().int().min(1).max(50).optional(),
-      },
-      outputSchema: outputSchema({
-        learnings: z.array(learningOutput),
-        total: z.number().int(),
-        updated: z.boolean().optional(),
-      }),
-      // The store is bounded (the oldest go first) and adding the same fix again refreshes the entry in place.
-      annotations: {
-        title: 'Learnings',
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
+export function registerLearningsTool(registry: ToolRegistry, stores: Stores): RegisteredTool {
+  return registry.register('learnings', {
+    description:
+      'What worked, for later. add kind error: error_pattern + successful_approach (a matching failure gets it as a ' +
+      'hint); add kind semantic: objective + successful_approach. search: query (else newest).',
+    input: learningsInput,
+    output: learningsOutput,
+    // The store is bounded (the oldest go first) and adding the same fix again refreshes the entry in place.
+    annotations: {
+      title: 'Learnings',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
     },
-    (args) =>
+    call: (args) =>
       guarded(async () => {
         if (args.action === 'search') {
           const found = stores.learnings.search(args.query ?? '', args.limit ?? 10);
@@ -70,7 +71,7 @@ export function registerLearningsTool(server: McpServer, stores: Stores): Regist
           updated,
         });
       }),
-  );
+  });
 }
 
 function renderLearning(l: Learning): string {

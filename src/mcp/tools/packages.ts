@@ -1,17 +1,30 @@
 // packages: install packages into a session's interpreter, or check what is there.
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { MAX_PACKAGES, type Engine, type PackagesResult } from '../../engine/index';
+import { handleArg, inScope, type CallScope, type ScopeForCall } from '../callScope';
 import type { ClientLog } from '../clientLog';
 import { backendArg, codeReachesOutside, outputSchema, sessionArg, structuredResult, type RunChannel } from '../shared';
+import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 
 export interface PackageToolsContext {
   engine: Engine;
   log: ClientLog;
-  /** The client's own sessions (McpServerOptions.sessionScope). */
-  sessionScope?: string;
+  /** Whose sessions a call reaches (callScope.ts). */
+  scopes: ScopeForCall;
 }
+
+const packagesInput = z.object({
+  action: z.enum(['install', 'check']),
+  // The length is checked here, not as maxLength, which OpenAI's strict mode does not take (test/support/providerSchemaRules.ts).
+  packages: z
+    .array(z.string().refine((spec) => spec.length <= 2048, 'a package spec is at most 2048 characters'))
+    .min(1)
+    .max(MAX_PACKAGES),
+  backend: backendArg,
+  session: sessionArg,
+  handle: handleArg,
+});
 
 const packagesOutput = outputSchema({
   success: z.boolean(),
@@ -62,48 +75,37 @@ function countLine(result: PackagesResult): string {
   return `${ok} of ${total} installed as requested${unmet ? `, ${unmet} in another version` : ''}`;
 }
 
-function packagesResult(result: PackagesResult): CallToolResult {
+function packagesResult(result: PackagesResult, scope: CallScope): CallToolResult {
   // A check that finds a package missing did its job; an install that leaves one missing did not.
   const isError = result.action === 'install' ? !result.success : result.packages.length === 0;
-  return structuredResult(renderPackages(result), result, isError);
+  return structuredResult(renderPackages(result), scope.handle ? { ...result, handle: scope.handle } : result, isError);
 }
 
 /** `packages`: install, or check what is there. */
-export function registerPackagesTool(server: McpServer, ctx: PackageToolsContext): RegisteredTool {
-  const { engine, log, sessionScope } = ctx;
-  return server.registerTool(
-    'packages',
-    {
-      description:
-        'Install or check packages for run_python: specs ("numpy>=1.26,<2"), and for install .whl paths or https URLs ' +
-        '(#sha256=<hex>). pyodide: into that session; python: pip into its environment.',
-      inputSchema: {
-        action: z.enum(['install', 'check']),
-        // The length is checked here, not as maxLength, which OpenAI's strict mode does not take (test/support/providerSchemaRules.ts).
-        packages: z
-          .array(z.string().refine((spec) => spec.length <= 2048, 'a package spec is at most 2048 characters'))
-          .min(1)
-          .max(MAX_PACKAGES),
-        backend: backendArg,
-        session: sessionArg,
-      },
-      outputSchema: packagesOutput,
-      annotations: packagesAnnotations(engine),
-    },
-    async (args, extra): Promise<CallToolResult> => {
-      const request = {
-        packages: args.packages,
-        backend: args.backend,
-        session: args.session,
-        scope: sessionScope,
-        origin: 'mcp' as const,
-      };
-      const result =
-        args.action === 'install' ? await engine.installPackages(request) : await engine.checkPackages(request);
-      await tellPackagesFinished(log, result, extra);
-      return packagesResult(result);
-    },
-  );
+export function registerPackagesTool(registry: ToolRegistry, ctx: PackageToolsContext): RegisteredTool {
+  const { engine, log, scopes } = ctx;
+  return registry.register('packages', {
+    description:
+      'Install or check packages for run_python: specs ("numpy>=1.26,<2"), and for install .whl paths or https URLs ' +
+      '(#sha256=<hex>). pyodide: into that session; python: pip into its environment.',
+    input: packagesInput,
+    output: packagesOutput,
+    annotations: packagesAnnotations(engine),
+    call: (args, channel) =>
+      inScope(scopes, args.handle, async (scope) => {
+        const request = {
+          packages: args.packages,
+          backend: args.backend,
+          session: args.session,
+          scope: scope.scope,
+          origin: 'mcp' as const,
+        };
+        const result =
+          args.action === 'install' ? await engine.installPackages(request) : await engine.checkPackages(request);
+        await tellPackagesFinished(log, result, channel);
+        return packagesResult(result, scope);
+      }),
+  });
 }
 
 /** What an install put in, and what failed, goes to the client's log (a check changes nothing, so says nothing). */

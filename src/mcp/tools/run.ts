@@ -1,9 +1,7 @@
 // run_python: its arguments and result schema, where its code comes from (given, or a code file), running it for a
 // call (progress, cancellation, input and tool-call questions asked of the client), what the client's log hears of
 // it, and its result as MCP content. It may run as a task (toolTasks.ts).
-import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Server, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import {
   type ToolBridge,
@@ -17,6 +15,7 @@ import {
   type RunResult,
   type ToolApprovals,
 } from '../../engine/index';
+import { handleArg, inScope, type ScopeForCall } from '../callScope';
 import type { ClientLog } from '../clientLog';
 import { approvalViaElicitation } from '../elicitApproval';
 import { inputViaElicitation } from '../elicitInput';
@@ -33,9 +32,11 @@ import {
   structured,
   type RunChannel,
 } from '../shared';
+import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 import { runsAsTask } from '../toolTasks';
 
 export interface RunToolContext {
+  server: Server;
   engine: Engine;
   log: ClientLog;
   /** Where run_python's tasks live (the server's task store). */
@@ -44,11 +45,12 @@ export interface RunToolContext {
   origin?: RunOrigin;
   bridge?: ToolBridge;
   stores?: Stores;
-  sessionScope?: string;
+  /** Whose sessions a call reaches (callScope.ts). */
+  scopes: ScopeForCall;
   toolApprovals?: ToolApprovals;
 }
 
-export const runPythonInput = {
+export const runPythonInput = z.object({
   code: z.string().optional(),
   file: z.string().optional(),
   backend: backendArg,
@@ -60,7 +62,10 @@ export const runPythonInput = {
     .optional(),
   session: sessionArg,
   reset: z.boolean().optional(),
-};
+  handle: handleArg,
+});
+
+type RunPythonArgs = z.output<typeof runPythonInput>;
 
 /**
  * The run result (RunResult in engine/types.ts) as run_python declares it. Declared to the first level, so the tool
@@ -72,7 +77,7 @@ export const runResultOutput = outputSchema({
   stderr: z.string(),
   duration_ms: z.number().int(),
   // Its fields (error_type, message, traceback, …) are in docs/tools.md: the list stays small.
-  diagnostics: z.object({}).passthrough().nullable(),
+  diagnostics: z.looseObject({}).nullable(),
   backend: z.string(),
   session: z.string(),
   run_id: z.string(),
@@ -82,6 +87,7 @@ export const runResultOutput = outputSchema({
   session_reset: z.boolean().optional(),
   reset_reason: z.string().optional(),
   tool_calls: z.array(z.unknown()).optional(),
+  handle: z.string().optional(),
 });
 
 /** Whether a run may reach outside decides the hints, so they follow the settings (tools/index.ts). */
@@ -97,66 +103,66 @@ export function runAnnotations(engine: Engine, bridge: ToolBridge | undefined): 
 }
 
 /** `run_python`, callable plainly or as a task. */
-export function registerRunTool(server: McpServer, ctx: RunToolContext): RegisteredTool {
-  const { engine, log, bridge, stores } = ctx;
+export function registerRunTool(registry: ToolRegistry, ctx: RunToolContext): RegisteredTool {
+  const { server, engine, log, bridge, stores } = ctx;
   const sessionAllowed = new Set<string>();
   // Asked per call: the client's capabilities are known only once it has initialized.
   const toolApprovals = (channel: RunChannel): ToolApprovals =>
-    ctx.toolApprovals ?? { ask: approvalViaElicitation(server.server, channel), sessionAllowed };
+    ctx.toolApprovals ?? { ask: approvalViaElicitation(server, channel), sessionAllowed };
 
-  const runPython = (args: ShapeOutput<typeof runPythonInput>, channel: RunChannel): Promise<CallToolResult> =>
-    guarded(async () => {
-      const code = await codeToRun(args, stores);
-      if (typeof code !== 'string') return code;
-      const result = await runForTool(
-        engine,
-        {
-          code,
-          backend: args.backend,
-          timeoutS: args.timeout_s,
-          ...(args.timeout_s !== undefined ? { timeoutSource: 'the timeout_s of this call' } : {}),
-          session: args.session,
-          scope: ctx.sessionScope,
-          reset: args.reset,
-          origin: ctx.origin ?? 'mcp',
-          tool: 'run_python',
-          // Asked per call: the client's capabilities are known only once it has initialized.
-          onInput: inputViaElicitation(server.server, channel),
-          toolApprovals: toolApprovals(channel),
-        },
-        channel,
-        log,
-      );
-      // Code calls other servers through the bridge: one may have failed during the run.
-      if (bridge) await log.serversChecked(bridge, channel);
-      return result;
-    });
+  const runPython = (args: RunPythonArgs, channel: RunChannel): Promise<CallToolResult> =>
+    inScope(ctx.scopes, args.handle, (scope) =>
+      guarded(async () => {
+        const code = await codeToRun(args, stores);
+        if (typeof code !== 'string') return code;
+        const result = await runForTool(
+          engine,
+          {
+            code,
+            backend: args.backend,
+            timeoutS: args.timeout_s,
+            ...(args.timeout_s !== undefined ? { timeoutSource: 'the timeout_s of this call' } : {}),
+            session: args.session,
+            scope: scope.scope,
+            reset: args.reset,
+            origin: ctx.origin ?? 'mcp',
+            tool: 'run_python',
+            // Asked per call: the client's capabilities are known only once it has initialized.
+            onInput: inputViaElicitation(server, channel),
+            toolApprovals: toolApprovals(channel),
+          },
+          channel,
+          log,
+          scope.handle,
+        );
+        // Code calls other servers through the bridge: one may have failed during the run.
+        if (bridge) await log.serversChecked(bridge, channel);
+        return result;
+      }),
+    );
 
-  return server.experimental.tasks.registerToolTask(
-    'run_python',
-    {
-      // What a model needs, and no more: it reads this at every turn (bench/tokens.ts).
-      description:
-        'Run Python. Variables, imports and installs persist per session (default "default"); reset: a fresh one. ' +
-        "The last expression's value is shown; display(obj) and open figures come back as images or tables. " +
-        'backend: pyodide (sandboxed, default), python (workspace interpreter)' +
-        (engine.backendKinds.includes('jupyter') ? ', jupyter (a kernel). ' : '. ') +
-        'file: a code_file .py. Do many steps in one run' +
-        (bridge
-          ? ': MCP tools are Python functions (`from code_mode import tools`; tools.search("words") lists them, ' +
-            'help(tools.x.y) documents one).'
-          : '.'),
-      inputSchema: runPythonInput,
-      outputSchema: runResultOutput,
-      annotations: runAnnotations(engine, bridge),
-      execution: { taskSupport: 'optional' },
-    },
-    runsAsTask(runPython, {
-      server: server.server,
+  return registry.register('run_python', {
+    // What a model needs, and no more: it reads this at every turn (bench/tokens.ts).
+    description:
+      'Run Python. Variables, imports and installs persist per session (default "default"); reset: a fresh one. ' +
+      "The last expression's value is shown; display(obj) and open figures come back as images or tables. " +
+      'backend: pyodide (sandboxed, default), python (workspace interpreter)' +
+      (engine.backendKinds.includes('jupyter') ? ', jupyter (a kernel). ' : '. ') +
+      'file: a code_file .py. handle: pass back the one a result gave, if any. Do many steps in one run' +
+      (bridge
+        ? ': MCP tools are Python functions (`from code_mode import tools`; tools.search("words") lists them, ' +
+          'help(tools.x.y) documents one).'
+        : '.'),
+    input: runPythonInput,
+    output: runResultOutput,
+    annotations: runAnnotations(engine, bridge),
+    call: runPython,
+    callAsTask: runsAsTask(runPython, {
+      server,
       store: ctx.taskStore,
       runLimitS: (args) => args.timeout_s ?? engine.config.timeoutS,
     }),
-  );
+  });
 }
 
 /** The code of a run_python call (given, or a code file's), or why there is none. */
@@ -190,13 +196,14 @@ async function runForTool(
   run: Omit<RunOptions, 'signal' | 'onEvent'>,
   extra: RunChannel,
   log: ClientLog,
+  handle: string | undefined,
 ): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
   const progress =
     progressToken === undefined
       ? undefined
       : new RunProgress((progress, message) =>
-          extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }),
+          extra.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }),
         );
   let result: RunResult;
   try {
@@ -212,7 +219,7 @@ async function runForTool(
     await progress?.finish();
   }
   await tellRunFinished(log, result, run.reset === true, extra);
-  return toolResult(result);
+  return toolResult(handle === undefined ? result : { ...result, handle });
 }
 
 /** A replaced interpreter, a policy refusal and an install go to the client's log. `askedForReset`: the caller wanted a fresh interpreter, so its reset is news, not a warning. */
@@ -243,7 +250,7 @@ async function tellRunFinished(
  * of only what that text does not say (the run's id, the error's structured fields, what was displayed). Clients
  * that read structured content get the whole result there.
  */
-export function toolResult(result: RunResult): CallToolResult {
+export function toolResult(result: RunResult & { handle?: string }): CallToolResult {
   const content: CallToolResult['content'] = renderResultPieces(result).map((piece) => {
     if ('text' in piece) return { type: 'text', text: piece.text };
     const { display } = piece;

@@ -68,7 +68,7 @@ const fromHost = z.discriminatedUnion('type', [
       type: z.literal('packagesDone'),
       id,
       errors: z.array(z.string().optional().nullable()),
-      versions: z.record(z.string().nullable()),
+      versions: z.record(z.string(), z.string().nullable()),
       failed: z.string().optional(),
     })
     .strict(),
