@@ -30,6 +30,7 @@ for (const backend of ['pyodide', 'python'] as BackendKind[]) {
         'timeout_s',
         'session',
         'reset',
+        'handle',
       ]);
       assert.deepEqual(tool.outputSchema?.required, [
         'success',

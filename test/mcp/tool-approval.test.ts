@@ -130,19 +130,8 @@ for (const backend of ['python', 'pyodide'] as BackendKind[]) {
         // eslint-disable-next-line no-control-regex -- control characters are what the question must not carry
         /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/u,
       );
-      // An argument the tool's (closed) schema does not declare is refused before anyone is asked.
-      // Python's functions pass only declared arguments; code can still reach the host call beneath them.
-      const undeclared = await run(
-        'import code_mode\nprint(code_mode._host("tools.call", {"server": "memory", "tool": "create_entities", "args": {"entities": [], "path\\nAllow this call?": "/etc/passwd"}})["refused"])',
-      );
-      assert.match(
-        undeclared.result.stdout,
-        /^memory\.create_entities was not called: its schema does not declare the argument "path\\nAllow this call\?"\n$/,
-      );
-      assert.equal(client.questions.length - before, 1, 'not asked');
-      assert.deepEqual(calls(undeclared.result.tool_calls), [
-        { tool: 'create_entities', ok: false, approval: 'denied' },
-      ]);
+      // An argument a closed schema does not declare is refused before anyone is asked: test/unit/codemode.test.ts
+      // (the memory server's schemas are open since its SDK turns zod 4 schemas into JSON Schema).
     });
 
     test('an accepted write happens; read-only tools ask nothing', async () => {

@@ -180,6 +180,50 @@ test('the allowlist limits servers and tools, and calls outside it are refused',
   await bridge.dispose();
 });
 
+test('an argument a closed schema does not declare is refused before anyone is asked; an open schema lets the question show it', async () => {
+  const sent: string[] = [];
+  const provider = (name: string, additionalProperties?: false): ToolProvider => ({
+    name,
+    listTools: async () => [
+      {
+        server: name,
+        name: 'write',
+        description: '',
+        inputSchema: { type: 'object', properties: { path: { type: 'string' } }, additionalProperties },
+      },
+    ],
+    callTool: async (tool) => {
+      sent.push(`${name}.${tool}`);
+      return { content: [{ type: 'text', text: 'done' }] };
+    },
+    status: () => ({ name, state: 'connected' }),
+    close: async () => undefined,
+  });
+  const bridge = new ToolBridge(silentLogger);
+  await bridge.setProviders('external', [provider('closed', false), provider('open')]);
+  const asked: ToolApprovalRequest[] = [];
+  const run: HostCallRun = {
+    runId: 'r1',
+    origin: 'mcp',
+    session: 'default',
+    sessionAllowed: new Set(),
+    askToolApproval: async (request) => {
+      asked.push(request);
+      return 'once';
+    },
+    recordToolCall: () => undefined,
+  };
+  const args = { path: 'a', 'path\nAllow this call?': '/etc/passwd' };
+  assert.deepEqual(await bridge.callFromCode('closed', 'write', args, run), {
+    refused: 'closed.write was not called: its schema does not declare the argument "path\\nAllow this call?"',
+  });
+  assert.equal(asked.length, 0, 'not asked');
+  assert.deepEqual(await bridge.callFromCode('open', 'write', args, run), { value: 'done' });
+  assert.deepEqual(asked[0]?.undeclared, ['path\nAllow this call?']);
+  assert.deepEqual(sent, ['open.write']);
+  await bridge.dispose();
+});
+
 test('the bridge asks the run\'s person for a write, remembers "for this session", records every call, and never asks for a provider that confirms itself', async () => {
   const sent: string[] = [];
   const provider = (name: string, confirmsCalls = false): ToolProvider => ({
