@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 // JSON-RPC 2.0's message shapes, strict as the spec has them (the SDK checks the params of each method later).
 const RequestIdSchema = z.union([z.string(), z.number().int()]);
-const paramsSchema = z.record(z.string(), z.unknown()).optional();
+const paramsSchema = z.looseObject({ _meta: z.looseObject({}).optional() }).optional();
 const JSONRPCRequestSchema = z.strictObject({
   jsonrpc: z.literal('2.0'),
   id: RequestIdSchema,
@@ -14,7 +14,7 @@ const JSONRPCNotificationSchema = z.strictObject({ jsonrpc: z.literal('2.0'), me
 const JSONRPCMessageSchema = z.union([
   JSONRPCRequestSchema,
   JSONRPCNotificationSchema,
-  z.strictObject({ jsonrpc: z.literal('2.0'), id: RequestIdSchema, result: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ jsonrpc: z.literal('2.0'), id: RequestIdSchema, result: z.looseObject({}) }),
   z.strictObject({
     jsonrpc: z.literal('2.0'),
     id: RequestIdSchema.optional(),
