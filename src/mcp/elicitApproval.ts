@@ -2,7 +2,6 @@
 // the person behind the MCP client as an elicitation form naming the server, the tool, its arguments and the run.
 // Declining or cancelling the form is a no. Without elicitation nobody can be asked, and the bridge refuses the
 // call at once, naming the flag that changes that.
-import type { Server } from '@modelcontextprotocol/server';
 import {
   shownArgs,
   shownName,
@@ -19,8 +18,8 @@ const CHOICES: { const: ToolApprovalAnswer; title: string }[] = [
   { const: 'deny', title: 'Deny' },
 ];
 
-export function approvalViaElicitation(server: Server, channel: RunChannel): ToolApprovalHandler | undefined {
-  if (!server.getClientCapabilities()?.elicitation) return undefined;
+export function approvalViaElicitation(channel: RunChannel): ToolApprovalHandler | undefined {
+  if (!channel.canAsk) return undefined;
   return async (request, signal) => {
     const result = await askDuringRun(
       channel,

@@ -1,13 +1,12 @@
 // input() in an agent's run: the question goes to the person behind the MCP client through elicitation
 // (elicitation/create, which VS Code supports), when the client declared it. Without it, nobody can answer,
 // and the run is told so at once instead of waiting.
-import type { Server } from '@modelcontextprotocol/server';
 import type { InputHandler } from '../engine/index';
 import { askDuringRun } from './elicitation';
 import type { RunChannel } from './shared';
 
-export function inputViaElicitation(server: Server, channel: RunChannel): InputHandler | undefined {
-  if (!server.getClientCapabilities()?.elicitation) return undefined;
+export function inputViaElicitation(channel: RunChannel): InputHandler | undefined {
+  if (!channel.canAsk) return undefined;
   return async (request, signal) => {
     if (request.password) {
       // MCP forbids asking for sensitive information through elicitation.

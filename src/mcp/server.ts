@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/server';
 import type { Engine, RunOrigin, ToolApprovals, ToolBridge, SettingsPort, Stores } from '../engine/index';
 import { PRODUCT_VERSION } from '../version';
 import { ClientLog } from './clientLog';
+import { PausedCalls } from './pausedCalls';
 import { RunTaskStore, type SharedResultBudget } from './runTaskStore';
 import type { SessionHandles } from './sessionHandles';
 import { whenClosed } from './shared';
@@ -35,9 +36,17 @@ export interface McpServerOptions {
    * the client, by elicitation, with "Allow this tool for this session" kept for this MCP session.
    */
   toolApprovals?: ToolApprovals;
+  /**
+   * Runs waiting for a 2026-07-28 client's answer between rounds. Given when one table must outlive the server
+   * (over HTTP each 2026 request gets a server of its own); else each server keeps its own.
+   */
+  pausedCalls?: PausedCalls;
   /** Shared with the other connections of one HTTP server: their task results' bytes, together. */
   taskResultBudget?: SharedResultBudget;
 }
+
+/** How long a person may take to answer a question a run asks (the same wait 2025's elicitation gives). */
+export const ANSWER_WAIT_MS = 10 * 60 * 1000;
 
 /** Each server's task store, for runningTasks. */
 const taskStores = new WeakMap<Server, RunTaskStore>();
@@ -50,17 +59,24 @@ export function runningTasks(server: Server): number {
 /** The MCP surface of the engine: its tools (tools/) on the SDK's protocol layer. Built per connection; the engine is shared. */
 export function createMcpServer(engine: Engine, options: McpServerOptions = {}): Server {
   const taskStore = new RunTaskStore(undefined, options.taskResultBudget);
+  const paused = options.pausedCalls ?? new PausedCalls({ answerWaitMs: ANSWER_WAIT_MS });
   const server = new Server(
     { name: 'code-mode-python', version: PRODUCT_VERSION },
-    { instructions: 'Run Python with run_python. Prefer one run that does several steps over many small calls.' },
+    {
+      instructions: 'Run Python with run_python. Prefer one run that does several steps over many small calls.',
+      requestState: { verify: paused.verify },
+    },
   );
   taskStores.set(server, taskStore);
   const log = new ClientLog(server);
   serveTaskMethods(server, taskStore);
-  registerTools(new ToolRegistry(server), { server, engine, log, taskStore, options });
+  registerTools(new ToolRegistry(server, paused), { server, engine, log, taskStore, options });
   if (options.bridge) followServers(server, options.bridge, log);
   // Over HTTP the connection is one MCP session: when it ends, so do its tasks and their runs.
-  whenClosed(server, () => taskStore.close());
+  whenClosed(server, () => {
+    taskStore.close();
+    if (!options.pausedCalls) paused.close();
+  });
   return server;
 }
 

@@ -31,7 +31,9 @@ export interface RunChannel {
   notify(notification: ServerNotification): Promise<void>;
   /** A log message about this call, at the level the client asked for (per connection in 2025, per request in 2026). */
   log(level: LoggingLevel, data: Record<string, unknown>, logger: string): Promise<void>;
-  /** Asks the person behind the client (elicitation); the client must have declared it. */
+  /** Whether the client can be asked (it declared elicitation). */
+  canAsk: boolean;
+  /** Asks the person behind the client (elicitation); only when `canAsk`. */
   elicit(form: ElicitRequestFormParams, options: { signal: AbortSignal; timeout: number }): Promise<ElicitResult>;
   /** Told when the run starts and stops waiting for a person's answer (a task reports `input_required`). */
   awaitingInput?: (waiting: boolean) => Promise<void>;

@@ -5,9 +5,13 @@
 // and no bigger (toolSchemas.ts), and a result is not checked against its own output schema on the way out
 // (run_python builds it from the engine's typed result; clients check it against the listed schema).
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
+  type ClientCapabilities,
+  type InputRequiredResult,
   type Server,
   type ServerContext,
   type Tool,
@@ -15,6 +19,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { errorText } from '../engine/index';
+import type { PausedCalls } from './pausedCalls';
 import type { RunChannel } from './shared';
 import type { ToolName } from './toolNames';
 import { listedSchema } from './toolSchemas';
@@ -38,6 +43,8 @@ export interface ToolDefinition<Shape extends z.ZodRawShape> {
   output?: z.ZodType;
   annotations: ToolAnnotations;
   call(args: z.output<z.ZodObject<Shape>>, channel: RunChannel): Promise<CallToolResult>;
+  /** Its calls may ask the person (input(), approvals): a 2026-07-28 client is asked by `input_required` rounds. */
+  asksDuringCall?: boolean;
   /** With it the tool may run as a task (`execution.taskSupport: optional`). */
   callAsTask?: TaskCall<z.output<z.ZodObject<Shape>>>;
 }
@@ -58,7 +65,10 @@ export class ToolRegistry {
   private readonly tools = new Map<ToolName, Entry>();
   private list?: Tool[];
 
-  constructor(private readonly server: Server) {
+  constructor(
+    private readonly server: Server,
+    private readonly paused: PausedCalls,
+  ) {
     server.registerCapabilities({ tools: { listChanged: true } });
     server.setRequestHandler('tools/list', () => ({ tools: this.listed() }));
     // A task's answer is no CallToolResult; the SDK checks it as one of 2025's, whose fields are open, and passes it.
@@ -88,7 +98,7 @@ export class ToolRegistry {
   private async call(
     params: { name: string; arguments?: Record<string, unknown>; task?: TaskRequest },
     ctx: ServerContext,
-  ): Promise<CallToolResult | TaskAnswer> {
+  ): Promise<CallToolResult | InputRequiredResult | TaskAnswer> {
     const entry = this.tools.get(params.name as ToolName);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     const { definition } = entry;
@@ -103,20 +113,39 @@ export class ToolRegistry {
     if (!parsed.success) return invalidArguments(params.name, parsed.error);
     try {
       if (params.task !== undefined) return await definition.callAsTask!(parsed.data, params.task, ctx);
-      return await definition.call(parsed.data, channelOf(this.server, ctx));
+      const channel = channelOf(this.server, ctx);
+      if (definition.asksDuringCall && isModern(ctx))
+        return await this.paused.serve(ctx, parsed.data, channel, (paused) => definition.call(parsed.data, paused));
+      return await definition.call(parsed.data, channel);
     } catch (error) {
+      // A requestState that names no paused question is the client's error, as the SDK answers a forged one.
+      if (error instanceof ProtocolError) throw error;
       // As any MCP server answers a tool that throws: a result the model reads.
       return { content: [{ type: 'text', text: errorText(error) }], isError: true };
     }
   }
 }
 
+/** A 2026-07-28 request: it carries the per-request envelope. */
+function isModern(ctx: ServerContext): boolean {
+  return envelopeOf(ctx)?.[PROTOCOL_VERSION_META_KEY] !== undefined;
+}
+
+/** The envelope's keys, which the SDK's public type leaves undeclared. */
+function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
+  return ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+}
+
 /** The channel of a plain call: the request's own. */
 export function channelOf(server: Server, ctx: ServerContext): RunChannel {
   const { mcpReq } = ctx;
+  const capabilities = isModern(ctx)
+    ? (envelopeOf(ctx)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+    : server.getClientCapabilities();
   return {
     _meta: mcpReq._meta,
     signal: mcpReq.signal,
+    canAsk: Boolean(capabilities?.elicitation),
     notify: (notification) => mcpReq.notify(notification),
     log: (level, data, logger = LOGGER) => mcpReq.log(level, data, logger),
     elicit: (form, options) =>

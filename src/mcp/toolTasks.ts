@@ -40,6 +40,7 @@ export function runsAsTask<Args>(call: ToolCall<Args>, options: ToolTaskOptions<
     const channel: RunChannel = {
       _meta: ctx.mcpReq._meta,
       signal,
+      canAsk: Boolean(server.getClientCapabilities()?.elicitation),
       notify: (notification) => server.notification(notification),
       log: (level, data, logger) => server.sendLoggingMessage({ level, logger, data }, ctx.sessionId),
       elicit: (form, elicitOptions) => server.elicitInput({ mode: 'form', ...form }, elicitOptions),

@@ -108,7 +108,7 @@ export function registerRunTool(registry: ToolRegistry, ctx: RunToolContext): Re
   const sessionAllowed = new Set<string>();
   // Asked per call: the client's capabilities are known only once it has initialized.
   const toolApprovals = (channel: RunChannel): ToolApprovals =>
-    ctx.toolApprovals ?? { ask: approvalViaElicitation(server, channel), sessionAllowed };
+    ctx.toolApprovals ?? { ask: approvalViaElicitation(channel), sessionAllowed };
 
   const runPython = (args: RunPythonArgs, channel: RunChannel): Promise<CallToolResult> =>
     inScope(ctx.scopes, args.handle, (scope) =>
@@ -127,8 +127,7 @@ export function registerRunTool(registry: ToolRegistry, ctx: RunToolContext): Re
             reset: args.reset,
             origin: ctx.origin ?? 'mcp',
             tool: 'run_python',
-            // Asked per call: the client's capabilities are known only once it has initialized.
-            onInput: inputViaElicitation(server, channel),
+            onInput: inputViaElicitation(channel),
             toolApprovals: toolApprovals(channel),
           },
           channel,
@@ -157,6 +156,7 @@ export function registerRunTool(registry: ToolRegistry, ctx: RunToolContext): Re
     output: runResultOutput,
     annotations: runAnnotations(engine, bridge),
     call: runPython,
+    asksDuringCall: true,
     callAsTask: runsAsTask(runPython, {
       server,
       store: ctx.taskStore,

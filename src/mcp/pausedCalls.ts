@@ -1,0 +1,194 @@
+// Questions in the middle of a run for 2026-07-28 clients, which take no requests from the server: when a run asks
+// (input(), a tool call that needs a yes), the tools/call is answered `input_required` with the question while the
+// program waits, paused; the client's retry carries the answer and the sealed requestState, and that same paused
+// program goes on, until it ends (the retry gets its result) or asks again. A retry that never comes stops the run.
+import {
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type InputRequiredResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { createHash, randomBytes } from 'node:crypto';
+import type { RunChannel } from './shared';
+
+/** What a sealed requestState says: which paused call, which of its questions, and a digest of the call's arguments. */
+interface PausedState {
+  call: string;
+  question: number;
+  args: string;
+}
+
+interface Question {
+  number: number;
+  form: ElicitRequestFormParams;
+  answer(result: ElicitResult): void;
+  fail(error: Error): void;
+}
+
+/** One call whose run is under way across rounds. */
+interface PausedCall {
+  id: string;
+  args: string;
+  result: Promise<CallToolResult>;
+  settled: boolean;
+  /** The question the run waits on, once it asks. */
+  question?: Question;
+  asked: number;
+  /** Wakes the round waiting for the run's next event (a question, or its end). */
+  wake?: () => void;
+  /** The request serving the current round: notifications go with it; none between rounds. */
+  round?: ServerContext;
+  stop: AbortController;
+  expiry?: NodeJS.Timeout;
+}
+
+export interface PausedCallsOptions {
+  /** How long a question waits for the client's retry before the run is stopped. */
+  answerWaitMs: number;
+}
+
+/** The state of one question's round: what the retry must send back. */
+const ANSWER_KEY = 'answer';
+
+export class PausedCalls {
+  private readonly calls = new Map<string, PausedCall>();
+  private readonly codec;
+  private readonly ttlSeconds: number;
+
+  constructor(private readonly options: PausedCallsOptions) {
+    this.ttlSeconds = Math.ceil(options.answerWaitMs / 1000);
+    // A key per process: only this process holds the paused programs its states name.
+    this.codec = createRequestStateCodec<PausedState>({ key: randomBytes(32), ttlSeconds: this.ttlSeconds });
+  }
+
+  /** For ServerOptions.requestState.verify: a forged, altered or expired state never reaches a handler (-32602). */
+  readonly verify = (state: string, ctx: ServerContext) => this.codec.verify(state, ctx);
+
+  /** Calls paused now. */
+  get size(): number {
+    return this.calls.size;
+  }
+
+  /**
+   * Serves one round of a call: the first (no requestState) starts `work` with a channel whose questions pause it;
+   * a retry answers the question its state names and goes on. Either way: the result, or the next question.
+   */
+  async serve(
+    ctx: ServerContext,
+    args: unknown,
+    base: RunChannel,
+    work: (channel: RunChannel) => Promise<CallToolResult>,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const digest = argsDigest(args);
+    const state = ctx.mcpReq.requestState<PausedState>();
+    const call = state ? this.resumed(state, digest, ctx) : this.started(digest, base, work);
+    return this.nextEvent(call, ctx);
+  }
+
+  /** Stops every paused run: the server is closing. */
+  close(): void {
+    for (const call of this.calls.values()) this.abandon(call, 'the MCP server closed');
+  }
+
+  private started(args: string, base: RunChannel, work: (channel: RunChannel) => Promise<CallToolResult>): PausedCall {
+    const stop = new AbortController();
+    const call: PausedCall = {
+      id: randomBytes(16).toString('hex'),
+      args,
+      settled: false,
+      asked: 0,
+      stop,
+    } as PausedCall;
+    const channel: RunChannel = {
+      _meta: base._meta,
+      signal: stop.signal,
+      canAsk: base.canAsk,
+      // Between rounds no request is open to carry them: progress and log messages of that time are dropped.
+      notify: async (notification) => call.round?.mcpReq.notify(notification),
+      log: async (level, data, logger) => call.round?.mcpReq.log(level, data, logger),
+      elicit: (form) => this.ask(call, form),
+    };
+    call.result = work(channel).finally(() => {
+      call.settled = true;
+      call.wake?.();
+    });
+    this.calls.set(call.id, call);
+    return call;
+  }
+
+  private resumed(state: PausedState, args: string, ctx: ServerContext): PausedCall {
+    const call = this.calls.get(state.call);
+    // A state whose question was answered already (a replay), or for other arguments, or whose run is gone.
+    if (!call || call.question?.number !== state.question || call.args !== args) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState');
+    }
+    const response = inputResponse(ctx.mcpReq.inputResponses, ANSWER_KEY);
+    if (response.kind === 'elicit') {
+      const { question } = call;
+      call.question = undefined;
+      clearTimeout(call.expiry);
+      question.answer({
+        action: response.action,
+        ...(response.content ? { content: response.content as ElicitResult['content'] } : {}),
+      });
+    }
+    // Without an answer the same question is asked again.
+    return call;
+  }
+
+  /** Waits for the run's next event: its result ends the call; a question is this round's answer. */
+  private async nextEvent(call: PausedCall, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+    call.round = ctx;
+    const cancelled = () => this.abandon(call, 'the client cancelled the call');
+    ctx.mcpReq.signal.addEventListener('abort', cancelled, { once: true });
+    try {
+      while (!call.settled && !call.question) await new Promise<void>((resolve) => (call.wake = resolve));
+      call.wake = undefined;
+      if (call.settled) {
+        this.calls.delete(call.id);
+        return await call.result;
+      }
+      const question = call.question!;
+      clearTimeout(call.expiry);
+      call.expiry = setTimeout(
+        () => this.abandon(call, `no answer came within ${this.ttlSeconds} s: the client never retried the call`),
+        this.options.answerWaitMs,
+      );
+      call.expiry.unref();
+      const { mode: _mode, ...form } = question.form;
+      return inputRequired({
+        inputRequests: { [ANSWER_KEY]: inputRequired.elicit(form) },
+        requestState: await this.codec.mint({ call: call.id, question: question.number, args: call.args }),
+      });
+    } finally {
+      ctx.mcpReq.signal.removeEventListener('abort', cancelled);
+      call.round = undefined;
+    }
+  }
+
+  private ask(call: PausedCall, form: ElicitRequestFormParams): Promise<ElicitResult> {
+    return new Promise((answer, fail) => {
+      call.question = { number: ++call.asked, form, answer, fail };
+      call.wake?.();
+    });
+  }
+
+  /** The run is stopped (its question fails, its signal aborts) and its call forgotten. */
+  private abandon(call: PausedCall, why: string): void {
+    clearTimeout(call.expiry);
+    this.calls.delete(call.id);
+    call.question?.fail(new Error(`the question was withdrawn: ${why}`));
+    call.question = undefined;
+    call.stop.abort(why);
+  }
+}
+
+function argsDigest(args: unknown): string {
+  return createHash('sha256').update(JSON.stringify(args)).digest('base64url');
+}
