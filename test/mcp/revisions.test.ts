@@ -154,11 +154,34 @@ describe('protocol revision 2026-07-28 over stdio, with the SDK v2 client (and 2
     assert.equal(result.stdout, '42\n');
   });
 
-  it('input() asks a 2026 client that declared elicitation, and its answer reaches Python', async () => {
+  it('input() asks a 2026 client that declared elicitation, in an input_required result, and its answer reaches Python', async () => {
+    const { received, sent } = await modern();
     questions.length = 0;
+    const [sentBefore, receivedBefore] = [sent.length, received.frames.length];
     const { result } = await runModern({ code: 'name = input("name? ")\nprint("hello", name)' });
     assert.equal(result.stdout, 'name? Ada\nhello Ada\n', JSON.stringify(result.diagnostics));
     assert.deepEqual(questions, ['name?']);
+    // On the wire: the call is answered input_required with the question; the SDK retries it with the answer and
+    // the state as given, and the retry gets the run's result. The server sent no request of its own (2026 has none).
+    const calls = sent.slice(sentBefore).filter((frame) => frame.method === 'tools/call');
+    assert.equal(calls.length, 2, `the call and one retry: ${JSON.stringify(calls)}`);
+    const first = await received.answerTo(calls[0].id!);
+    const asked = first.result;
+    assert.ok(asked, JSON.stringify(first));
+    assert.equal(asked.resultType, 'input_required', JSON.stringify(asked));
+    const inputRequests = Object.entries(asked.inputRequests as Record<string, { method: string; params: Frame }>);
+    assert.deepEqual(
+      inputRequests.map(([, request]) => [request.method, request.params.message]),
+      [['elicitation/create', 'name?']],
+    );
+    const retry = calls[1].params as { inputResponses?: Record<string, unknown>; requestState?: unknown };
+    assert.deepEqual(Object.keys(retry.inputResponses ?? {}), [inputRequests[0][0]]);
+    assert.equal(retry.requestState, asked.requestState);
+    assertModernResult(await received.answerTo(calls[1].id!), 'the retried call');
+    const fromServer = received.frames
+      .slice(receivedBefore)
+      .filter((f) => f.method !== undefined && f.id !== undefined);
+    assert.deepEqual(fromServer, []);
   });
 });
 
