@@ -58,6 +58,8 @@ const ANSWER_KEY = 'answer';
 
 export class PausedCalls {
   private readonly calls = new Map<string, PausedCall>();
+  /** What the next run of a session must hear: a run of it was stopped with nobody left to read its result. */
+  private readonly notices = new Map<string, string>();
   private readonly codec;
   private readonly ttlSeconds: number;
 
@@ -91,6 +93,18 @@ export class PausedCalls {
     return this.nextEvent(call, ctx);
   }
 
+  /** A run of the session `key` was stopped while no call waited for it: its next run says so. */
+  remember(key: string, notice: string): void {
+    this.notices.set(key, notice);
+  }
+
+  /** The notice for the session `key`, once. */
+  take(key: string): string | undefined {
+    const notice = this.notices.get(key);
+    this.notices.delete(key);
+    return notice;
+  }
+
   /** Stops every paused run: the server is closing. */
   close(): void {
     for (const call of this.calls.values()) this.abandon(call, 'the MCP server closed');
@@ -109,6 +123,7 @@ export class PausedCalls {
       _meta: base._meta,
       signal: stop.signal,
       canAsk: base.canAsk,
+      nobodyWaits: () => call.stop.signal.aborted,
       // Between rounds no request is open to carry them: progress and log messages of that time are dropped.
       notify: async (notification) => call.round?.mcpReq.notify(notification),
       log: async (level, data, logger) => call.round?.mcpReq.log(level, data, logger),

@@ -70,7 +70,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   taskStores.set(server, taskStore);
   const log = new ClientLog(server);
   serveTaskMethods(server, taskStore);
-  registerTools(new ToolRegistry(server, paused), { server, engine, log, taskStore, options });
+  registerTools(new ToolRegistry(server, paused), { server, paused, engine, log, taskStore, options });
   if (options.bridge) followServers(server, options.bridge, log);
   // Over HTTP the connection is one MCP session: when it ends, so do its tasks and their runs.
   whenClosed(server, () => {

@@ -35,6 +35,8 @@ export interface RunChannel {
   canAsk: boolean;
   /** Asks the person behind the client (elicitation); only when `canAsk`. */
   elicit(form: ElicitRequestFormParams, options: { signal: AbortSignal; timeout: number }): Promise<ElicitResult>;
+  /** True once no call waits for this run's result any more (a 2026 client that never retried): its end is told to the session's next run. */
+  nobodyWaits?: () => boolean;
   /** Told when the run starts and stops waiting for a person's answer (a task reports `input_required`). */
   awaitingInput?: (waiting: boolean) => Promise<void>;
 }

@@ -5,6 +5,7 @@ import type { Engine } from '../../engine/index';
 import { scopeForCall } from '../callScope';
 import type { ClientLog } from '../clientLog';
 import type { RunTaskStore } from '../runTaskStore';
+import type { PausedCalls } from '../pausedCalls';
 import type { McpServerOptions } from '../server';
 import { whenClosed } from '../shared';
 import type { ToolName } from '../toolNames';
@@ -24,6 +25,7 @@ export type OfferedTools = Partial<Record<ToolName, RegisteredTool>>;
 /** What the tools of one connection share: the engine, the connection's log and task store, the server's options. */
 export interface ToolsContext {
   server: Server;
+  paused: PausedCalls;
   engine: Engine;
   log: ClientLog;
   taskStore: RunTaskStore;
@@ -46,6 +48,7 @@ export function registerTools(registry: ToolRegistry, ctx: ToolsContext): Offere
       stores,
       scopes,
       toolApprovals: options.toolApprovals,
+      paused: ctx.paused,
     }),
   };
   if (options.settings) {

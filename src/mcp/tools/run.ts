@@ -32,6 +32,7 @@ import {
   structured,
   type RunChannel,
 } from '../shared';
+import type { PausedCalls } from '../pausedCalls';
 import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 import { runsAsTask } from '../toolTasks';
 
@@ -48,6 +49,8 @@ export interface RunToolContext {
   /** Whose sessions a call reaches (callScope.ts). */
   scopes: ScopeForCall;
   toolApprovals?: ToolApprovals;
+  /** Runs that wait between a 2026 client's rounds, and what a session's next run must hear of them. */
+  paused: PausedCalls;
 }
 
 export const runPythonInput = z.object({
@@ -132,7 +135,7 @@ export function registerRunTool(registry: ToolRegistry, ctx: RunToolContext): Re
           },
           channel,
           log,
-          scope.handle,
+          { handle: scope.handle, scope: scope.scope, notices: ctx.paused },
         );
         // Code calls other servers through the bridge: one may have failed during the run.
         if (bridge) await log.serversChecked(bridge, channel);
@@ -196,7 +199,7 @@ async function runForTool(
   run: Omit<RunOptions, 'signal' | 'onEvent'>,
   extra: RunChannel,
   log: ClientLog,
-  handle: string | undefined,
+  where: { handle?: string; scope?: string; notices: PausedCalls },
 ): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
   const progress =
@@ -219,7 +222,21 @@ async function runForTool(
     await progress?.finish();
   }
   await tellRunFinished(log, result, run.reset === true, extra);
-  return toolResult(handle === undefined ? result : { ...result, handle });
+  const session = `${where.scope ?? ''}\0${result.backend}\0${result.session}`;
+  if (extra.nobodyWaits?.()) {
+    where.notices.remember(
+      session,
+      `run ${result.run_id} of this session was stopped before its result was read (${String(extra.signal.reason)}); ` +
+        'its output is lost, its variables are kept',
+    );
+    return toolResult(result);
+  }
+  const notice = where.notices.take(session);
+  return toolResult({
+    ...result,
+    ...(where.handle === undefined ? {} : { handle: where.handle }),
+    ...(notice === undefined ? {} : { notice }),
+  });
 }
 
 /** A replaced interpreter, a policy refusal and an install go to the client's log. `askedForReset`: the caller wanted a fresh interpreter, so its reset is news, not a warning. */
@@ -250,7 +267,7 @@ async function tellRunFinished(
  * of only what that text does not say (the run's id, the error's structured fields, what was displayed). Clients
  * that read structured content get the whole result there.
  */
-export function toolResult(result: RunResult & { handle?: string }): CallToolResult {
+export function toolResult(result: RunResult & { handle?: string; notice?: string }): CallToolResult {
   const content: CallToolResult['content'] = renderResultPieces(result).map((piece) => {
     if ('text' in piece) return { type: 'text', text: piece.text };
     const { display } = piece;
