@@ -1,0 +1,488 @@
+// Long runs for 2026-07-28 clients through the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663). A call
+// from a client that declared the extension on its request is answered with its result when the run ends within
+// a short grace, and otherwise with a task (`resultType: "task"`) while the run goes on with no request open: the
+// client polls tasks/get (the status; the result or the JSON-RPC error inline once it ends), answers the run's
+// questions (input(), approvals) with tasks/update while the task is `input_required`, and stops the run with
+// tasks/cancel. Over HTTP every 2026 request gets a server of its own, so the tasks live here, in one TaskExtension
+// per HTTP server (per stdio connection) that those servers share. The 2025-11-25 tasks utility (runTaskStore.ts,
+// taskMethods.ts) is a different wire and stays as it is: both answer tasks/get and tasks/cancel, picked by the
+// request's revision.
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  inputResponse,
+  MissingRequiredClientCapabilityError,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { errorText } from '../engine/index';
+import { approximateBytes, shrinkToolResult } from './resultBudget';
+import { MAX_SERVER_TASK_RESULT_BYTES, TaskRequestError, type RunTaskStore } from './runTaskStore';
+import type { RunChannel } from './shared';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** How long a call waits for its run before answering with a task: most runs end sooner and need no polling. */
+export const DEFAULT_GRACE_MS = 2000;
+/** How often a client should ask tasks/get; runs take seconds to an hour. */
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** How long an ended task and its result are kept (counted from its end; `ttlMs` says it counted from creation). */
+export const DEFAULT_KEEP_MS = 60 * 60_000;
+/** How long a question waits for its tasks/update before it is withdrawn (the run's input() fails). */
+export const DEFAULT_ANSWER_WAIT_MS = 10 * 60_000;
+/** What a result is shrunk to when it gives up its displays for newer ones. */
+const SHRUNK_RESULT_BYTES = 256 * 1024;
+const WHY = 'task results are kept without their displays once the server holds too many';
+/** A status message drawn from a run's output is at most this long. */
+const STATUS_MESSAGE_CHARS = 200;
+
+export type ExtensionTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** The extension's Task. */
+export interface ExtensionTask {
+  taskId: string;
+  status: ExtensionTaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  /** From creation; null (unlimited) while the run goes on, then its end plus the time the result is kept. */
+  ttlMs: number | null;
+  pollIntervalMs: number;
+}
+
+/** A JSON-RPC error as a failed task carries it. */
+export interface TaskError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** What tasks/get answers: the task, with its questions, result or error inline as its status says. */
+export interface DetailedTask extends ExtensionTask {
+  inputRequests?: Record<string, { method: string; params?: unknown }>;
+  result?: CallToolResult;
+  error?: TaskError;
+}
+
+/** What a tools/call answers when it made a task. */
+export interface CreateTaskResult extends ExtensionTask {
+  resultType: 'task';
+}
+
+export interface TaskExtensionOptions {
+  /** Default DEFAULT_GRACE_MS; 0: every call from a declaring client is a task at once. */
+  graceMs?: number;
+  pollIntervalMs?: number;
+  keepMs?: number;
+  answerWaitMs?: number;
+  /** Bytes of results kept, all tasks together; past it the oldest lose their displays. Default 128 MB. */
+  maxResultBytes?: number;
+}
+
+interface Question {
+  form: Omit<ElicitRequestFormParams, 'mode'>;
+  answer(result: ElicitResult): void;
+  withdraw(error: Error): void;
+}
+
+/** One call's run, from the call on; a task once the call was answered with it (`published`). */
+interface Entry {
+  task: ExtensionTask;
+  published: boolean;
+  settled: boolean;
+  running: Promise<CallToolResult>;
+  stop: AbortController;
+  /** The channel of the call while it waits for the run: progress and log messages go with it; none after. */
+  request?: RunChannel;
+  /** Outstanding questions by their inputRequests key, unique over the task's life. */
+  questions: Map<string, Question>;
+  asked: number;
+  result?: CallToolResult;
+  error?: TaskError;
+  /** Wakes the call waiting within the grace (the run ended, or asked). */
+  wake?: () => void;
+  expiry?: NodeJS.Timeout;
+}
+
+const TERMINAL: ReadonlySet<ExtensionTaskStatus> = new Set(['completed', 'failed', 'cancelled']);
+
+export class TaskExtension {
+  private readonly tasks = new Map<string, Entry>();
+  private readonly live = new Set<Entry>();
+  /** Bytes of stored results by task, oldest first. */
+  private readonly results = new Map<string, number>();
+  private resultBytes = 0;
+  private closed = false;
+  private readonly graceMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly keepMs: number;
+  private readonly answerWaitMs: number;
+  private readonly maxResultBytes: number;
+
+  constructor(options: TaskExtensionOptions = {}) {
+    this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.keepMs = options.keepMs ?? DEFAULT_KEEP_MS;
+    this.answerWaitMs = options.answerWaitMs ?? DEFAULT_ANSWER_WAIT_MS;
+    this.maxResultBytes = options.maxResultBytes ?? MAX_SERVER_TASK_RESULT_BYTES;
+  }
+
+  /** Runs under way (tasks or calls still within their grace). */
+  get runningCount(): number {
+    return this.live.size;
+  }
+
+  /** Tasks kept now (running or ended). */
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  /** Bytes of results held now. */
+  get heldResultBytes(): number {
+    return this.resultBytes;
+  }
+
+  /**
+   * Serves one tools/call of a client that declared the extension: `work` runs on a channel of its own; its result
+   * (or what it throws) if it ends within the grace, else the task, made before this answers so tasks/get finds it.
+   * A question within the grace makes the task at once, `input_required` (no multi-round-trip exchange first).
+   */
+  async serve(
+    ctx: ServerContext,
+    base: RunChannel,
+    work: (channel: RunChannel) => Promise<CallToolResult>,
+  ): Promise<CallToolResult | CreateTaskResult> {
+    if (this.closed) return work(base);
+    const entry = this.start(base, work);
+    const cancelled = () => this.stopRun(entry, 'the client cancelled the call');
+    ctx.mcpReq.signal.addEventListener('abort', cancelled, { once: true });
+    let graceOver = this.graceMs <= 0;
+    const grace = setTimeout(() => {
+      graceOver = true;
+      entry.wake?.();
+    }, this.graceMs);
+    try {
+      while (!entry.settled && entry.questions.size === 0 && !graceOver && !this.closed)
+        await new Promise<void>((resolve) => (entry.wake = resolve));
+      if (entry.settled || this.closed) return await entry.running;
+      return this.publish(entry);
+    } finally {
+      clearTimeout(grace);
+      entry.wake = undefined;
+      // The SDK aborts the request's signal once it has answered: that must not stop the task.
+      ctx.mcpReq.signal.removeEventListener('abort', cancelled);
+      entry.request = undefined;
+    }
+  }
+
+  /** tasks/get: the task as it is now. */
+  get(taskId: string, ctx: ServerContext): DetailedTask {
+    requireDeclared(ctx);
+    return this.detailed(this.known(taskId, 'Failed to retrieve task'));
+  }
+
+  /** tasks/update: answers to outstanding questions go to the run; anything else is ignored, as the spec asks. */
+  update(taskId: string, ctx: ServerContext): Record<string, never> {
+    requireDeclared(ctx);
+    const entry = this.known(taskId, 'Failed to update task');
+    for (const [key, question] of [...entry.questions]) {
+      const response = inputResponse(ctx.mcpReq.inputResponses, key);
+      if (response.kind !== 'elicit') continue;
+      question.answer({
+        action: response.action,
+        ...(response.content ? { content: response.content as ElicitResult['content'] } : {}),
+      });
+    }
+    return {};
+  }
+
+  /** tasks/cancel: the task says cancelled and its run is stopped; a task that ended stays as it is. */
+  cancel(taskId: string, ctx: ServerContext): Record<string, never> {
+    requireDeclared(ctx);
+    const entry = this.known(taskId, 'Failed to cancel task');
+    if (TERMINAL.has(entry.task.status)) return {};
+    this.setStatus(entry, 'cancelled', 'The client cancelled the task.');
+    this.stopRun(entry, 'the client cancelled the task');
+    this.ended(entry);
+    return {};
+  }
+
+  /** The server (HTTP) or connection (stdio) ends: every run stops, every task goes. */
+  close(): void {
+    this.closed = true;
+    for (const entry of [...this.live]) {
+      entry.wake?.();
+      this.stopRun(entry, 'the MCP server closed');
+    }
+    for (const entry of this.tasks.values()) clearTimeout(entry.expiry);
+    this.tasks.clear();
+    this.results.clear();
+    this.resultBytes = 0;
+  }
+
+  private start(base: RunChannel, work: (channel: RunChannel) => Promise<CallToolResult>): Entry {
+    const now = new Date().toISOString();
+    const entry = {
+      task: {
+        taskId: randomBytes(16).toString('hex'),
+        status: 'working',
+        createdAt: now,
+        lastUpdatedAt: now,
+        ttlMs: null,
+        pollIntervalMs: this.pollIntervalMs,
+      },
+      published: false,
+      settled: false,
+      stop: new AbortController(),
+      request: base,
+      questions: new Map(),
+      asked: 0,
+    } as Omit<Entry, 'running'> as Entry;
+    const channel: RunChannel = {
+      _meta: base._meta,
+      signal: entry.stop.signal,
+      canAsk: base.canAsk,
+      // Stopped (cancelled, or the server closed): nobody will read its result; the session's next run hears of it.
+      nobodyWaits: () => entry.stop.signal.aborted,
+      notify: async (notification) => {
+        if (entry.request) return entry.request.notify(notification);
+        // The extension carries no progress on tasks: the run's latest output line is the task's status message.
+        if (notification.method === 'notifications/progress') this.progressed(entry, notification.params.message);
+      },
+      log: async (level, data, logger) => entry.request?.log(level, data, logger),
+      elicit: (form, options) => this.ask(entry, form, options),
+    };
+    this.live.add(entry);
+    entry.running = work(channel);
+    entry.running.then(
+      (result) => this.finished(entry, { result }),
+      (error: unknown) => this.finished(entry, { error }),
+    );
+    return entry;
+  }
+
+  private publish(entry: Entry): CreateTaskResult {
+    entry.published = true;
+    this.tasks.set(entry.task.taskId, entry);
+    return { resultType: 'task', ...entry.task };
+  }
+
+  private detailed(entry: Entry): DetailedTask {
+    const task: DetailedTask = { ...entry.task };
+    if (task.status === 'input_required') {
+      task.inputRequests = Object.fromEntries(
+        [...entry.questions].map(([key, question]) => [key, inputRequired.elicit(question.form)]),
+      );
+    }
+    if (task.status === 'completed' && entry.result) task.result = entry.result;
+    if (task.status === 'failed' && entry.error) task.error = entry.error;
+    return task;
+  }
+
+  private known(taskId: string, what: string): Entry {
+    const entry = this.tasks.get(taskId);
+    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${what}: Task not found`);
+    return entry;
+  }
+
+  /** A question of the run: outstanding until tasks/update answers it, the run stops, or the wait is over. */
+  private ask(
+    entry: Entry,
+    form: ElicitRequestFormParams,
+    options: { signal: AbortSignal; timeout: number },
+  ): Promise<ElicitResult> {
+    return new Promise((answer, fail) => {
+      if (options.signal.aborted || entry.stop.signal.aborted)
+        return fail(new Error('the question was withdrawn: the run was stopped'));
+      const key = `input_${++entry.asked}`;
+      const waitMs = Math.min(options.timeout, this.answerWaitMs);
+      const done = () => {
+        entry.questions.delete(key);
+        clearTimeout(timer);
+        options.signal.removeEventListener('abort', onAbort);
+        if (entry.questions.size === 0 && entry.task.status === 'input_required') this.setStatus(entry, 'working');
+      };
+      const withdraw = (error: Error) => {
+        if (!entry.questions.has(key)) return;
+        done();
+        fail(error);
+      };
+      const onAbort = () => withdraw(new Error(`the question was withdrawn: ${String(options.signal.reason)}`));
+      const timer = setTimeout(
+        () => withdraw(new Error(`no answer came within ${Math.round(waitMs / 1000)} s (tasks/update)`)),
+        waitMs,
+      );
+      timer.unref();
+      options.signal.addEventListener('abort', onAbort, { once: true });
+      const { mode: _mode, ...asked } = form;
+      entry.questions.set(key, {
+        form: asked,
+        answer: (result) => {
+          done();
+          answer(result);
+        },
+        withdraw,
+      });
+      this.setStatus(entry, 'input_required', 'The run waits for an answer (inputRequests).');
+      entry.wake?.();
+    });
+  }
+
+  private progressed(entry: Entry, message: string | undefined): void {
+    if (entry.task.status !== 'working' || !message) return;
+    const line = message
+      .split('\n')
+      .map((text) => text.trim())
+      .filter(Boolean)
+      .at(-1);
+    if (line) this.setStatus(entry, 'working', line.slice(0, STATUS_MESSAGE_CHARS));
+  }
+
+  /** The run ended: within the grace the call answers with it; a task stores it, unless it was cancelled. */
+  private finished(entry: Entry, outcome: { result?: CallToolResult; error?: unknown }): void {
+    entry.settled = true;
+    this.live.delete(entry);
+    for (const question of entry.questions.values()) question.withdraw(new Error('the run ended'));
+    entry.wake?.();
+    if (!entry.published || TERMINAL.has(entry.task.status) || this.closed) return;
+    const { error } = outcome;
+    if (error instanceof ProtocolError) {
+      // A JSON-RPC error is what `failed` is for; a tool's error result is `completed`, as the spec says.
+      entry.error = {
+        code: error.code,
+        message: error.message,
+        ...(error.data === undefined ? {} : { data: error.data }),
+      };
+      this.setStatus(entry, 'failed', `The call failed: ${error.message}`);
+    } else {
+      // As a tool that throws is answered (toolRegistry.ts).
+      const result = outcome.result ?? { content: [{ type: 'text', text: errorText(error) }], isError: true };
+      this.keepResult(entry, result);
+      this.setStatus(entry, 'completed');
+    }
+    this.ended(entry);
+  }
+
+  /** Stores the result within the budget: past it the oldest results, and one too large by itself, lose their displays. */
+  private keepResult(entry: Entry, result: CallToolResult): void {
+    let kept = result;
+    let bytes = approximateBytes(result);
+    if (bytes > this.maxResultBytes) {
+      kept = shrinkToolResult(result, SHRUNK_RESULT_BYTES, WHY);
+      bytes = approximateBytes(kept);
+    }
+    entry.result = kept;
+    this.results.set(entry.task.taskId, bytes);
+    this.resultBytes += bytes;
+    for (const [taskId, held] of this.results) {
+      if (this.resultBytes <= this.maxResultBytes) return;
+      const other = this.tasks.get(taskId);
+      if (taskId === entry.task.taskId || !other?.result || held <= SHRUNK_RESULT_BYTES) continue;
+      other.result = shrinkToolResult(other.result, SHRUNK_RESULT_BYTES, WHY);
+      const now = approximateBytes(other.result);
+      this.resultBytes += now - held;
+      this.results.set(taskId, now);
+    }
+  }
+
+  /** A task that ended is kept `keepMs` more, which its ttl now says. */
+  private ended(entry: Entry): void {
+    const lived = Date.now() - Date.parse(entry.task.createdAt);
+    entry.task.ttlMs = lived + this.keepMs;
+    clearTimeout(entry.expiry);
+    entry.expiry = setTimeout(() => {
+      this.tasks.delete(entry.task.taskId);
+      this.resultBytes -= this.results.get(entry.task.taskId) ?? 0;
+      this.results.delete(entry.task.taskId);
+    }, this.keepMs);
+    entry.expiry.unref();
+  }
+
+  private stopRun(entry: Entry, why: string): void {
+    for (const question of entry.questions.values()) question.withdraw(new Error(`the question was withdrawn: ${why}`));
+    if (!entry.stop.signal.aborted) entry.stop.abort(why);
+  }
+
+  private setStatus(entry: Entry, status: ExtensionTaskStatus, statusMessage?: string): void {
+    if (TERMINAL.has(entry.task.status)) return;
+    entry.task.status = status;
+    if (statusMessage === undefined) delete entry.task.statusMessage;
+    else entry.task.statusMessage = statusMessage;
+    entry.task.lastUpdatedAt = new Date().toISOString();
+  }
+}
+
+/** A 2026-07-28 request: it carries the per-request envelope. */
+export function isModernRequest(ctx: ServerContext): boolean {
+  return envelopeOf(ctx)?.[PROTOCOL_VERSION_META_KEY] !== undefined;
+}
+
+/** Whether the request's client declared the extension (only a 2026 request can: 2025 has no such capability). */
+export function declaresTasks(ctx: ServerContext): boolean {
+  const capabilities = envelopeOf(ctx)?.[CLIENT_CAPABILITIES_META_KEY] as
+    { extensions?: Record<string, unknown> } | undefined;
+  const declared = capabilities?.extensions?.[TASKS_EXTENSION];
+  return typeof declared === 'object' && declared !== null;
+}
+
+function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
+  return ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+}
+
+/** The spec's answer to a client that names a task without having declared the extension. */
+function requireDeclared(ctx: ServerContext): void {
+  if (!declaresTasks(ctx)) {
+    throw new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      'Missing required client capability',
+    );
+  }
+}
+
+const byId = { params: z.looseObject({ taskId: z.string() }), result: z.looseObject({}) };
+
+/**
+ * Declares the extension and serves its methods on `server`: tasks/update, and tasks/get and tasks/cancel for
+ * 2026 requests. The SDK lets a custom-schema tasks/get and tasks/cancel through on 2026 (the names SEP-2663 takes
+ * back) and any tasks/update (no spec method). The same names of 2025-11-25 requests go to `legacy`, that
+ * connection's RunTaskStore, as taskMethods.ts serves them; so call this after serveTaskMethods, whose tasks/get
+ * and tasks/cancel it takes the place of.
+ */
+export function serveTaskExtension(server: Server, tasks: TaskExtension, legacy?: RunTaskStore): void {
+  server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+  server.setRequestHandler('tasks/get', byId, ({ taskId }, ctx) => {
+    if (isModernRequest(ctx)) return tasks.get(taskId, ctx) as unknown as Record<string, unknown>;
+    return legacyAnswer(legacy, () => {
+      const task = legacy!.getTask(taskId);
+      if (!task) throw new TaskRequestError(`Task not found: ${taskId}`);
+      return { ...task };
+    });
+  });
+  server.setRequestHandler('tasks/cancel', byId, ({ taskId }, ctx) => {
+    if (isModernRequest(ctx)) return tasks.cancel(taskId, ctx);
+    return legacyAnswer(legacy, () => legacy!.cancel(taskId) as unknown as Record<string, unknown>);
+  });
+  server.setRequestHandler('tasks/update', byId, ({ taskId }, ctx) => {
+    if (isModernRequest(ctx)) return tasks.update(taskId, ctx);
+    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+  });
+}
+
+/** A 2025 request, answered as taskMethods.ts answers it: the store's complaints are -32602. */
+function legacyAnswer(legacy: RunTaskStore | undefined, work: () => Record<string, unknown>): Record<string, unknown> {
+  if (!legacy) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof TaskRequestError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    throw error;
+  }
+}
