@@ -1,14 +1,19 @@
 // Both protocol revisions on the one /mcp endpoint: a 2026-07-28 client (the SDK v2 Client pinned to it) is
 // served per request next to 2025-era clients with their MCP sessions, keeps its Python state by the handle a
 // result gave it, and meets the same Host/Origin/token checks and the same answer to a broken body; the SDK's own
-// checks of the 2026 headers answer a request whose headers disagree with its body.
+// checks of the 2026 headers answer a request whose headers disagree with its body. A changed tool list reaches a
+// 2026 client on its subscriptions/listen stream and a 2025 client on its session's, and the servers built per 2026
+// request let go of the engine when their exchange ends.
 import { after, afterEach, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
-import type { Engine } from '../../src/engine/engine';
-import { createEngine } from '../../src/engine/index';
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolBridge } from '../../src/engine/codemode/bridge';
+import { Engine } from '../../src/engine/engine';
+import { createEngine, silentLogger } from '../../src/engine/index';
 import type { RunResult } from '../../src/engine/types';
 import { startHttpMcpServer, type HttpMcpServer } from '../../src/mcp/http';
+import { fakeBackend } from '../support/fakeBackend';
 import { connectHttp, post } from '../support/http';
 import { runPython, testStorageDir } from '../support/mcp';
 
@@ -180,4 +185,139 @@ describe('both protocol revisions over HTTP with shared sessions', () => {
       await engine.dispose();
     }
   });
+});
+
+/** The listeners a method like `onStateChange` has handed out and not yet seen disposed, counted as they come and go. */
+class LiveListeners {
+  private live = 0;
+  private readonly waiters = new Set<() => void>();
+
+  get count(): number {
+    return this.live;
+  }
+
+  /** Counts the subscriptions `target[method]` returns from now on. */
+  track<T extends object>(target: T, method: keyof T): void {
+    const subscribe = (target[method] as (listener: unknown) => { dispose(): void }).bind(target);
+    (target as Record<keyof T, unknown>)[method] = (listener: unknown) => {
+      const subscription = subscribe(listener);
+      let disposed = false;
+      this.live += 1;
+      return {
+        dispose: () => {
+          subscription.dispose();
+          if (disposed) return;
+          disposed = true;
+          this.live -= 1;
+          for (const wake of [...this.waiters]) wake();
+        },
+      };
+    };
+  }
+
+  /** Resolves once exactly `count` are live. */
+  settled(count: number): Promise<void> {
+    return new Promise((resolve) => {
+      const look = () => {
+        if (this.live !== count) return;
+        this.waiters.delete(look);
+        resolve();
+      };
+      this.waiters.add(look);
+      look();
+    });
+  }
+}
+
+describe('a changed tool list over HTTP', () => {
+  let engine: Engine;
+  let bridge: ToolBridge;
+  let server: HttpMcpServer;
+  const listeners = new LiveListeners();
+  const closing: (() => Promise<unknown>)[] = [];
+
+  /** A 2026 client that asks for tools/list_changed: the SDK opens its subscriptions/listen stream as it connects. */
+  async function connectListening(onChanged: (tools: Tool[]) => void): Promise<Client> {
+    const client = new Client(
+      { name: 'modern-listening', version: '1' },
+      {
+        versionNegotiation: { mode: { pin: MODERN } },
+        listChanged: {
+          tools: { debounceMs: 0, onChanged: (error, tools) => (error ? assert.fail(error) : onChanged(tools ?? [])) },
+        },
+      },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { authorization: `Bearer ${server.token}` } },
+      }),
+    );
+    closing.push(() => client.close());
+    return client;
+  }
+
+  const runPythonHints = (tools: Tool[]) => {
+    const { destructiveHint, openWorldHint } = tools.find((tool) => tool.name === 'run_python')?.annotations ?? {};
+    return [destructiveHint, openWorldHint];
+  };
+
+  before(async () => {
+    // No Python runs here: the workspace interpreter's being on or off is what changes the list.
+    engine = new Engine({ backends: [fakeBackend(), { ...fakeBackend(), kind: 'python' }] });
+    await engine.setBackendEnabled('python', false, 'off for the test');
+    bridge = new ToolBridge(silentLogger);
+    listeners.track(engine, 'onStateChange');
+    listeners.track(bridge, 'onDidChange');
+    server = await startHttpMcpServer(engine, { bridge });
+  });
+  afterEach(async () => {
+    await Promise.all(closing.splice(0).map((close) => close().catch(() => undefined)));
+    await engine.setBackendEnabled('python', false, 'off for the test');
+  });
+  after(async () => {
+    await server?.close();
+    await engine?.dispose();
+  });
+
+  test('a 2026 client on its listen stream and a 2025 client in its session both hear that run_python now reaches outside', async () => {
+    const legacy = await connectHttp(server.url, server.token);
+    closing.push(async () => {
+      await legacy.transport.terminateSession();
+      await legacy.client.close();
+    });
+    await legacy.listening;
+    const legacyHeard = new Promise<void>((resolve) =>
+      legacy.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    let modernHeard!: (tools: Tool[]) => void;
+    const refreshed = new Promise<Tool[]>((resolve) => (modernHeard = resolve));
+    const modern = await connectListening((tools) => modernHeard(tools));
+    assert.equal(modern.getProtocolEra(), 'modern');
+    assert.equal(modern.autoOpenedSubscription?.honoredFilter.toolsListChanged, true);
+    assert.deepEqual(runPythonHints((await modern.listTools()).tools), [false, false]);
+
+    await engine.setBackendEnabled('python', true);
+    assert.deepEqual(runPythonHints(await refreshed), [true, true]);
+    await legacyHeard;
+    assert.deepEqual(runPythonHints((await legacy.client.listTools()).tools as Tool[]), [true, true]);
+  });
+
+  // Each 2026 request gets a server of its own (createMcpHandler); each server follows the engine and the bridge
+  // until it is closed. A leak would leave the count above the server's own and this test to time out.
+  test(
+    'the servers built per 2026 request, the one for the listen stream too, let go of the engine and the bridge',
+    { timeout: 60_000 },
+    async () => {
+      // What the server itself keeps once the sessions of the test before have ended: its one watch of the tool list.
+      await listeners.settled(2);
+      for (let i = 0; i < 3; i++) {
+        const client = await connectListening(() => undefined);
+        for (let j = 0; j < 5; j++) await client.listTools();
+        const run = (await client.callTool({ name: 'run_python', arguments: { code: 'x = 1' } })) as CallToolResult;
+        assert.notEqual(run.isError, true, JSON.stringify(run.content));
+        await client.close();
+      }
+      await listeners.settled(2);
+    },
+  );
 });

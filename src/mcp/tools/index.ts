@@ -1,6 +1,6 @@
 // The tools this server offers, one module each, registered for one connection; and their annotations kept true
 // to the settings while it lasts.
-import type { Server, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import type { Engine } from '../../engine/index';
 import { scopeForCall } from '../callScope';
 import type { ClientLog } from '../clientLog';
@@ -8,13 +8,14 @@ import type { RunTaskStore } from '../runTaskStore';
 import type { PausedCalls } from '../pausedCalls';
 import type { McpServerOptions } from '../server';
 import { whenClosed } from '../shared';
+import { watchToolList, type WatchedTool } from '../toolListWatch';
 import type { ToolName } from '../toolNames';
 import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 import { registerCodeFileTool } from './codeFile';
 import { registerEnvironmentTool } from './environment';
 import { registerLearningsTool } from './learnings';
-import { packagesAnnotations, registerPackagesTool } from './packages';
-import { registerRunTool, runAnnotations } from './run';
+import { registerPackagesTool } from './packages';
+import { registerRunTool } from './run';
 
 /** A scope no session has. */
 const NO_SCOPE = '-';
@@ -66,44 +67,12 @@ export function registerTools(registry: ToolRegistry, ctx: ToolsContext): Offere
     tools.learnings = registerLearningsTool(registry, stores);
   }
   tools.packages = registerPackagesTool(registry, { engine, log, scopes });
-  // The backends' settings, and the external servers code can reach, decide whether a run reaches outside.
-  const changes: ChangeSource[] = [(listener) => engine.onStateChange(listener)];
-  if (bridge) changes.push((listener) => bridge.onDidChange(listener));
-  followSettings(server, changes, [
-    [tools.run_python, () => runAnnotations(engine, bridge)],
-    [tools.packages, () => packagesAnnotations(engine)],
-  ]);
+  // Annotations stay true to the settings: when the workspace interpreter is turned on or off, the sandbox's network
+  // changes or external servers come or go, the hints that depend on it are updated (the client gets
+  // tools/list_changed).
+  const watch = watchToolList(engine, bridge, (changed) => {
+    for (const [tool, annotations] of Object.entries(changed)) tools[tool as WatchedTool]?.update({ annotations });
+  });
+  whenClosed(server, () => watch.dispose());
   return tools;
-}
-
-/**
- * Annotations stay true to the settings: when the workspace interpreter is turned on or off, or the sandbox's
- * network changes, the hints that depend on it are updated (the client gets tools/list_changed). The engine's
- * state changes at every run's start and end, so the check is a field-by-field compare, not a serialization.
- */
-function followSettings(
-  server: Server,
-  changes: ChangeSource[],
-  hints: [RegisteredTool | undefined, () => ToolAnnotations][],
-): void {
-  const shown = hints.map(([, annotations]) => annotations());
-  const listeners = changes.map((onChange) =>
-    onChange(() => {
-      hints.forEach(([tool, annotations], i) => {
-        const now = annotations();
-        if (sameAnnotations(now, shown[i]!)) return;
-        shown[i] = now;
-        tool?.update({ annotations: now });
-      });
-    }),
-  );
-  whenClosed(server, () => listeners.forEach((listener) => listener.dispose()));
-}
-
-type ChangeSource = (listener: () => void) => { dispose(): void };
-
-/** Annotations are flat: a title and hints. */
-function sameAnnotations(a: ToolAnnotations, b: ToolAnnotations): boolean {
-  const keys = Object.keys(a) as (keyof ToolAnnotations)[];
-  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
