@@ -10,7 +10,11 @@ const JSONRPCRequestSchema = z.strictObject({
   method: z.string(),
   params: paramsSchema,
 });
-const JSONRPCNotificationSchema = z.strictObject({ jsonrpc: z.literal('2.0'), method: z.string(), params: paramsSchema });
+const JSONRPCNotificationSchema = z.strictObject({
+  jsonrpc: z.literal('2.0'),
+  method: z.string(),
+  params: paramsSchema,
+});
 const JSONRPCMessageSchema = z.union([
   JSONRPCRequestSchema,
   JSONRPCNotificationSchema,

@@ -6,6 +6,7 @@ import { PausedCalls } from './pausedCalls';
 import { RunTaskStore, type SharedResultBudget } from './runTaskStore';
 import type { SessionHandles } from './sessionHandles';
 import { whenClosed } from './shared';
+import type { TaskExtension } from './taskExtension';
 import { serveTaskMethods } from './taskMethods';
 import { ToolRegistry } from './toolRegistry';
 import { registerTools } from './tools/index';
@@ -41,6 +42,11 @@ export interface McpServerOptions {
    * (over HTTP each 2026 request gets a server of its own); else each server keeps its own.
    */
   pausedCalls?: PausedCalls;
+  /**
+   * The 2026 tasks extension's tasks, which outlive the server of one request: one per HTTP server or stdio
+   * connection. Without it no 2026 client gets a task.
+   */
+  taskExtension?: TaskExtension;
   /** Shared with the other connections of one HTTP server: their task results' bytes, together. */
   taskResultBudget?: SharedResultBudget;
 }
@@ -69,8 +75,15 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   );
   taskStores.set(server, taskStore);
   const log = new ClientLog(server);
-  serveTaskMethods(server, taskStore);
-  registerTools(new ToolRegistry(server, paused), { server, paused, engine, log, taskStore, options });
+  serveTaskMethods(server, taskStore, options.taskExtension);
+  registerTools(new ToolRegistry(server, paused, options.taskExtension), {
+    server,
+    paused,
+    engine,
+    log,
+    taskStore,
+    options,
+  });
   if (options.bridge) followServers(server, options.bridge, log);
   // Over HTTP the connection is one MCP session: when it ends, so do its tasks and their runs.
   whenClosed(server, () => {

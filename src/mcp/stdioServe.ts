@@ -3,7 +3,9 @@
 // milliseconds to load, which a spare started first spends on its own start.
 import { serveStdio as serveBothRevisions } from '@modelcontextprotocol/server/stdio';
 import type { Engine, Logger } from '../engine/index';
-import { createMcpServer, type McpServerOptions } from './server';
+import { ANSWER_WAIT_MS, createMcpServer, type McpServerOptions } from './server';
+import { PausedCalls } from './pausedCalls';
+import { TaskExtension } from './taskExtension';
 import { StdioLineTransport } from './stdioTransport';
 
 /** Serves until stdin ends (then `onClosed`); resolves once the server listens. */
@@ -15,10 +17,20 @@ export async function serveStdio(
   onClosed: () => void,
 ): Promise<{ close(): Promise<void> }> {
   // Our own transport rather than the SDK's, which closes the connection on a line over its limit (stdioTransport.ts).
-  const transport = new StdioLineTransport({ log, onClosed });
+  // One of each for the connection, whichever server serves it: a 2026 client's paused runs and tasks.
+  const pausedCalls = new PausedCalls({ answerWaitMs: ANSWER_WAIT_MS });
+  const taskExtension = new TaskExtension();
+  const transport = new StdioLineTransport({
+    log,
+    onClosed: () => {
+      pausedCalls.close();
+      taskExtension.close();
+      onClosed();
+    },
+  });
   // The opening exchange picks the revision (2025-11-25 `initialize`, or 2026-07-28's per-request envelope); the
   // server built for it serves the connection. A 2026 probe that a client abandons builds one that is never used.
-  const handle = serveBothRevisions(() => createMcpServer(engine, options), {
+  const handle = serveBothRevisions(() => createMcpServer(engine, { ...options, pausedCalls, taskExtension }), {
     transport,
     onerror: (error) => log.warn(`MCP over stdio: ${error.message}`),
   });

@@ -8,24 +8,21 @@
 // taskMethods.ts) is a different wire and stays as it is: both answer tasks/get and tasks/cancel, picked by the
 // request's revision.
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
   inputResponse,
   MissingRequiredClientCapabilityError,
-  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
   type ElicitRequestFormParams,
   type ElicitResult,
-  type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import { errorText } from '../engine/index';
 import { approximateBytes, shrinkToolResult } from './resultBudget';
-import { MAX_SERVER_TASK_RESULT_BYTES, TaskRequestError, type RunTaskStore } from './runTaskStore';
+import { MAX_SERVER_TASK_RESULT_BYTES } from './runTaskStore';
+import { requestCapabilities } from './requestEnvelope';
 import type { RunChannel } from './shared';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -420,21 +417,10 @@ export class TaskExtension {
   }
 }
 
-/** A 2026-07-28 request: it carries the per-request envelope. */
-export function isModernRequest(ctx: ServerContext): boolean {
-  return envelopeOf(ctx)?.[PROTOCOL_VERSION_META_KEY] !== undefined;
-}
-
 /** Whether the request's client declared the extension (only a 2026 request can: 2025 has no such capability). */
 export function declaresTasks(ctx: ServerContext): boolean {
-  const capabilities = envelopeOf(ctx)?.[CLIENT_CAPABILITIES_META_KEY] as
-    { extensions?: Record<string, unknown> } | undefined;
-  const declared = capabilities?.extensions?.[TASKS_EXTENSION];
+  const declared = (requestCapabilities(ctx)?.extensions as Record<string, unknown> | undefined)?.[TASKS_EXTENSION];
   return typeof declared === 'object' && declared !== null;
-}
-
-function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
-  return ctx.mcpReq.envelope as Record<string, unknown> | undefined;
 }
 
 /** The spec's answer to a client that names a task without having declared the extension. */
@@ -444,45 +430,5 @@ function requireDeclared(ctx: ServerContext): void {
       { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
       'Missing required client capability',
     );
-  }
-}
-
-const byId = { params: z.looseObject({ taskId: z.string() }), result: z.looseObject({}) };
-
-/**
- * Declares the extension and serves its methods on `server`: tasks/update, and tasks/get and tasks/cancel for
- * 2026 requests. The SDK lets a custom-schema tasks/get and tasks/cancel through on 2026 (the names SEP-2663 takes
- * back) and any tasks/update (no spec method). The same names of 2025-11-25 requests go to `legacy`, that
- * connection's RunTaskStore, as taskMethods.ts serves them; so call this after serveTaskMethods, whose tasks/get
- * and tasks/cancel it takes the place of.
- */
-export function serveTaskExtension(server: Server, tasks: TaskExtension, legacy?: RunTaskStore): void {
-  server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
-  server.setRequestHandler('tasks/get', byId, ({ taskId }, ctx) => {
-    if (isModernRequest(ctx)) return tasks.get(taskId, ctx) as unknown as Record<string, unknown>;
-    return legacyAnswer(legacy, () => {
-      const task = legacy!.getTask(taskId);
-      if (!task) throw new TaskRequestError(`Task not found: ${taskId}`);
-      return { ...task };
-    });
-  });
-  server.setRequestHandler('tasks/cancel', byId, ({ taskId }, ctx) => {
-    if (isModernRequest(ctx)) return tasks.cancel(taskId, ctx);
-    return legacyAnswer(legacy, () => legacy!.cancel(taskId) as unknown as Record<string, unknown>);
-  });
-  server.setRequestHandler('tasks/update', byId, ({ taskId }, ctx) => {
-    if (isModernRequest(ctx)) return tasks.update(taskId, ctx);
-    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
-  });
-}
-
-/** A 2025 request, answered as taskMethods.ts answers it: the store's complaints are -32602. */
-function legacyAnswer(legacy: RunTaskStore | undefined, work: () => Record<string, unknown>): Record<string, unknown> {
-  if (!legacy) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof TaskRequestError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-    throw error;
   }
 }

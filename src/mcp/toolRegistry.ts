@@ -5,12 +5,9 @@
 // and no bigger (toolSchemas.ts), and a result is not checked against its own output schema on the way out
 // (run_python builds it from the engine's typed result; clients check it against the listed schema).
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
-  type ClientCapabilities,
   type InputRequiredResult,
   type Server,
   type ServerContext,
@@ -20,6 +17,8 @@ import {
 import type { z } from 'zod';
 import { errorText } from '../engine/index';
 import type { PausedCalls } from './pausedCalls';
+import { isModernRequest, requestCapabilities } from './requestEnvelope';
+import { declaresTasks, type CreateTaskResult, type TaskExtension } from './taskExtension';
 import type { RunChannel } from './shared';
 import type { ToolName } from './toolNames';
 import { listedSchema } from './toolSchemas';
@@ -68,6 +67,7 @@ export class ToolRegistry {
   constructor(
     private readonly server: Server,
     private readonly paused: PausedCalls,
+    private readonly taskExtension?: TaskExtension,
   ) {
     server.registerCapabilities({ tools: { listChanged: true } });
     server.setRequestHandler('tools/list', () => ({ tools: this.listed() }));
@@ -98,12 +98,14 @@ export class ToolRegistry {
   private async call(
     params: { name: string; arguments?: Record<string, unknown>; task?: TaskRequest },
     ctx: ServerContext,
-  ): Promise<CallToolResult | InputRequiredResult | TaskAnswer> {
+  ): Promise<CallToolResult | InputRequiredResult | TaskAnswer | CreateTaskResult> {
     const entry = this.tools.get(params.name as ToolName);
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     const { definition } = entry;
+    // 2026 has no `task` param: its tasks are the extension's, which the server decides on (SEP-2663).
+    const task = isModernRequest(ctx) ? undefined : params.task;
     // The spec (basic/utilities/tasks, "Tool-Level Negotiation") refuses a task of a tool that cannot be one.
-    if (params.task !== undefined && !definition.callAsTask) {
+    if (task !== undefined && !definition.callAsTask) {
       throw new ProtocolError(
         ProtocolErrorCode.MethodNotFound,
         `${params.name} does not run as a task: call it without "task"`,
@@ -112,9 +114,12 @@ export class ToolRegistry {
     const parsed = definition.input.safeParse(params.arguments ?? {});
     if (!parsed.success) return invalidArguments(params.name, parsed.error);
     try {
-      if (params.task !== undefined) return await definition.callAsTask!(parsed.data, params.task, ctx);
+      if (task !== undefined) return await definition.callAsTask!(parsed.data, task, ctx);
       const channel = channelOf(this.server, ctx);
-      if (definition.asksDuringCall && isModern(ctx))
+      // A long run of a client that declared the tasks extension becomes a task it polls.
+      if (definition.callAsTask && this.taskExtension && declaresTasks(ctx))
+        return await this.taskExtension.serve(ctx, channel, (own) => definition.call(parsed.data, own));
+      if (definition.asksDuringCall && isModernRequest(ctx))
         return await this.paused.serve(ctx, parsed.data, channel, (paused) => definition.call(parsed.data, paused));
       return await definition.call(parsed.data, channel);
     } catch (error) {
@@ -126,22 +131,10 @@ export class ToolRegistry {
   }
 }
 
-/** A 2026-07-28 request: it carries the per-request envelope. */
-function isModern(ctx: ServerContext): boolean {
-  return envelopeOf(ctx)?.[PROTOCOL_VERSION_META_KEY] !== undefined;
-}
-
-/** The envelope's keys, which the SDK's public type leaves undeclared. */
-function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
-  return ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-}
-
 /** The channel of a plain call: the request's own. */
 export function channelOf(server: Server, ctx: ServerContext): RunChannel {
   const { mcpReq } = ctx;
-  const capabilities = isModern(ctx)
-    ? (envelopeOf(ctx)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
-    : server.getClientCapabilities();
+  const capabilities = isModernRequest(ctx) ? requestCapabilities(ctx) : server.getClientCapabilities();
   return {
     _meta: mcpReq._meta,
     signal: mcpReq.signal,

@@ -16,14 +16,9 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { inputViaElicitation } from '../../src/mcp/elicitInput';
 import { RunTaskStore } from '../../src/mcp/runTaskStore';
+import { serveTaskMethods } from '../../src/mcp/taskMethods';
 import type { RunChannel } from '../../src/mcp/shared';
-import {
-  declaresTasks,
-  serveTaskExtension,
-  TASKS_EXTENSION,
-  TaskExtension,
-  type TaskExtensionOptions,
-} from '../../src/mcp/taskExtension';
+import { declaresTasks, TASKS_EXTENSION, TaskExtension, type TaskExtensionOptions } from '../../src/mcp/taskExtension';
 import { channelOf } from '../../src/mcp/toolRegistry';
 
 const REVISION = '2026-07-28';
@@ -91,7 +86,7 @@ class Harness {
       if (!declaresTasks(ctx)) return work(channel);
       return (await this.tasks.serve(ctx, channel, work)) as CallToolResult;
     });
-    serveTaskExtension(server, this.tasks, this.legacy);
+    serveTaskMethods(server, this.legacy, this.tasks);
     return server;
   }
 
@@ -436,7 +431,7 @@ describe('2025-11-25 requests of the same names', () => {
     const tasks = new TaskExtension();
     const legacy = new RunTaskStore();
     const server = new Server({ name: 'task-extension-test', version: '1' }, { capabilities: {} });
-    serveTaskExtension(server, tasks, legacy);
+    serveTaskMethods(server, legacy, tasks);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: 'legacy-test', version: '1' });
