@@ -26,9 +26,11 @@ import { DEFAULT_SESSION_IDLE_MINUTES } from './httpSessionIdle';
 import { DEFAULT_MAX_HTTP_SESSIONS, HttpSessionTable } from './httpSessionTable';
 import { sendWebResponse, webRequest } from './httpWebExchange';
 import { SharedResultBudget } from './runTaskStore';
-import { createMcpServer, type McpServerOptions } from './server';
+import { PausedCalls } from './pausedCalls';
+import { ANSWER_WAIT_MS, createMcpServer, type McpServerOptions } from './server';
 import { SessionHandles } from './sessionHandles';
 import { whenClosed } from './shared';
+import { TaskExtension } from './taskExtension';
 import { watchToolList } from './toolListWatch';
 
 export interface HttpMcpServer {
@@ -114,11 +116,19 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
   const handles = sessionOptions.shareSessions
     ? undefined
     : new SessionHandles(engine, { idleMs: sessionOptions.idleMs, maxHandles: sessions.max });
+  // A 2026 client's paused runs and tasks outlive the server of the request that started them: one of each here.
+  const pausedCalls = new PausedCalls({ answerWaitMs: ANSWER_WAIT_MS });
+  const taskExtension = new TaskExtension();
   // The server built for each 2026 request, until its exchange is over (closeUnserved).
   const perRequest = new Map<Request, Server>();
   const modern: McpHttpHandler = createMcpHandler(
     ({ requestInfo }) => {
-      const server = createMcpServer(engine, { ...sessionOptions, sessionHandles: handles });
+      const server = createMcpServer(engine, {
+        ...sessionOptions,
+        sessionHandles: handles,
+        pausedCalls,
+        taskExtension,
+      });
       if (requestInfo) {
         perRequest.set(requestInfo, server);
         whenClosed(server, () => perRequest.delete(requestInfo));
@@ -315,6 +325,8 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     token,
     close: async () => {
       toolList.dispose();
+      pausedCalls.close();
+      taskExtension.close();
       await Promise.all([
         ...sessions.all().map((s) => s.close().catch(() => undefined)),
         modern.close().catch(() => undefined),

@@ -8,6 +8,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
+import { startHttpMcpServer, type HttpMcpServer } from '../../src/mcp/http';
 import { PausedCalls } from '../../src/mcp/pausedCalls';
 import { createMcpServer } from '../../src/mcp/server';
 import { testStorageDir } from '../support/mcp';
@@ -160,7 +161,10 @@ describe('2026-07-28: a question mid-run pauses the program until the retry answ
         name: 'run_python',
         arguments: { code: 'print(input("one? "), input("two? "))' },
       });
-      assert.equal((result.structuredContent as { stdout: string }).stdout, 'one? answer 1\ntwo? answer 2\nanswer 1 answer 2\n');
+      assert.equal(
+        (result.structuredContent as { stdout: string }).stdout,
+        'one? answer 1\ntwo? answer 2\nanswer 1 answer 2\n',
+      );
       assert.deepEqual(asked, ['one?', 'two?']);
     } finally {
       await client.close();
@@ -202,5 +206,47 @@ describe('2026-07-28: a retry that never comes stops the run, and the session he
     assert.equal(replayed.error?.code, -32602, 'the state of a stopped run is refused');
     const after = await call(handler, 4, 'print("quiet")');
     assert.equal((after.result?.structuredContent as { notice?: string }).notice, undefined, 'told once');
+  });
+});
+
+describe('2026-07-28 over the HTTP server: a paused run outlives the server of the request that started it', () => {
+  let engine: Engine;
+  let server: HttpMcpServer;
+
+  before(async () => {
+    engine = createEngine({ storageDir: testStorageDir, config: { defaultBackend: 'python' } });
+    server = await startHttpMcpServer(engine);
+  });
+  after(async () => {
+    await server?.close();
+    await engine?.dispose();
+  });
+
+  test('input() across rounds, each a request of its own, in the session its handle names', async () => {
+    const client = new Client(
+      { name: 'input-required-http', version: '1' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: REVISION } } },
+    );
+    client.setRequestHandler('elicitation/create', async (request) => ({
+      action: 'accept',
+      content: { answer: request.params.message === 'first?' ? 'Ada' : 'Lovelace' },
+    }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { authorization: `Bearer ${server.token}` } },
+      }),
+    );
+    try {
+      const first = await client.callTool({
+        name: 'run_python',
+        arguments: { code: 'a = input("first? ")\nb = input("second? ")\nprint(a, b)' },
+      });
+      const result = first.structuredContent as { stdout: string; handle: string };
+      assert.equal(result.stdout, 'first? Ada\nsecond? Lovelace\nAda Lovelace\n');
+      const next = await client.callTool({ name: 'run_python', arguments: { code: 'a + b', handle: result.handle } });
+      assert.match(JSON.stringify(next.content), /AdaLovelace/);
+    } finally {
+      await client.close();
+    }
   });
 });
