@@ -10,6 +10,7 @@ import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { startHttpMcpServer, type HttpMcpServer } from '../../src/mcp/http';
 import { PausedCalls } from '../../src/mcp/pausedCalls';
+import { TaskExtension } from '../../src/mcp/taskExtension';
 import { createMcpServer } from '../../src/mcp/server';
 import { testStorageDir } from '../support/mcp';
 
@@ -28,19 +29,27 @@ async function call(
   code: string,
   retry?: { requestState: string; answer?: Record<string, unknown> },
 ): Promise<Answer> {
-  const params: Record<string, unknown> = {
-    name: 'run_python',
-    arguments: { code },
-    _meta: {
-      'io.modelcontextprotocol/protocolVersion': REVISION,
-      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-      'io.modelcontextprotocol/clientInfo': { name: 'input-required-test', version: '1' },
-    },
-  };
+  const params: Record<string, unknown> = { name: 'run_python', arguments: { code } };
   if (retry) {
     params.requestState = retry.requestState;
     if (retry.answer) params.inputResponses = { answer: { action: 'accept', content: retry.answer } };
   }
+  return request(handler, id, 'tools/call', params);
+}
+
+/** One hand-built 2026 request; `capabilities` are the client's, declared with it. */
+async function request(
+  handler: McpHttpHandler,
+  id: number,
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = { elicitation: { form: {} } },
+): Promise<Answer> {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': REVISION,
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+    'io.modelcontextprotocol/clientInfo': { name: 'input-required-test', version: '1' },
+  };
   const response = await handler.fetch(
     new Request(URL_, {
       method: 'POST',
@@ -48,10 +57,13 @@ async function call(
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': REVISION,
-        'mcp-method': 'tools/call',
-        'mcp-name': 'run_python',
+        'mcp-method': method,
+        // The header mirrors what the request names: a tool, or a task.
+        ...(params.name !== undefined || params.taskId !== undefined
+          ? { 'mcp-name': String(params.name ?? params.taskId) }
+          : {}),
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
     }),
   );
   const text = await response.text();
@@ -64,6 +76,10 @@ async function call(
         .map((line) => line.slice(5))
         .at(-1)!;
   return JSON.parse(json) as Answer;
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function stdoutOf(answer: Answer): string {
@@ -248,5 +264,63 @@ describe('2026-07-28 over the HTTP server: a paused run outlives the server of t
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('2026-07-28: a client that declared the tasks extension gets a task for a run and polls it', () => {
+  let engine: Engine;
+  let tasks: TaskExtension;
+  let handler: McpHttpHandler;
+  const declaring = { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
+  before(() => {
+    engine = createEngine({ storageDir: testStorageDir, config: { defaultBackend: 'python' } });
+    // Every call a task at once: what a run longer than the grace gets, without a run that long.
+    tasks = new TaskExtension({ graceMs: 0 });
+    handler = createMcpHandler(() => createMcpServer(engine, { sessionScope: 'tasks-2026', taskExtension: tasks }), {
+      legacy: 'reject',
+    });
+  });
+  after(async () => {
+    tasks.close();
+    await handler.close();
+    await engine.dispose();
+  });
+
+  test('run_python answers with a task; tasks/get polls it to its result; tasks/update answers its input()', async () => {
+    const args = { name: 'run_python', arguments: { code: 'print("hello", input("who? "))' } };
+    const created = await request(handler, 1, 'tools/call', args, declaring);
+    assert.equal(created.result?.resultType, 'task', JSON.stringify(created));
+    const taskId = created.result!.taskId as string;
+    let polled = await request(handler, 2, 'tasks/get', { taskId }, declaring);
+    for (let id = 3; polled.result?.status === 'working'; id++) {
+      // In process, a request never leaves the microtask queue: the run's I/O gets its turn between polls.
+      await nextTurn();
+      polled = await request(handler, id, 'tasks/get', { taskId }, declaring);
+    }
+    assert.equal(polled.result?.status, 'input_required', JSON.stringify(polled));
+    const [key] = Object.keys(polled.result!.inputRequests as object);
+    const updated = await request(
+      handler,
+      100,
+      'tasks/update',
+      { taskId, inputResponses: { [key!]: { action: 'accept', content: { answer: 'Ada' } } } },
+      declaring,
+    );
+    assert.equal(updated.error, undefined, JSON.stringify(updated));
+    polled = await request(handler, 101, 'tasks/get', { taskId }, declaring);
+    for (let id = 102; polled.result?.status !== 'completed'; id++) {
+      assert.ok(['working', 'input_required'].includes(String(polled.result?.status)), JSON.stringify(polled));
+      await nextTurn();
+      polled = await request(handler, id, 'tasks/get', { taskId }, declaring);
+    }
+    const result = polled.result!.result as { structuredContent: { stdout: string } };
+    assert.equal(result.structuredContent.stdout, 'who? Ada\nhello Ada\n');
+  });
+
+  test('a client that did not declare it gets the plain result, and no task', async () => {
+    const plain = await call(handler, 200, 'print(6 * 7)');
+    assert.equal(plain.result?.resultType, 'complete');
+    assert.equal(stdoutOf(plain), '42\n');
   });
 });
