@@ -13,10 +13,21 @@ const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'required
  * does not declare are dropped, not refused, as MCP servers commonly do.
  */
 export function listedSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  if (io === 'input') delete json.additionalProperties;
-  return withoutDefaults(json);
+  const cache = io === 'input' ? listedInputs : listedOutputs;
+  let listed = cache.get(schema);
+  if (!listed) {
+    const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+    if (io === 'input') delete json.additionalProperties;
+    listed = withoutDefaults(json);
+    cache.set(schema, listed);
+  }
+  return listed;
 }
+
+// The schemas are made once per module, the servers that list them once per connection (per request for 2026
+// over HTTP): each is converted once. Lists are serialized, never changed, so one object serves them all.
+const listedInputs = new WeakMap<z.ZodType, Record<string, unknown>>();
+const listedOutputs = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 function withoutDefaults<T extends object>(schema: T): T {
   const kept: Record<string, unknown> = {};
