@@ -13,8 +13,8 @@ import { PausedCalls } from '../../src/mcp/pausedCalls';
 import { TaskExtension } from '../../src/mcp/taskExtension';
 import { createMcpServer } from '../../src/mcp/server';
 import { testStorageDir } from '../support/mcp';
+import { MODERN_REVISION as REVISION, sendModern } from '../support/modernRequest';
 
-const REVISION = '2026-07-28';
 const URL_ = 'http://in-process.test/mcp';
 
 interface Answer {
@@ -38,44 +38,14 @@ async function call(
 }
 
 /** One hand-built 2026 request; `capabilities` are the client's, declared with it. */
-async function request(
+function request(
   handler: McpHttpHandler,
   id: number,
   method: string,
   params: Record<string, unknown>,
-  capabilities: Record<string, unknown> = { elicitation: { form: {} } },
+  capabilities: object = { elicitation: { form: {} } },
 ): Promise<Answer> {
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': REVISION,
-    'io.modelcontextprotocol/clientCapabilities': capabilities,
-    'io.modelcontextprotocol/clientInfo': { name: 'input-required-test', version: '1' },
-  };
-  const response = await handler.fetch(
-    new Request(URL_, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': REVISION,
-        'mcp-method': method,
-        // The header mirrors what the request names: a tool, or a task.
-        ...(params.name !== undefined || params.taskId !== undefined
-          ? { 'mcp-name': String(params.name ?? params.taskId) }
-          : {}),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
-    }),
-  );
-  const text = await response.text();
-  // A JSON body, or an SSE stream whose last data line is the answer.
-  const json = text.trimStart().startsWith('{')
-    ? text
-    : text
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5))
-        .at(-1)!;
-  return JSON.parse(json) as Answer;
+  return sendModern<Answer>(handler, id, method, params, { capabilities, clientName: 'input-required-test' });
 }
 
 function nextTurn(): Promise<void> {

@@ -20,8 +20,8 @@ import { serveTaskMethods } from '../../src/mcp/taskMethods';
 import type { RunChannel } from '../../src/mcp/shared';
 import { declaresTasks, TASKS_EXTENSION, TaskExtension, type TaskExtensionOptions } from '../../src/mcp/taskExtension';
 import { channelOf } from '../../src/mcp/toolRegistry';
+import { sendModern } from '../support/modernRequest';
 
-const REVISION = '2026-07-28';
 const DECLARING = { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION]: {} } };
 
 type Work = (channel: RunChannel) => Promise<CallToolResult>;
@@ -93,40 +93,13 @@ class Harness {
   async send(
     method: string,
     params: Record<string, unknown>,
-    options: { capabilities?: object; name?: string; progressToken?: string } = {},
+    options: { capabilities?: object; progressToken?: string } = {},
   ): Promise<Answer> {
-    const meta: Record<string, unknown> = {
-      'io.modelcontextprotocol/protocolVersion': REVISION,
-      'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? DECLARING,
-      'io.modelcontextprotocol/clientInfo': { name: 'task-extension-test', version: '1' },
-    };
-    if (options.progressToken !== undefined) meta.progressToken = options.progressToken;
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': REVISION,
-      'mcp-method': method,
-    };
-    // The spec's routing header: the tool's name, or the task's id for tasks/*.
-    const name = options.name ?? (params.name as string | undefined) ?? (params.taskId as string | undefined);
-    if (name !== undefined) headers['mcp-name'] = name;
-    const response = await this.handler.fetch(
-      new Request('http://in-process.test/mcp', {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params: { ...params, _meta: meta } }),
-      }),
-    );
-    const text = await response.text();
-    const json = text.trimStart().startsWith('{')
-      ? text
-      : text
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5))
-          .filter((data) => data.includes('"id"'))
-          .at(-1)!;
-    return { status: response.status, ...(JSON.parse(json) as Omit<Answer, 'status'>) };
+    return sendModern<Omit<Answer, 'status'>>(this.handler, ++this.id, method, params, {
+      capabilities: options.capabilities ?? DECLARING,
+      clientName: 'task-extension-test',
+      ...(options.progressToken !== undefined ? { meta: { progressToken: options.progressToken } } : {}),
+    });
   }
 
   call(work: string, options?: { capabilities?: object; progressToken?: string }): Promise<Answer> {
