@@ -10,6 +10,7 @@ import * as esbuild from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { englishZodOnly, runCardHtml } from './scripts/run-card-html.mjs';
 
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
@@ -106,6 +107,21 @@ const contexts = [
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
+  }),
+  // run_python's result as an MCP App: the same card, written into one document, dist/run-card.html. Always
+  // minified and without a source map: the whole document goes to the host in one resources/read.
+  esbuild.context({
+    ...common,
+    entryPoints: ['src/app/runCard.mts'],
+    // Names the .js and .css outputs only: nothing is written there.
+    outdir: path.join(root, 'out', 'build', 'run-card'),
+    write: false,
+    minify: true,
+    sourcemap: false,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    plugins: [englishZodOnly, runCardHtml(path.join(dist, 'run-card.html'))],
   }),
 ];
 

@@ -9,6 +9,7 @@ import { whenClosed } from './shared';
 import type { TaskExtension } from './taskExtension';
 import { serveTaskMethods } from './taskMethods';
 import { ToolRegistry } from './toolRegistry';
+import { serveAppResource } from './appResource';
 import { registerTools } from './tools/index';
 
 export interface McpServerOptions {
@@ -76,6 +77,7 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
   taskStores.set(server, taskStore);
   const log = new ClientLog(server);
   serveTaskMethods(server, taskStore, options.taskExtension);
+  serveAppResource(server);
   registerTools(new ToolRegistry(server, paused, options.taskExtension), {
     server,
     paused,

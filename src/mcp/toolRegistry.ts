@@ -46,6 +46,8 @@ export interface ToolDefinition<Shape extends z.ZodRawShape> {
   asksDuringCall?: boolean;
   /** With it the tool may run as a task (`execution.taskSupport: optional`). */
   callAsTask?: TaskCall<z.output<z.ZodObject<Shape>>>;
+  /** Listed as the tool's `_meta` (an MCP App's `ui.resourceUri`). */
+  _meta?: Tool['_meta'];
 }
 
 /** A tool as registered: its annotations follow the settings (tools/index.ts). */
@@ -154,6 +156,7 @@ function toolOf(name: string, definition: ToolDefinition<z.ZodRawShape>): Tool {
     ...(definition.output ? { outputSchema: listedSchema(definition.output, 'output') as Tool['outputSchema'] } : {}),
     annotations: definition.annotations,
     ...(definition.callAsTask ? { execution: { taskSupport: 'optional' } } : {}),
+    ...(definition._meta ? { _meta: definition._meta } : {}),
   };
 }
 

@@ -41,7 +41,10 @@ describe('the npm package', () => {
       files: { path: string }[];
     }[];
     const files = packed[0]!.files.map((file) => file.path);
-    assert.ok(files.includes('dist/cli.js') && files.includes('dist/mcp-client.js'), files.slice(0, 20).join(', '));
+    assert.ok(
+      ['dist/cli.js', 'dist/mcp-client.js', 'dist/run-card.html'].every((file) => files.includes(file)),
+      files.slice(0, 20).join(', '),
+    );
     assert.ok(!files.some((file) => file.startsWith('src/') || file.startsWith('test/') || file.endsWith('.map')));
     installed = path.join(work, 'project');
     fs.mkdirSync(installed);

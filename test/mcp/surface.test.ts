@@ -22,7 +22,8 @@ import { fakeBackend } from '../support/fakeBackend';
 import { buildWheel } from '../support/wheel';
 import { providerFindings } from '../support/providerSchemaRules';
 
-const TOOL_LIST_BUDGET_BYTES = 5632;
+// 5,632 until run_python named its MCP App (`_meta.ui.resourceUri`, 69 bytes).
+const TOOL_LIST_BUDGET_BYTES = 5700;
 
 describe('the MCP surface of the CLI', () => {
   let conn: StdioConnection;

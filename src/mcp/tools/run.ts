@@ -35,6 +35,7 @@ import {
 import type { PausedCalls } from '../pausedCalls';
 import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 import { runsAsTask } from '../toolTasks';
+import { RUN_CARD_URI } from '../appResource';
 
 export interface RunToolContext {
   server: Server;
@@ -160,6 +161,8 @@ export function registerRunTool(registry: ToolRegistry, ctx: RunToolContext): Re
     annotations: runAnnotations(engine, bridge),
     call: runPython,
     asksDuringCall: true,
+    // Hosts that render MCP Apps show the result in the run card; others ignore it.
+    _meta: { ui: { resourceUri: RUN_CARD_URI } },
     callAsTask: runsAsTask(runPython, {
       server,
       store: ctx.taskStore,
