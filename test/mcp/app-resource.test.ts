@@ -4,11 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Engine } from '../../src/engine/engine';
-import { createEngine } from '../../src/engine/index';
-import { startHttpMcpServer, type HttpMcpServer } from '../../src/mcp/http';
-import { connectHttp } from '../support/http';
-import { connectStdio, testStorageDir, type StdioConnection } from '../support/mcp';
+import { connectHttp, httpServerForSuite } from '../support/http';
+import { connectStdio, type StdioConnection } from '../support/mcp';
 
 const URI = 'ui://code-mode-python/run-card.html';
 const MIME = 'text/html;profile=mcp-app';
@@ -66,19 +63,10 @@ describe('the run card App over stdio', () => {
 });
 
 describe('the run card App over HTTP', () => {
-  let engine: Engine;
-  let server: HttpMcpServer;
-  before(async () => {
-    engine = createEngine({ storageDir: testStorageDir, config: { defaultBackend: 'python' } });
-    server = await startHttpMcpServer(engine);
-  });
-  after(async () => {
-    await server?.close();
-    await engine?.dispose();
-  });
+  const suite = httpServerForSuite();
 
   test('run_python points at the ui:// resource, which is listed and read as text/html;profile=mcp-app', async () => {
-    const { client } = await connectHttp(server.url, server.token);
+    const { client } = await connectHttp(suite.server().url, suite.server().token);
     try {
       await checkApp(client);
     } finally {

@@ -8,10 +8,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
-import { startHttpMcpServer, type HttpMcpServer } from '../../src/mcp/http';
 import { PausedCalls } from '../../src/mcp/pausedCalls';
 import { TaskExtension } from '../../src/mcp/taskExtension';
 import { createMcpServer } from '../../src/mcp/server';
+import { httpServerForSuite } from '../support/http';
 import { testStorageDir } from '../support/mcp';
 import { MODERN_REVISION as REVISION, sendModern } from '../support/modernRequest';
 
@@ -196,17 +196,7 @@ describe('2026-07-28: a retry that never comes stops the run, and the session he
 });
 
 describe('2026-07-28 over the HTTP server: a paused run outlives the server of the request that started it', () => {
-  let engine: Engine;
-  let server: HttpMcpServer;
-
-  before(async () => {
-    engine = createEngine({ storageDir: testStorageDir, config: { defaultBackend: 'python' } });
-    server = await startHttpMcpServer(engine);
-  });
-  after(async () => {
-    await server?.close();
-    await engine?.dispose();
-  });
+  const suite = httpServerForSuite();
 
   test('input() across rounds, each a request of its own, in the session its handle names', async () => {
     const client = new Client(
@@ -218,8 +208,8 @@ describe('2026-07-28 over the HTTP server: a paused run outlives the server of t
       content: { answer: request.params.message === 'first?' ? 'Ada' : 'Lovelace' },
     }));
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: { authorization: `Bearer ${server.token}` } },
+      new StreamableHTTPClientTransport(new URL(suite.server().url), {
+        requestInit: { headers: { authorization: `Bearer ${suite.server().token}` } },
       }),
     );
     try {

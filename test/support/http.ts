@@ -4,6 +4,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import * as http from 'node:http';
+import { after, before } from 'node:test';
+import type { Engine } from '../../src/engine/engine';
+import { createEngine } from '../../src/engine/index';
+import { startHttpMcpServer, type HttpMcpServer, type HttpMcpServerOptions } from '../../src/mcp/http';
+import { testStorageDir } from './mcp';
 
 export const initializeBody = JSON.stringify({
   jsonrpc: '2.0',
@@ -124,4 +129,22 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * An engine on the workspace interpreter and the HTTP MCP server over it, for the suite (describe) this is called
+ * in: made before its tests, closed after them.
+ */
+export function httpServerForSuite(options: HttpMcpServerOptions = {}): { engine(): Engine; server(): HttpMcpServer } {
+  let engine: Engine | undefined;
+  let server: HttpMcpServer | undefined;
+  before(async () => {
+    engine = createEngine({ storageDir: testStorageDir, config: { defaultBackend: 'python' } });
+    server = await startHttpMcpServer(engine, options);
+  });
+  after(async () => {
+    await server?.close();
+    await engine?.dispose();
+  });
+  return { engine: () => engine!, server: () => server! };
 }
