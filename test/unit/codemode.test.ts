@@ -20,6 +20,32 @@ import {
   type ToolCallRecord,
 } from '../../src/engine/types';
 
+/** A provider of tools named `tools` that records each call in `calls` and answers "done". */
+function recordingProvider(
+  name: string,
+  calls: string[],
+  options: { tools?: string[]; inputSchema?: ToolSpec['inputSchema']; confirmsCalls?: boolean } = {},
+): ToolProvider {
+  return {
+    name,
+    confirmsCalls: options.confirmsCalls,
+    listTools: async () =>
+      (options.tools ?? ['write']).map((tool): ToolSpec => ({
+        server: name,
+        name: tool,
+        description: `${tool} things.`,
+        inputSchema: options.inputSchema ?? { type: 'object' },
+        readOnly: tool === 'read',
+      })),
+    callTool: async (tool) => {
+      calls.push(`${name}.${tool}`);
+      return { content: [{ type: 'text', text: 'done' }] };
+    },
+    status: () => ({ name, state: 'connected' }),
+    close: async () => undefined,
+  };
+}
+
 test('names become Python identifiers, unique, keywords avoided', () => {
   assert.equal(toIdentifier('read-file'), 'read_file');
   assert.equal(toIdentifier('mcp.server/x'), 'mcp_server_x');
@@ -132,23 +158,7 @@ test('tool values: structured content, else parsed JSON, else text; errors keep 
 
 test('the allowlist limits servers and tools, and calls outside it are refused', async () => {
   const calls: string[] = [];
-  const provider = (name: string, tools: string[]): ToolProvider => ({
-    name,
-    listTools: async () =>
-      tools.map((t): ToolSpec => ({
-        server: name,
-        name: t,
-        description: `${t} things.`,
-        inputSchema: { type: 'object' },
-        readOnly: t === 'read',
-      })),
-    callTool: async (tool) => {
-      calls.push(`${name}.${tool}`);
-      return { content: [{ type: 'text', text: 'done' }] };
-    },
-    status: () => ({ name, state: 'connected' }),
-    close: async () => undefined,
-  });
+  const provider = (name: string, tools: string[]) => recordingProvider(name, calls, { tools });
   const bridge = new ToolBridge(silentLogger);
   await bridge.setProviders('external', [provider('files', ['read', 'write']), provider('web-search', ['query'])]);
   assert.equal((await bridge.catalog()).tools.length, 3);
@@ -182,23 +192,10 @@ test('the allowlist limits servers and tools, and calls outside it are refused',
 
 test('an argument a closed schema does not declare is refused before anyone is asked; an open schema lets the question show it', async () => {
   const sent: string[] = [];
-  const provider = (name: string, additionalProperties?: false): ToolProvider => ({
-    name,
-    listTools: async () => [
-      {
-        server: name,
-        name: 'write',
-        description: '',
-        inputSchema: { type: 'object', properties: { path: { type: 'string' } }, additionalProperties },
-      },
-    ],
-    callTool: async (tool) => {
-      sent.push(`${name}.${tool}`);
-      return { content: [{ type: 'text', text: 'done' }] };
-    },
-    status: () => ({ name, state: 'connected' }),
-    close: async () => undefined,
-  });
+  const provider = (name: string, additionalProperties?: false) =>
+    recordingProvider(name, sent, {
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } }, additionalProperties },
+    });
   const bridge = new ToolBridge(silentLogger);
   await bridge.setProviders('external', [provider('closed', false), provider('open')]);
   const asked: ToolApprovalRequest[] = [];
@@ -226,17 +223,7 @@ test('an argument a closed schema does not declare is refused before anyone is a
 
 test('the bridge asks the run\'s person for a write, remembers "for this session", records every call, and never asks for a provider that confirms itself', async () => {
   const sent: string[] = [];
-  const provider = (name: string, confirmsCalls = false): ToolProvider => ({
-    name,
-    confirmsCalls,
-    listTools: async () => [{ server: name, name: 'write', description: '', inputSchema: { type: 'object' } }],
-    callTool: async (tool) => {
-      sent.push(`${name}.${tool}`);
-      return { content: [{ type: 'text', text: 'done' }] };
-    },
-    status: () => ({ name, state: 'connected' }),
-    close: async () => undefined,
-  });
+  const provider = (name: string, confirmsCalls = false) => recordingProvider(name, sent, { confirmsCalls });
   const bridge = new ToolBridge(silentLogger);
   await bridge.setProviders('external', [provider('files'), provider('vscode', true)]);
   const answers: ToolApprovalAnswer[] = ['deny', 'session'];
