@@ -4,10 +4,13 @@
 // with the SDK's v2 client (which answers input_required itself) where it does not.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Engine } from '../../src/engine/engine';
-import { createEngine } from '../../src/engine/index';
+import { createEngine, FileSettings, silentLogger } from '../../src/engine/index';
 import { PausedCalls } from '../../src/mcp/pausedCalls';
 import { TaskExtension } from '../../src/mcp/taskExtension';
 import { createMcpServer } from '../../src/mcp/server';
@@ -196,7 +199,10 @@ describe('2026-07-28: a retry that never comes stops the run, and the session he
 });
 
 describe('2026-07-28 over the HTTP server: a paused run outlives the server of the request that started it', () => {
-  const suite = httpServerForSuite();
+  // With settings, so the server offers `environment` too.
+  const suite = httpServerForSuite((engine) => ({
+    settings: new FileSettings(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-settings-')), engine, silentLogger),
+  }));
 
   test('input() across rounds, each a request of its own, in the session its handle names', async () => {
     const client = new Client(
@@ -221,6 +227,17 @@ describe('2026-07-28 over the HTTP server: a paused run outlives the server of t
       assert.equal(result.stdout, 'first? Ada\nsecond? Lovelace\nAda Lovelace\n');
       const next = await client.callTool({ name: 'run_python', arguments: { code: 'a + b', handle: result.handle } });
       assert.match(JSON.stringify(next.content), /AdaLovelace/);
+      // environment lists the sessions of the handle it is given, and none without one.
+      const sessionsOf = async (args: Record<string, unknown>) =>
+        ((await client.callTool({ name: 'environment', arguments: args })).structuredContent as { sessions: unknown[] })
+          .sessions;
+      assert.deepEqual(
+        (await sessionsOf({ handle: result.handle })).map((s) => (s as { name: string }).name),
+        ['default'],
+      );
+      assert.deepEqual(await sessionsOf({}), []);
+      const unknown = await client.callTool({ name: 'environment', arguments: { handle: `h_${'A'.repeat(32)}` } });
+      assert.equal(unknown.isError, true);
     } finally {
       await client.close();
     }

@@ -135,12 +135,15 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
  * An engine on the workspace interpreter and the HTTP MCP server over it, for the suite (describe) this is called
  * in: made before its tests, closed after them.
  */
-export function httpServerForSuite(options: HttpMcpServerOptions = {}): { engine(): Engine; server(): HttpMcpServer } {
+export function httpServerForSuite(options: HttpMcpServerOptions | ((engine: Engine) => HttpMcpServerOptions) = {}): {
+  engine(): Engine;
+  server(): HttpMcpServer;
+} {
   let engine: Engine | undefined;
   let server: HttpMcpServer | undefined;
   before(async () => {
     engine = createEngine({ storageDir: testStorageDir, config: { defaultBackend: 'python' } });
-    server = await startHttpMcpServer(engine, options);
+    server = await startHttpMcpServer(engine, typeof options === 'function' ? options(engine) : options);
   });
   after(async () => {
     await server?.close();

@@ -17,6 +17,7 @@ import {
   type SettingsPort,
   errorText,
 } from '../../engine/index';
+import { handleArg, inScope, type ScopeForCall } from '../callScope';
 import { outputSchema, refused, structuredResult } from '../shared';
 import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 
@@ -26,8 +27,13 @@ export interface EnvironmentContext {
   bridge?: ToolBridge;
   /** How many learnings are stored, when the server has a learnings store. */
   learningsCount?: () => number;
-  /** Only this client's sessions are listed (McpServerOptions.sessionScope). */
-  sessionScope?: string;
+  /**
+   * Whose sessions are listed: the connection's, or for a client without MCP sessions those of the handle it
+   * passes (callScope.ts); a call without one lists none, rather than starting a session to list.
+   */
+  scopes: ScopeForCall;
+  /** The client has no MCP session: its sessions are its handles'. */
+  byHandle: boolean;
 }
 
 function pyodideDistribution(): { pyodide_version?: string; python_version?: string } {
@@ -54,7 +60,10 @@ function guardrailsOf(policy: PolicyConfig): Record<string, unknown> {
   };
 }
 
-async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<string, unknown>> {
+async function describeEnvironment(
+  ctx: EnvironmentContext,
+  scope: string | undefined,
+): Promise<Record<string, unknown>> {
   const { engine, settings } = ctx;
   const values = settings.values();
   const python = async () => {
@@ -108,7 +117,7 @@ async function describeEnvironment(ctx: EnvironmentContext): Promise<Record<stri
   }
   const sessions = engine
     .describeSessions()
-    .filter((s) => s.scope === ctx.sessionScope)
+    .filter((s) => s.scope === scope)
     .map((s) => ({
       name: s.name,
       backend: s.backend,
@@ -166,6 +175,7 @@ const environmentOutput = outputSchema({
 const environmentInput = z.object({
   key: z.enum(Object.keys(SETTING_DESCRIPTIONS) as [SettingKey, ...SettingKey[]]).optional(),
   value: z.union([z.string(), z.number(), z.boolean()]).optional(),
+  handle: handleArg,
 });
 
 export function registerEnvironmentTool(registry: ToolRegistry, ctx: EnvironmentContext): RegisteredTool {
@@ -183,18 +193,30 @@ export function registerEnvironmentTool(registry: ToolRegistry, ctx: Environment
       idempotentHint: true,
       openWorldHint: false,
     },
-    call: async (args): Promise<CallToolResult> => {
-      if (args.key === undefined && args.value === undefined)
-        return structuredResult(undefined, await describeEnvironment(ctx));
-      const checked = validateSetting(args.key, args.value);
-      if ('error' in checked) return refused(checked.error);
-      const refusal = agentSettingRefusal(ctx.engine, checked);
-      if (refusal) return refused(refusal);
-      await ctx.settings.set(checked);
-      return structuredResult(
-        `${checked.key} is now ${JSON.stringify(ctx.settings.values()[checked.key])}`,
-        await describeEnvironment(ctx),
-      );
-    },
+    call: (args) =>
+      ctx.byHandle && args.handle === undefined
+        ? environmentResult(ctx, args, NO_SCOPE)
+        : inScope(ctx.scopes, args.handle, (scope) => environmentResult(ctx, args, scope.scope)),
   });
+}
+
+/** A scope no session has. */
+const NO_SCOPE = '-';
+
+async function environmentResult(
+  ctx: EnvironmentContext,
+  args: z.output<typeof environmentInput>,
+  scope: string | undefined,
+): Promise<CallToolResult> {
+  if (args.key === undefined && args.value === undefined)
+    return structuredResult(undefined, await describeEnvironment(ctx, scope));
+  const checked = validateSetting(args.key, args.value);
+  if ('error' in checked) return refused(checked.error);
+  const refusal = agentSettingRefusal(ctx.engine, checked);
+  if (refusal) return refused(refusal);
+  await ctx.settings.set(checked);
+  return structuredResult(
+    `${checked.key} is now ${JSON.stringify(ctx.settings.values()[checked.key])}`,
+    await describeEnvironment(ctx, scope),
+  );
 }

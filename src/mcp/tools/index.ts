@@ -17,9 +17,6 @@ import { registerLearningsTool } from './learnings';
 import { registerPackagesTool } from './packages';
 import { registerRunTool } from './run';
 
-/** A scope no session has. */
-const NO_SCOPE = '-';
-
 /** The tools one server offers, by name. */
 export type OfferedTools = Partial<Record<ToolName, RegisteredTool>>;
 
@@ -58,8 +55,8 @@ export function registerTools(registry: ToolRegistry, ctx: ToolsContext): Offere
       settings: options.settings,
       bridge,
       learningsCount: options.learningsCount,
-      // Without MCP sessions a client's sessions are its handles', which it names per call: none are listed.
-      sessionScope: options.sessionHandles ? NO_SCOPE : options.sessionScope,
+      scopes,
+      byHandle: options.sessionHandles !== undefined,
     });
   }
   if (stores) {
