@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { buildWheel } from '../../support/wheel';
-import { post } from '../../support/http';
+import { initializeBody, post } from '../../support/http';
 import { loopbackUri } from '../../../src/vscode/loopbackSocket';
 import type { PackagesResult, RunResult, ToolApprovalAnswer } from '../../../src/engine/types';
 import type { ApprovalQuestion } from '../../../src/vscode/toolApproval';
@@ -754,6 +754,33 @@ function toolText(result: vscode.LanguageModelToolResult): string {
       socketPath,
     );
     assert.equal(browser.status, 403);
+  });
+
+  it('the MCP endpoint serves both protocol revisions: a 2025 initialize and a 2026 server/discover', async () => {
+    const endpoint = await (await api()).container.mcp.loopback();
+    const auth = { authorization: `Bearer ${endpoint.token}` };
+    const legacy = await post(endpoint.url, auth, initializeBody, endpoint.socketPath);
+    assert.equal(legacy.status, 200, legacy.body);
+    assert.match(legacy.body, /"serverInfo":\{"name":"code-mode-python"/);
+    const discover = await post(
+      endpoint.url,
+      { ...auth, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'server/discover',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+      endpoint.socketPath,
+    );
+    assert.equal(discover.status, 200, discover.body);
+    assert.match(discover.body, /"supportedVersions":\[[^\]]*"2026-07-28"/);
+    assert.match(discover.body, /"resultType":"complete"/);
   });
 });
 
