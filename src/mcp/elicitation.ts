@@ -4,7 +4,7 @@ import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotoco
 import type { RunChannel } from './shared';
 
 /** How long a person may take to answer before the question is given up. */
-const ANSWER_WAIT_MS = 10 * 60 * 1000;
+export const ANSWER_WAIT_MS = 10 * 60 * 1000;
 
 /** Asks with a form; stopping the run (`signal`) withdraws the question. */
 export async function askDuringRun(

@@ -27,7 +27,7 @@ import { DEFAULT_MAX_HTTP_SESSIONS, HttpSessionTable } from './httpSessionTable'
 import { sendWebResponse, webRequest } from './httpWebExchange';
 import { SharedResultBudget } from './runTaskStore';
 import { PausedCalls } from './pausedCalls';
-import { ANSWER_WAIT_MS, createMcpServer, type McpServerOptions } from './server';
+import { createMcpServer, type McpServerOptions } from './server';
 import { SessionHandles } from './sessionHandles';
 import { whenClosed } from './shared';
 import { TaskExtension } from './taskExtension';
@@ -117,7 +117,7 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     ? undefined
     : new SessionHandles(engine, { idleMs: sessionOptions.idleMs, maxHandles: sessions.max });
   // A 2026 client's paused runs and tasks outlive the server of the request that started them: one of each here.
-  const pausedCalls = new PausedCalls({ answerWaitMs: ANSWER_WAIT_MS });
+  const pausedCalls = new PausedCalls();
   const taskExtension = new TaskExtension();
   // The server built for each 2026 request, until its exchange is over (closeUnserved).
   const perRequest = new Map<Request, Server>();

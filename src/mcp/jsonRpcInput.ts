@@ -177,9 +177,12 @@ export function idFromEdges(head: Buffer, tail: Buffer): RequestId | null {
 
 /** The schema's first complaints, e.g. `params: Invalid input: expected object, received array`. */
 function problemsWith(schema: z.ZodType, value: unknown): string {
-  const issues = schema.safeParse(value).error?.issues ?? [];
-  return issues
-    .slice(0, 3)
-    .map((issue) => (issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
-    .join('; ');
+  return issueLines((schema.safeParse(value).error?.issues ?? []).slice(0, 3)).join('; ');
+}
+
+/** Each of zod's complaints as a person reads it: where (a dotted path), then what. */
+export function issueLines(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) =>
+    issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message,
+  );
 }

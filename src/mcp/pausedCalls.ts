@@ -15,6 +15,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { createHash, randomBytes } from 'node:crypto';
+import { ANSWER_WAIT_MS } from './elicitation';
 import type { RunChannel } from './shared';
 
 /** What a sealed requestState says: which paused call, which of its questions, and a digest of the call's arguments. */
@@ -49,7 +50,7 @@ interface PausedCall {
 }
 
 export interface PausedCallsOptions {
-  /** How long a question waits for the client's retry before the run is stopped. */
+  /** How long a question waits for the client's retry before the run is stopped (default: as 2025's elicitation waits). */
   answerWaitMs: number;
 }
 
@@ -63,7 +64,7 @@ export class PausedCalls {
   private readonly codec;
   private readonly ttlSeconds: number;
 
-  constructor(private readonly options: PausedCallsOptions) {
+  constructor(private readonly options: PausedCallsOptions = { answerWaitMs: ANSWER_WAIT_MS }) {
     this.ttlSeconds = Math.ceil(options.answerWaitMs / 1000);
     // A key per process: only this process holds the paused programs its states name.
     this.codec = createRequestStateCodec<PausedState>({ key: randomBytes(32), ttlSeconds: this.ttlSeconds });

@@ -66,7 +66,8 @@ interface StoredTask {
 /** A task's problem the client caused (an unknown id, a task that cannot be cancelled): JSON-RPC -32602. */
 export class TaskRequestError extends Error {}
 
-const TERMINAL: ReadonlySet<Task['status']> = new Set(['completed', 'failed', 'cancelled']);
+/** The statuses a task never leaves (both revisions' tasks have the same). */
+export const TERMINAL: ReadonlySet<Task['status']> = new Set(['completed', 'failed', 'cancelled']);
 /** tasks/list answers this many tasks a page. */
 const PAGE_SIZE = 10;
 
@@ -109,9 +110,9 @@ export class RunTaskStore {
     return { ...task };
   }
 
-  getTask(taskId: string): Task | undefined {
-    const stored = this.tasks.get(taskId);
-    return stored && { ...stored.task };
+  /** The task as it stands now; an unknown (or expired) one is the client's error. */
+  getTask(taskId: string): Task {
+    return { ...this.known(taskId).task };
   }
 
   /** The task's result once it ends (waiting until then, or until `signal` aborts). */

@@ -52,9 +52,6 @@ export interface McpServerOptions {
   taskResultBudget?: SharedResultBudget;
 }
 
-/** How long a person may take to answer a question a run asks (the same wait 2025's elicitation gives). */
-export const ANSWER_WAIT_MS = 10 * 60 * 1000;
-
 /** Each server's task store, for runningTasks. */
 const taskStores = new WeakMap<Server, RunTaskStore>();
 
@@ -66,7 +63,7 @@ export function runningTasks(server: Server): number {
 /** The MCP surface of the engine: its tools (tools/) on the SDK's protocol layer. Built per connection; the engine is shared. */
 export function createMcpServer(engine: Engine, options: McpServerOptions = {}): Server {
   const taskStore = new RunTaskStore(undefined, options.taskResultBudget);
-  const paused = options.pausedCalls ?? new PausedCalls({ answerWaitMs: ANSWER_WAIT_MS });
+  const paused = options.pausedCalls ?? new PausedCalls();
   const server = new Server(
     { name: 'code-mode-python', version: PRODUCT_VERSION },
     {

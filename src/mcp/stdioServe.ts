@@ -3,7 +3,7 @@
 // milliseconds to load, which a spare started first spends on its own start.
 import { serveStdio as serveBothRevisions } from '@modelcontextprotocol/server/stdio';
 import type { Engine, Logger } from '../engine/index';
-import { ANSWER_WAIT_MS, createMcpServer, type McpServerOptions } from './server';
+import { createMcpServer, type McpServerOptions } from './server';
 import { PausedCalls } from './pausedCalls';
 import { TaskExtension } from './taskExtension';
 import { StdioLineTransport } from './stdioTransport';
@@ -18,7 +18,7 @@ export async function serveStdio(
 ): Promise<{ close(): Promise<void> }> {
   // Our own transport rather than the SDK's, which closes the connection on a line over its limit (stdioTransport.ts).
   // One of each for the connection, whichever server serves it: a 2026 client's paused runs and tasks.
-  const pausedCalls = new PausedCalls({ answerWaitMs: ANSWER_WAIT_MS });
+  const pausedCalls = new PausedCalls();
   const taskExtension = new TaskExtension();
   const transport = new StdioLineTransport({
     log,

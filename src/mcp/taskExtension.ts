@@ -20,8 +20,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
 import { errorText } from '../engine/index';
+import { ANSWER_WAIT_MS } from './elicitation';
 import { approximateBytes, shrinkToolResult } from './resultBudget';
-import { MAX_SERVER_TASK_RESULT_BYTES } from './runTaskStore';
+import { MAX_SERVER_TASK_RESULT_BYTES, TERMINAL } from './runTaskStore';
 import { requestCapabilities } from './requestEnvelope';
 import type { RunChannel } from './shared';
 
@@ -33,8 +34,6 @@ export const DEFAULT_GRACE_MS = 2000;
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** How long an ended task and its result are kept (counted from its end; `ttlMs` says it counted from creation). */
 export const DEFAULT_KEEP_MS = 60 * 60_000;
-/** How long a question waits for its tasks/update before it is withdrawn (the run's input() fails). */
-export const DEFAULT_ANSWER_WAIT_MS = 10 * 60_000;
 /** What a result is shrunk to when it gives up its displays for newer ones. */
 const SHRUNK_RESULT_BYTES = 256 * 1024;
 const WHY = 'task results are kept without their displays once the server holds too many';
@@ -109,8 +108,6 @@ interface Entry {
   expiry?: NodeJS.Timeout;
 }
 
-const TERMINAL: ReadonlySet<ExtensionTaskStatus> = new Set(['completed', 'failed', 'cancelled']);
-
 export class TaskExtension {
   private readonly tasks = new Map<string, Entry>();
   private readonly live = new Set<Entry>();
@@ -128,7 +125,8 @@ export class TaskExtension {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.keepMs = options.keepMs ?? DEFAULT_KEEP_MS;
-    this.answerWaitMs = options.answerWaitMs ?? DEFAULT_ANSWER_WAIT_MS;
+    // A question waits for its tasks/update as long as 2025's elicitation waits; then it is withdrawn (input() fails).
+    this.answerWaitMs = options.answerWaitMs ?? ANSWER_WAIT_MS;
     this.maxResultBytes = options.maxResultBytes ?? MAX_SERVER_TASK_RESULT_BYTES;
   }
 

@@ -23,7 +23,7 @@ export function serveTaskMethods(server: Server, store: RunTaskStore, extension?
   }
   server.setRequestHandler('tasks/get', byId, ({ taskId }, ctx) => {
     if (extension && isModernRequest(ctx)) return extension.get(taskId, ctx) as unknown as Record<string, unknown>;
-    return answer(() => ({ ...known(store.getTask(taskId), taskId) }));
+    return answer(() => store.getTask(taskId));
   });
   server.setRequestHandler('tasks/result', byId, ({ taskId }, ctx) =>
     answer(async () => {
@@ -41,11 +41,6 @@ export function serveTaskMethods(server: Server, store: RunTaskStore, extension?
     if (extension && isModernRequest(ctx)) return extension.cancel(taskId, ctx);
     return answer(() => store.cancel(taskId) as unknown as Record<string, unknown>);
   });
-}
-
-function known<T>(task: T | undefined, taskId: string): T {
-  if (!task) throw new TaskRequestError(`Task not found: ${taskId}`);
-  return task;
 }
 
 /** The store's complaints about the request are -32602, as the spec asks for an unknown or unfit task. */

@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { errorText } from '../engine/index';
+import { issueLines } from './jsonRpcInput';
 import type { PausedCalls } from './pausedCalls';
 import { isModernRequest, requestCapabilities } from './requestEnvelope';
 import { declaresTasks, type CreateTaskResult, type TaskExtension } from './taskExtension';
@@ -143,8 +144,7 @@ export function channelOf(server: Server, ctx: ServerContext): RunChannel {
     canAsk: Boolean(capabilities?.elicitation),
     notify: (notification) => mcpReq.notify(notification),
     log: (level, data, logger = LOGGER) => mcpReq.log(level, data, logger),
-    elicit: (form, options) =>
-      server.elicitInput({ mode: 'form', ...form }, { ...options, relatedRequestId: mcpReq.id }),
+    elicit: (form, options) => server.elicitInput(form, { ...options, relatedRequestId: mcpReq.id }),
   };
 }
 
@@ -162,10 +162,7 @@ function toolOf(name: string, definition: ToolDefinition<z.ZodRawShape>): Tool {
 
 /** Bad arguments, as the SDK's McpServer words them: a result the model can read and correct. */
 function invalidArguments(tool: string, error: z.ZodError): CallToolResult {
-  const issues = error.issues.map((issue) => {
-    const where = issue.path.map(String).join('.');
-    return where ? `${where}: ${issue.message}` : issue.message;
-  });
+  const issues = issueLines(error.issues);
   return {
     content: [
       { type: 'text', text: `Input validation error: Invalid arguments for tool ${tool}: ${issues.join('; ')}` },

@@ -43,7 +43,7 @@ export function runsAsTask<Args>(call: ToolCall<Args>, options: ToolTaskOptions<
       canAsk: Boolean(server.getClientCapabilities()?.elicitation),
       notify: (notification) => server.notification(notification),
       log: (level, data, logger) => server.sendLoggingMessage({ level, logger, data }, ctx.sessionId),
-      elicit: (form, elicitOptions) => server.elicitInput({ mode: 'form', ...form }, elicitOptions),
+      elicit: (form, elicitOptions) => server.elicitInput(form, elicitOptions),
       awaitingInput: async (waiting) => store.updateTaskStatus(task.taskId, waiting ? 'input_required' : 'working'),
     };
     void settle(task.taskId, call(args, channel), signal, store);
