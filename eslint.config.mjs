@@ -8,6 +8,11 @@ const ENGINE_DOOR_ONLY = {
   group: ['**/engine/*', '**/engine/**/*', '!**/engine/index'],
   message: 'import the engine from engine/index, which exports its public API',
 };
+/** Any module of the MCP server but its index (src/mcp/index.ts), which exports what the extension uses. */
+const MCP_DOOR_ONLY = {
+  group: ['**/mcp/*', '**/mcp/**/*', '!**/mcp/index'],
+  message: 'import the MCP server from mcp/index, which exports what the extension uses',
+};
 
 export default tseslint.config(
   {
@@ -44,7 +49,7 @@ export default tseslint.config(
   },
   {
     files: ['src/vscode/**/*.ts', 'src/extension.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [ENGINE_DOOR_ONLY] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [ENGINE_DOOR_ONLY, MCP_DOOR_ONLY] }] },
   },
   {
     // Plain CommonJS: extensions used as test fixtures, and the bench's worker thread (tsx's loader does not reach it).

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { socketPathIn } from '../engine/index';
-import type { HttpMcpServer } from '../mcp/http';
+import type { HttpMcpServer } from '../mcp/index';
 
 /** The first VS Code that connects to MCP servers over Unix domain sockets and Windows named pipes. */
 const SOCKETS_SINCE: [number, number] = [1, 105];

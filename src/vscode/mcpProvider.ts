@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { PRODUCT_VERSION } from '../version';
-import type { HttpMcpServer } from '../mcp/http';
+import type { HttpMcpServer } from '../mcp/index';
 import { loopbackUri } from './loopbackSocket';
 import type { ExtensionSettings } from './settings';
 

@@ -8,7 +8,7 @@ import {
   type BackendKind,
   type SettingNames,
 } from '../engine/index';
-import { DEFAULT_SESSION_IDLE_MINUTES } from '../mcp/httpSessionIdle';
+import { DEFAULT_SESSION_IDLE_MINUTES } from '../mcp/index';
 import { readBackendSettings, type BackendSettings } from './backends';
 
 export type McpTransport = 'http' | 'stdio';

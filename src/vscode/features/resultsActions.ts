@@ -1,7 +1,7 @@
 // What the results page (and the explorer's Re-run) asks of the extension: run a past run's code again,
 // interrupt a run, call a tool from a tool form.
 import type { RunHistory } from '../../engine/index';
-import type { LocalMcpClient } from '../../mcp/localClient';
+import type { LocalMcpClient } from '../../mcp/index';
 import type { BridgeService } from '../services/bridgeService';
 import type { EngineService } from '../services/engineService';
 import type { PersonRunService } from '../services/personRuns';

@@ -9,7 +9,7 @@ import {
   type Engine,
   type Logger,
 } from '../../engine/index';
-import { TOOL_NAMES } from '../../mcp/toolNames';
+import { TOOL_NAMES } from '../../mcp/index';
 import { VscodeToolsProvider } from '../vscodeTools';
 import type { EngineService } from './engineService';
 import type { SettingsCache } from './settingsCache';

@@ -1,9 +1,12 @@
 import type * as vscode from 'vscode';
 import type { CodeMode, Stores, Logger, SettingsPort } from '../../engine/index';
-import { raiseFdSoftLimit } from '../../mcp/fdLimit';
-import { startHttpMcpServer, type HttpMcpServer } from '../../mcp/http';
-import { LocalMcpClient } from '../../mcp/localClient';
-import type { McpServerOptions } from '../../mcp/server';
+import {
+  LocalMcpClient,
+  raiseFdSoftLimit,
+  startHttpMcpServer,
+  type HttpMcpServer,
+  type McpServerOptions,
+} from '../../mcp/index';
 import type { BridgeService } from './bridgeService';
 import type { EngineService } from './engineService';
 import type { SettingsCache } from './settingsCache';

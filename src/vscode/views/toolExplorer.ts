@@ -16,7 +16,7 @@ import {
 } from '../../engine/index';
 import type { EngineService } from '../services/engineService';
 import { UNTRUSTED_REASONS } from '../services/trustService';
-import type { ToolName } from '../../mcp/toolNames';
+import type { ToolName } from '../../mcp/index';
 import { VSCODE_PROVIDER } from '../vscodeTools';
 import { backendLabel, originLabel, statusLabel } from '../../webview/labels';
 import { droppedText } from '../../webview/protocol';
