@@ -1,5 +1,5 @@
 // One session of the Jupyter backend: its kernel, started on first use and replaced when it is lost, the run in
-// flight on it (output, displays, input prompts and host calls on the stdin channel) and pip where the kernel runs.
+// flight on it (kernelRun.ts: what the kernel sends and asks while it runs) and pip where the kernel runs.
 import { randomBytes } from 'node:crypto';
 import { errorText } from '../../errorText';
 import { settingNote } from '../../config';
@@ -12,29 +12,14 @@ import type {
   BackendSessionOptions,
   BackendSink,
 } from '../contract';
-import { displayOf, outcomeOf, publishedValue, replyOutcome, resultOf, SUPPORT_CELL_MESSAGES } from './kernelMessages';
-import { answerKernelInput, type CallsById } from './kernelInput';
+import { publishedValue, SUPPORT_CELL_MESSAGES } from './kernelMessages';
 import { KernelPackages } from './kernelPackages';
+import { KernelRun, type KernelRunEnd } from './kernelRun';
 import type { JupyterEndpoint, KernelCheck, KernelHandle, KernelStatus } from './kernelTypes';
 import { StartGate } from '../../startGate';
 import { StateLoss } from '../stateLoss';
 import { kernelClient } from './loadClient';
-import { setupCell, supportCell } from './supportCells';
-
-interface ActiveRun {
-  sink: BackendSink;
-  settled: boolean;
-  /** The kernel began executing it (an IOPub message of it arrived). */
-  started: boolean;
-  /** How many questions the kernel has asked on stdin: only the latest is waiting (see onInput). */
-  questions: number;
-  /** Its host calls by id: a call asked again is answered from the same call (kernelInput.ts). */
-  calls: CallsById;
-  /** restart() decides its outcome: what the connection says meanwhile (the execution rejects) is not it. */
-  restarting?: boolean;
-  /** `lost`: the kernel died under it, and why; `byRestart`: restart()'s own word. */
-  finish(outcome: BackendOutcome, lost?: string, byRestart?: boolean): void;
-}
+import { setupCell } from './supportCells';
 
 export class JupyterSession implements BackendSession {
   readonly kind = 'jupyter' as const;
@@ -43,7 +28,7 @@ export class JupyterSession implements BackendSession {
   /** A restart asked for by restart(), until the kernel is back. */
   private restarting?: Promise<void>;
   private needsSetup = true;
-  private active?: ActiveRun;
+  private active?: KernelRun;
   private readonly kernelStart = new StartGate();
   private readonly stateLoss = new StateLoss();
   private pythonVersion?: string;
@@ -247,103 +232,19 @@ export class JupyterSession implements BackendSession {
     }
   }
 
-  private execute(
-    kernel: KernelHandle,
-    request: BackendRunRequest,
-    sink: BackendSink,
-  ): Promise<{ outcome: BackendOutcome; lostBeforeStart?: string }> {
-    return new Promise((resolve) => {
-      const run: ActiveRun = {
-        sink,
-        settled: false,
-        started: false,
-        questions: 0,
-        calls: new Map(),
-        finish: (outcome, lost, byRestart) => {
-          if (run.settled || (run.restarting && !byRestart)) return;
-          run.settled = true;
-          if (this.active === run) this.active = undefined;
-          resolve({ outcome, ...(lost && !run.started ? { lostBeforeStart: lost } : {}) });
-        },
-      };
-      this.active = run;
-      kernel
-        .execute(
-          supportCell('run', {
-            code: request.code,
-            script: request.script ?? null,
-            echoLastExpression: request.echoLastExpression !== false,
-          }),
-          {
-            iopub: (type, content) => this.onIOPub(run, type, content),
-            input: (prompt, password, reply) => this.onInput(run, prompt, password, reply),
-          },
-        )
-        .then(
-          (reply) => {
-            const published = publishedValue(reply);
-            if (
-              published === undefined &&
-              reply.status === 'error' &&
-              reply.ename === 'ModuleNotFoundError' &&
-              /_code_mode_kernel/.test(reply.evalue ?? '')
-            ) {
-              // A kernel without kernel_support.py was restarted under this session (by the server as the run
-              // was sent, or from another client): the code never ran.
-              this.needsSetup = true;
-              run.started = false;
-              run.finish(
-                { status: 'crashed', message: 'the kernel was restarted' },
-                'the kernel was restarted and lost its state',
-              );
-              return;
-            }
-            run.finish(published !== undefined ? outcomeOf(published) : replyOutcome(reply));
-          },
-          (error: unknown) =>
-            run.finish({ status: 'crashed', message: `the connection to the kernel failed: ${errorText(error)}` }),
-        );
-    });
-  }
-
-  private onIOPub(run: ActiveRun, type: string, content: Record<string, unknown>): void {
-    if (run.settled) return;
-    run.started = true;
-    if (type === 'stream') {
-      const text = typeof content.text === 'string' ? content.text : '';
-      if (content.name === 'stderr') run.sink.stderr(text);
-      else run.sink.stdout(text);
-      return;
-    }
-    if (type !== 'display_data' && type !== 'execute_result' && type !== 'update_display_data') return;
-    const data = (content.data ?? {}) as Record<string, unknown>;
-    if (type === 'execute_result') {
-      const result = resultOf(data);
-      if (result) run.sink.display(result);
-      return;
-    }
-    const shown = displayOf(data);
-    if (shown?.kind === 'display') run.sink.display(shown.display);
-    else if (shown?.kind === 'text') run.sink.stdout(shown.text.endsWith('\n') ? shown.text : `${shown.text}\n`);
-  }
-
-  /**
-   * A kernel waits on one question at a time: a new one means the one before was abandoned (an interrupt), and
-   * its late answer is dropped, never sent for the new one (ipykernel drops a stale reply it already has).
-   */
-  private onInput(run: ActiveRun, prompt: string, password: boolean, reply: (value: string) => void): void {
-    if (run.settled) return;
-    const question = ++run.questions;
-    answerKernelInput(
-      this.marker,
-      prompt,
-      password,
-      (method, params) => this.call(method, params),
-      run.calls,
-      (value) => {
-        if (!run.settled && run.questions === question) reply(value);
+  private execute(kernel: KernelHandle, request: BackendRunRequest, sink: BackendSink): Promise<KernelRunEnd> {
+    const run = new KernelRun(sink, {
+      marker: this.marker,
+      hostCall: (method, params) => this.call(method, params),
+      supportLost: () => {
+        this.needsSetup = true;
       },
-    );
+      settled: (settledRun) => {
+        if (this.active === settledRun) this.active = undefined;
+      },
+    });
+    this.active = run;
+    return run.send(kernel, request);
   }
 
   private call(method: string, params: unknown): Promise<unknown> {
