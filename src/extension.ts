@@ -12,13 +12,11 @@ import { registerInterpreterCommands } from './vscode/features/interpreterComman
 import { registerJupyterCommands } from './vscode/features/jupyterCommands';
 import { resultsActions } from './vscode/features/resultsActions';
 import { registerRunCommands } from './vscode/features/runCommands';
-import { InterpreterTracker } from './vscode/interpreter';
 import { CodeModeMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
 import { RESULTS_VIEW_ID, ResultsView } from './vscode/views/resultsView';
 import { RunOutputWriter } from './vscode/views/runOutput';
 import { PyodideSpare } from './vscode/pyodideSpare';
 import type { PersonRunViews } from './vscode/services/personRuns';
-import { onSettingsChange } from './vscode/settings';
 import { RunStatusItem, STATUS_MENU_COMMAND } from './vscode/views/statusBar';
 import { testApi, type CodeModeTestApi } from './vscode/testApi';
 import { EXPLORER_VIEW_ID, ToolExplorer } from './vscode/views/toolExplorer';
@@ -34,17 +32,12 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('Code Mode for Python', { log: true });
   const runsChannel = vscode.window.createOutputChannel('Code Mode: Runs');
-  const interpreter = new InterpreterTracker(
-    () => vscode.workspace.getConfiguration('codeMode').get<string>('pythonPath', '').trim(),
-    log,
-  );
   // Set by VS Code only when it runs extension tests (--extensionTestsPath); never in an installed extension.
   const underTest = context.extensionMode === vscode.ExtensionMode.Test;
   const output = new RunOutputWriter(runsChannel, underTest);
   const container = new Container({
     storageDir: context.globalStorageUri.fsPath,
     log,
-    interpreterTracker: interpreter,
     secrets: context.secrets,
     // The views are made below, with the container's services; a person's run asks for them when it starts.
     personRunViews: (): PersonRunViews => ({
@@ -65,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     actions,
     log,
     memory: context.globalState,
+    settings: container.settings,
   });
   const explorer = new ToolExplorer({
     engine,
@@ -100,7 +94,6 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   context.subscriptions.push(
     log,
     runsChannel,
-    interpreter,
     container,
     output,
     results,
@@ -118,13 +111,12 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     }),
     engine.onStateChange(() => explorer.refresh()),
     bridge.onDidChange(() => explorer.refresh()),
-    interpreter.onDidChange((choice) => {
-      void container.interpreter.changed(choice);
+    container.interpreter.onDidChange(() => {
       status.update();
       explorer.refresh();
       mcpProvider.refresh();
     }),
-    onSettingsChange((event) => {
+    container.settings.onDidChange((event) => {
       void container.settingsChanged(event).then(() => {
         explorer.refresh();
         if (
@@ -156,7 +148,14 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, {
       webviewOptions: { retainContextWhenHidden: true },
     }),
-    ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, personRuns }),
+    ...registerRunCommands({
+      settings: container.settings,
+      engine,
+      interpreterPath,
+      runsChannel: output,
+      results,
+      personRuns,
+    }),
     registerGenerateCommand(
       {
         engine: () => engine.get(),
@@ -166,8 +165,8 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
       },
       results,
     ),
-    registerInstallCommand({ settings, engine: () => engine.get(), results }),
-    ...registerJupyterCommands({ settings, tokens: container.jupyterTokens, engine }),
+    registerInstallCommand({ settings: container.settings, engine: () => engine.get(), results }),
+    ...registerJupyterCommands({ settings: container.settings, tokens: container.jupyterTokens, engine }),
     ...registerInterpreterCommands({ current: interpreterPath }),
     ...registerExplorerCommands({ explorer, results, codeFiles: stores.codeFiles, personRuns, rerun: actions.rerun }),
   );

@@ -4,7 +4,7 @@
 // away in backendRemovals) — and in the backend pickers (Choose Backend in features/runCommands.ts, the status
 // bar's names).
 import * as path from 'node:path';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import {
   type EngineSetup,
   type JupyterSettings,
@@ -36,7 +36,7 @@ export interface BackendSettings {
 }
 
 /** The backends' settings from the `codeMode` section; VS Code's schema already bounds the numbers. */
-export function readBackendSettings(c: vscode.WorkspaceConfiguration): BackendSettings {
+export function readBackendSettings(c: Pick<vscode.WorkspaceConfiguration, 'get'>): BackendSettings {
   return {
     python: { memoryLimitMb: c.get<number>('python.memoryLimitMB', 4096) },
     pyodide: {
@@ -52,7 +52,7 @@ export function readBackendSettings(c: vscode.WorkspaceConfiguration): BackendSe
   };
 }
 
-function wheelhouseOf(c: vscode.WorkspaceConfiguration): string[] {
+function wheelhouseOf(c: Pick<vscode.WorkspaceConfiguration, 'get'>): string[] {
   const wheelhouse = c.get<string>('wheelhouse', '').trim();
   return wheelhouse ? [path.resolve(wheelhouse)] : [];
 }
@@ -69,10 +69,13 @@ export interface BackendEnvironment {
   pythonPath: string | undefined;
   /** The token of the configured Jupyter Server, from secret storage. */
   jupyterToken?: string;
+  /** The workspace folders on disk (a local Jupyter Server starts in the first). */
+  workspaceRoots: string[];
 }
 
-function workspaceFolders(): string[] {
-  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+/** The workspace folders on disk, of those VS Code has open. */
+export function localFolders(folders: readonly Pick<vscode.WorkspaceFolder, 'uri'>[]): string[] {
+  return folders.filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
 }
 
 function jupyterSettings(settings: BackendSettings, env: BackendEnvironment): JupyterSettings | undefined {
@@ -88,7 +91,7 @@ function jupyterSettings(settings: BackendSettings, env: BackendEnvironment): Ju
 /** The jupyter backend for the configured server (a local one runs the workspace interpreter), if one is set. */
 export function jupyterFactory(settings: BackendSettings, env: BackendEnvironment): BackendFactory | undefined {
   const jupyter = jupyterSettings(settings, env);
-  return jupyter && jupyterBackendFor(jupyter, env.pythonPath, workspaceFolders()[0], env.logger);
+  return jupyter && jupyterBackendFor(jupyter, env.pythonPath, env.workspaceRoots[0], env.logger);
 }
 
 /** Whether the jupyter backend depends on the workspace interpreter (a local server runs it). */
@@ -111,7 +114,7 @@ export function engineSetup(settings: ExtensionSettings, env: BackendEnvironment
     storageDir: env.storageDir,
     pyodide: settings.backends.pyodide,
     jupyter: jupyterSettings(settings.backends, env),
-    workspaceRoots: workspaceFolders(),
+    workspaceRoots: env.workspaceRoots,
     log: env.logger,
   };
 }

@@ -2,8 +2,13 @@
 // (a getter), after the services it takes, and disposed in reverse order of creation. Nothing heavy starts
 // here: the engine, the interpreter and the MCP endpoint start when something first needs them.
 import type * as vscode from 'vscode';
-import { type Engine, createStores, type Stores, type Logger } from '../engine/index';
-import type { InterpreterTracker } from './interpreter';
+import { type Engine, createStores, type Stores, type Logger, type SettingsPort } from '../engine/index';
+import * as commandsApis from './common/commands.apis';
+import * as pythonApis from './common/python.apis';
+import * as windowApis from './common/window.apis';
+import * as workspaceApis from './common/workspace.apis';
+import { openSetting } from './openSetting';
+import { RunProblems } from './runProblems';
 import { BridgeService } from './services/bridgeService';
 import { EngineService } from './services/engineService';
 import { InterpreterService } from './services/interpreterService';
@@ -11,15 +16,13 @@ import { JupyterTokens } from './services/jupyterTokens';
 import { McpEndpoints } from './services/mcpEndpoints';
 import { PersonRunService, type PersonRunViews } from './services/personRuns';
 import { PyodideProgress } from './services/pyodideProgress';
-import { SettingsCache } from './services/settingsCache';
 import { TrustService } from './services/trustService';
-import { VscodeSettingsPort } from './settingsPort';
+import { SettingsService } from './settings';
 import { ToolApprovalQuestions } from './toolApproval';
 
 export interface ContainerDeps {
   storageDir: string;
   log: vscode.LogOutputChannel;
-  interpreterTracker: InterpreterTracker;
   secrets: vscode.SecretStorage;
   /** Where a person's run shows; asked for at each run, since the views are made after the container. */
   personRunViews: () => PersonRunViews;
@@ -29,14 +32,14 @@ export class Container implements vscode.Disposable {
   readonly logger: Logger;
   /** Services with something to dispose, in the order they were created. */
   private readonly created: vscode.Disposable[] = [];
-  private _settings: SettingsCache | undefined;
+  private _settings: SettingsService | undefined;
   private _stores: Stores | undefined;
   private _engine: EngineService | undefined;
   private _bridge: BridgeService | undefined;
   private _interpreter: InterpreterService | undefined;
   private _trust: TrustService | undefined;
   private _pyodideProgress: PyodideProgress | undefined;
-  private _settingsPort: VscodeSettingsPort | undefined;
+  private _settingsPort: SettingsPort | undefined;
   private _mcp: McpEndpoints | undefined;
   private _jupyterTokens: JupyterTokens | undefined;
   private _toolApprovals: ToolApprovalQuestions | undefined;
@@ -52,8 +55,8 @@ export class Container implements vscode.Disposable {
     return service;
   }
 
-  get settings(): SettingsCache {
-    return (this._settings ??= new SettingsCache());
+  get settings(): SettingsService {
+    return (this._settings ??= new SettingsService(workspaceApis));
   }
 
   /** Code files, learnings and run history in the extension's global storage; nothing touches the disk until a store is used. */
@@ -92,12 +95,16 @@ export class Container implements vscode.Disposable {
   }
 
   get interpreter(): InterpreterService {
-    return (this._interpreter ??= new InterpreterService(
-      this.deps.interpreterTracker,
-      this.engine,
-      this.settings,
-      this.deps.storageDir,
-      this.logger,
+    return (this._interpreter ??= this.track(
+      new InterpreterService({
+        engine: this.engine,
+        settings: this.settings,
+        storageDir: this.deps.storageDir,
+        logger: this.logger,
+        python: pythonApis,
+        window: windowApis,
+        workspace: workspaceApis,
+      }),
     ));
   }
 
@@ -110,14 +117,8 @@ export class Container implements vscode.Disposable {
   }
 
   /** What `configure` reads and writes: VS Code settings, applied to the engine at once. */
-  get settingsPort(): VscodeSettingsPort {
-    return (this._settingsPort ??= new VscodeSettingsPort({
-      current: () => this.settings.current,
-      applyWritten: async () => {
-        this.settings.reread();
-        await this.engine.configure();
-      },
-    }));
+  get settingsPort(): SettingsPort {
+    return (this._settingsPort ??= this.settings.portFor(this.engine));
   }
 
   get mcp(): McpEndpoints {
@@ -141,15 +142,18 @@ export class Container implements vscode.Disposable {
 
   /** A person's runs, from every place that starts one, with the same follow-ups. */
   get personRuns(): PersonRunService {
-    return (this._personRuns ??= this.track(
-      new PersonRunService({
-        engine: this.engine,
-        settings: this.settings,
-        interpreterPath: () => this.interpreter.inUse?.path,
-        toolApprovals: this.toolApprovals.approvals,
-        views: this.deps.personRunViews,
-      }),
-    ));
+    return (this._personRuns ??= new PersonRunService({
+      engine: this.engine,
+      settings: this.settings,
+      interpreterPath: () => this.interpreter.inUse?.path,
+      toolApprovals: this.toolApprovals.approvals,
+      views: this.deps.personRunViews,
+      problems: this.track(new RunProblems()),
+      openSetting,
+      window: windowApis,
+      workspace: workspaceApis,
+      commands: commandsApis,
+    }));
   }
 
   /**

@@ -1,7 +1,6 @@
 // A person's run on the workspace interpreter failed with ModuleNotFoundError: the notification offers to install
 // the package into that interpreter, or, when the operating system manages it (PEP 668) and pip would refuse, says
 // so and offers a virtual environment through the Python extension.
-import * as vscode from 'vscode';
 import {
   isExternallyManaged,
   distributionForImport,
@@ -12,6 +11,8 @@ import {
   type ScriptRun,
 } from '../engine/index';
 import * as path from 'node:path';
+import type * as commandsApis from './common/commands.apis';
+import type * as workspaceApis from './common/workspace.apis';
 
 /** The Python extension's command that makes a .venv or conda environment and selects it. */
 export const CREATE_ENVIRONMENT_COMMAND = 'python.createEnvironment';
@@ -22,9 +23,17 @@ export interface MissingModuleOffer {
   action: { title: string; command: string; args: unknown[] };
 }
 
+/** What of VS Code the offer looks at: the workspace folders (a module of their own) and the commands there are. */
+export interface MissingModuleApis {
+  workspace: Pick<typeof workspaceApis, 'workspaceFolders'>;
+  commands: Pick<typeof commandsApis, 'getCommands'>;
+}
+
 /** The advice for an interpreter pip will not install into, and the action that helps. */
-export async function virtualEnvironmentAction(): Promise<MissingModuleOffer['action']> {
-  return (await vscode.commands.getCommands(true)).includes(CREATE_ENVIRONMENT_COMMAND)
+export async function virtualEnvironmentAction(
+  commands: Pick<typeof commandsApis, 'getCommands'>,
+): Promise<MissingModuleOffer['action']> {
+  return (await commands.getCommands()).includes(CREATE_ENVIRONMENT_COMMAND)
     ? { title: 'Create Environment', command: CREATE_ENVIRONMENT_COMMAND, args: [] }
     : // Without the Python extension: a venv made in a terminal, then chosen from what is found.
       { title: 'Select Interpreter', command: 'codeMode.selectInterpreter', args: [] };
@@ -39,6 +48,7 @@ export async function missingModuleOffer(
   backend: BackendKind,
   python: string | undefined,
   script: ScriptRun | undefined,
+  apis: MissingModuleApis,
 ): Promise<MissingModuleOffer | undefined> {
   const diagnostics = result.diagnostics;
   if (backend !== 'python' || diagnostics?.exception !== 'ModuleNotFoundError') return undefined;
@@ -46,7 +56,7 @@ export async function missingModuleOffer(
   if (!module) return undefined;
   const folders = [
     ...(script ? [path.dirname(script.path)] : []),
-    ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+    ...apis.workspace.workspaceFolders().map((f) => f.uri.fsPath),
   ];
   if (findLocalModule(module, folders)) return undefined;
   const distribution = distributionForImport(module);
@@ -54,24 +64,11 @@ export async function missingModuleOffer(
   if (python && (await isExternallyManaged(python))) {
     return {
       message: `Code Mode: No module named '${module}'. ${interpreter} is managed by the operating system (PEP 668), so pip will not install ${distribution} into it: create a virtual environment for this workspace and install it there.`,
-      action: await virtualEnvironmentAction(),
+      action: await virtualEnvironmentAction(apis.commands),
     };
   }
   return {
     message: `Code Mode: No module named '${module}'. Install ${distribution} into ${interpreter}?`,
     action: { title: `Install ${distribution}`, command: 'codeMode.installPackages', args: [[distribution], backend] },
   };
-}
-
-/** Shows the offer (when there is one) after a person's run. */
-export async function offerMissingModule(
-  result: RunResult,
-  backend: BackendKind,
-  python: string | undefined,
-  script: ScriptRun | undefined,
-): Promise<void> {
-  const offer = await missingModuleOffer(result, backend, python, script);
-  if (!offer) return;
-  const choice = await vscode.window.showErrorMessage(offer.message, offer.action.title);
-  if (choice) await vscode.commands.executeCommand(offer.action.command, ...offer.action.args);
 }

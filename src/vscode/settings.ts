@@ -1,15 +1,24 @@
-import * as vscode from 'vscode';
+// This extension's settings, the one module that reads, caches, watches and writes them: the `codeMode` section as
+// one validated snapshot, read at start and again on every change, and the port through which `configure` (an
+// agent's tool) writes them as VS Code settings.
+import type * as vscode from 'vscode';
 import {
+  defaultEngineConfig,
   isApprovalMode,
   parseToolPatterns,
+  settingsOf,
   type ApprovalPolicy,
   type BridgePolicy,
   type EngineConfig,
   type BackendKind,
+  type SettingKey,
   type SettingNames,
+  type SettingsPort,
 } from '../engine/index';
 import { DEFAULT_SESSION_IDLE_MINUTES } from '../mcp/index';
 import { readBackendSettings, type BackendSettings } from './backends';
+import type * as workspaceApis from './common/workspace.apis';
+import type { EngineService } from './services/engineService';
 
 export type McpTransport = 'http' | 'stdio';
 
@@ -58,9 +67,82 @@ const VSCODE_SETTING_NAMES: SettingNames = {
   pyodideNetwork: 'setting codeMode.pyodide.network',
 };
 
+/** `configure` keys as VS Code settings, so a change made by an agent shows in the Settings editor. */
+const CONFIGURE_KEYS: Record<SettingKey, string> = {
+  default_backend: 'defaultBackend',
+  timeout_s: 'timeoutSeconds',
+  output_cap_kb: 'outputCapKB',
+  auto_install: 'pyodide.autoInstall',
+  python_path: 'pythonPath',
+};
+
+/** What of vscode.workspace the settings use. */
+export type SettingsWorkspace = Pick<
+  typeof workspaceApis,
+  'getConfiguration' | 'onDidChangeConfiguration' | 'updateUserSetting'
+>;
+
+/** The `codeMode` settings as last read: read once at start, again on every change (and after `configure` writes). */
+export class SettingsService {
+  private settings: ExtensionSettings;
+
+  constructor(private readonly workspace: SettingsWorkspace) {
+    this.settings = this.read();
+  }
+
+  get current(): ExtensionSettings {
+    return this.settings;
+  }
+
+  /** Reads the settings again; returns the ones they replace. */
+  reread(): ExtensionSettings {
+    const before = this.settings;
+    this.settings = this.read();
+    return before;
+  }
+
+  /** Where the results of runs show: the sidebar view (the editor keeps its width), or a panel beside the editor. */
+  resultsLocation(): 'sidebar' | 'beside' {
+    return oneOf(this.workspace.getConfiguration(SECTION).get<string>('results.location', 'sidebar'), [
+      'sidebar',
+      'beside',
+    ] as const);
+  }
+
+  /** Calls `listener` when a `codeMode` setting changes. */
+  onDidChange(listener: (event: vscode.ConfigurationChangeEvent) => void): vscode.Disposable {
+    return this.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(SECTION)) listener(event);
+    });
+  }
+
+  /** Writes `codeMode.<key>` in the user's settings. */
+  update(key: string, value: unknown): Promise<void> {
+    return this.workspace.updateUserSetting(SECTION, key, value);
+  }
+
+  /**
+   * What `configure` reads and writes: VS Code settings, applied to `engine` at once (re-read here, so the engine
+   * uses them before VS Code's change event arrives).
+   */
+  portFor(engine: Pick<EngineService, 'configure'>): SettingsPort {
+    return {
+      values: () => settingsOf(this.settings.engine, this.settings.pythonPath),
+      set: async (change) => {
+        await this.update(CONFIGURE_KEYS[change.key], change.value);
+        this.reread();
+        await engine.configure();
+      },
+    };
+  }
+
+  private read(): ExtensionSettings {
+    return readSettings(this.workspace.getConfiguration(SECTION), defaultEngineConfig);
+  }
+}
+
 /** The settings as one validated snapshot; VS Code's schema already bounds the numbers. */
-export function readSettings(base: EngineConfig): ExtensionSettings {
-  const c = vscode.workspace.getConfiguration(SECTION);
+function readSettings(c: Pick<vscode.WorkspaceConfiguration, 'get'>, base: EngineConfig): ExtensionSettings {
   const strings = (key: string) => c.get<string[]>(key, []).filter((s) => typeof s === 'string' && s.trim() !== '');
   return {
     engine: {
@@ -105,7 +187,7 @@ export function readSettings(base: EngineConfig): ExtensionSettings {
 }
 
 /** The tool-approval settings; a malformed mode is the default "ask", and a malformed rule is left out. */
-function readApprovalPolicy(c: vscode.WorkspaceConfiguration): ApprovalPolicy {
+function readApprovalPolicy(c: Pick<vscode.WorkspaceConfiguration, 'get'>): ApprovalPolicy {
   const mode = c.get<string>('tools.approval', 'ask');
   const rules = c.get<unknown[]>('tools.autoApprove', []).filter((rule): rule is string => typeof rule === 'string');
   const autoApprove = rules.flatMap((rule) => {
@@ -120,25 +202,7 @@ function readApprovalPolicy(c: vscode.WorkspaceConfiguration): ApprovalPolicy {
   };
 }
 
-/** Where the results of runs show: the sidebar view (the editor keeps its width), or a panel beside the editor. */
-export function resultsLocation(): 'sidebar' | 'beside' {
-  return oneOf(vscode.workspace.getConfiguration(SECTION).get<string>('results.location', 'sidebar'), [
-    'sidebar',
-    'beside',
-  ] as const);
-}
-
 /** `value` if it is one of `allowed`, else the first of them (the default). */
 function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
   return (allowed as readonly string[]).includes(value) ? (value as T) : allowed[0]!;
-}
-
-export function onSettingsChange(listener: (event: vscode.ConfigurationChangeEvent) => void): vscode.Disposable {
-  return vscode.workspace.onDidChangeConfiguration((event) => {
-    if (event.affectsConfiguration(SECTION)) listener(event);
-  });
-}
-
-export async function updateSetting(key: string, value: unknown): Promise<void> {
-  await vscode.workspace.getConfiguration(SECTION).update(key, value, vscode.ConfigurationTarget.Global);
 }

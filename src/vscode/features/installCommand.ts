@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
 import type { Engine, BackendKind, PackagesResult } from '../../engine/index';
+import * as commandsApis from '../common/commands.apis';
 import { virtualEnvironmentAction } from '../missingModule';
-import { personBackend, personSession } from '../personRun';
-import type { ExtensionSettings } from '../settings';
+import { personBackend, personSession } from '../services/personRuns';
+import type { SettingsService } from '../settings';
 
 export interface InstallCommandDeps {
-  settings: () => ExtensionSettings;
+  settings: Pick<SettingsService, 'current'>;
   engine: () => Promise<Engine>;
   /** Where a failed install's card is (a notification shows only the start of its error). */
   results: { reveal(runId?: string): Promise<void> };
@@ -27,7 +28,7 @@ async function installPackagesCommand(
   packagesArg?: string[],
   backendArg?: BackendKind,
 ): Promise<PackagesResult | undefined> {
-  const settings = deps.settings();
+  const settings = deps.settings.current;
   const backend = backendArg ?? personBackend(settings, vscode.workspace.isTrusted);
   const session = personSession(settings.personRun, vscode.window.activeTextEditor?.document);
   const packages =
@@ -62,7 +63,7 @@ async function installPackagesCommand(
   const details = 'Show Details';
   // pip will not install into an interpreter the operating system manages (PEP 668): a virtual environment helps.
   const managed = result.packages.some((p) => /externally-managed-environment/.test(p.error ?? ''));
-  const environment = managed ? await virtualEnvironmentAction() : undefined;
+  const environment = managed ? await virtualEnvironmentAction(commandsApis) : undefined;
   void vscode.window
     .showWarningMessage(installFailureText(result), ...(environment ? [environment.title] : []), details)
     .then((choice) => {

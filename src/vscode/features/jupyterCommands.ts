@@ -2,11 +2,11 @@ import * as vscode from 'vscode';
 import { jupyterTokenKey } from '../backends';
 import type { EngineService } from '../services/engineService';
 import type { JupyterTokens } from '../services/jupyterTokens';
-import type { ExtensionSettings } from '../settings';
+import type { SettingsService } from '../settings';
 import { openSetting } from '../openSetting';
 
 export interface JupyterCommandDeps {
-  settings: () => ExtensionSettings;
+  settings: Pick<SettingsService, 'current'>;
   tokens: JupyterTokens;
   engine: Pick<EngineService, 'jupyterTokenChanged'>;
 }
@@ -15,7 +15,7 @@ export interface JupyterCommandDeps {
 export function registerJupyterCommands({ settings, tokens, engine }: JupyterCommandDeps): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('codeMode.setJupyterToken', async (given?: string): Promise<boolean> => {
-      const url = jupyterTokenKey(settings().backends);
+      const url = jupyterTokenKey(settings.current.backends);
       if (!url) {
         const open = await vscode.window.showInformationMessage(
           'Code Mode: set codeMode.jupyter.url to your Jupyter Server first (a local server needs no token).',

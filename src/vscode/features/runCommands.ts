@@ -2,10 +2,9 @@ import * as vscode from 'vscode';
 import type { SessionDescription, BackendKind, RunResult, ScriptRun } from '../../engine/index';
 import { codeToRun } from '../codeText';
 import type { RunOutputWriter } from '../views/runOutput';
-import { personSession, scriptOf } from '../personRun';
 import type { EngineService } from '../services/engineService';
-import type { PersonRunService } from '../services/personRuns';
-import { updateSetting, type ExtensionSettings, type PersonRunSettings } from '../settings';
+import { personSession, type PersonRunService } from '../services/personRuns';
+import type { ExtensionSettings, PersonRunSettings, SettingsService } from '../settings';
 import { openSetting } from '../openSetting';
 
 export interface ResultsPresenter {
@@ -16,20 +15,20 @@ export interface ResultsPresenter {
 }
 
 export interface RunCommandDeps {
-  settings: () => ExtensionSettings;
+  settings: Pick<SettingsService, 'current' | 'update'>;
   engine: Pick<EngineService, 'ifCreated'>;
   /** The workspace interpreter in use, if one was chosen yet. */
   interpreterPath: () => string | undefined;
   runsChannel: Pick<RunOutputWriter, 'reveal'>;
   results: Pick<ResultsPresenter, 'reveal'>;
-  personRuns: Pick<PersonRunService, 'run' | 'backend'>;
+  personRuns: Pick<PersonRunService, 'run' | 'backend' | 'scriptOf'>;
 }
 
 const otherBackend = (kind: BackendKind): BackendKind => (kind === 'pyodide' ? 'python' : 'pyodide');
 
 /** The command palette / editor menu front door. Each command returns what it did, for tests and chaining. */
 export function registerRunCommands({
-  settings: currentSettings,
+  settings,
   engine: engines,
   interpreterPath,
   runsChannel,
@@ -65,7 +64,7 @@ export function registerRunCommands({
       endLine: end.line,
       endCharacter: end.character,
     });
-    return { code, document, script: scriptOf(document, start.line + 1, currentSettings().personRun) };
+    return { code, document, script: personRuns.scriptOf(document, start.line + 1) };
   };
 
   return [
@@ -86,7 +85,7 @@ export function registerRunCommands({
       // As the Python extension does: the run reads the file's other lines (tracebacks) from disk.
       if (document.isDirty && document.uri.scheme === 'file') await document.save();
       // As `python file.py`: what the file prints, not the value of its last line (Run Selection shows that).
-      const script = scriptOf(document, 1, currentSettings().personRun);
+      const script = personRuns.scriptOf(document, 1);
       return run(document.getText(), document, undefined, script, false);
     }),
     vscode.commands.registerCommand('codeMode.chooseBackend', async (choice?: PersonRunSettings['backend']) => {
@@ -95,9 +94,9 @@ export function registerRunCommands({
       const engine = await engines.ifCreated();
       const version = engine?.describeSessions().find((s) => s.backend === 'python' && s.info.pythonVersion)
         ?.info.pythonVersion;
-      const jupyterUrl = currentSettings().backends.jupyter.url;
+      const jupyterUrl = settings.current.backends.jupyter.url;
       const items = backendChoices(
-        currentSettings(),
+        settings.current,
         vscode.workspace.isTrusted,
         version ? `Workspace Python ${version}` : 'Workspace Python',
         python,
@@ -116,7 +115,7 @@ export function registerRunCommands({
         await openSetting('codeMode.jupyter.url');
         return undefined;
       }
-      await updateSetting('run.backend', picked);
+      await settings.update('run.backend', picked);
       return picked;
     }),
     vscode.commands.registerCommand(
@@ -138,7 +137,7 @@ export function registerRunCommands({
           : (only ??
             (await pickSessions(
               live,
-              personSession(currentSettings().personRun, vscode.window.activeTextEditor?.document),
+              personSession(settings.current.personRun, vscode.window.activeTextEditor?.document),
             )));
         if (!chosen || chosen.length === 0) return false;
         await Promise.all(chosen.map((s) => engine.resetSession(s.session, s.backend, reason)));

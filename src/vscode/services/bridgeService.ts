@@ -12,7 +12,7 @@ import {
 import { TOOL_NAMES } from '../../mcp/index';
 import { VscodeToolsProvider } from '../vscodeTools';
 import type { EngineService } from './engineService';
-import type { SettingsCache } from './settingsCache';
+import type { SettingsService } from '../settings';
 
 /** Our own MCP tools as VS Code lists them (`mcp_<server>_<tool>`): Python must not call them through VS Code. */
 function isOwnLmTool(name: string): boolean {
@@ -31,7 +31,7 @@ export class BridgeService implements vscode.Disposable {
 
   constructor(
     private readonly engine: EngineService,
-    private readonly settings: SettingsCache,
+    private readonly settings: Pick<SettingsService, 'current'>,
     private readonly logger: Logger,
   ) {}
 

@@ -6,15 +6,16 @@ import {
   factorySwaps,
   jupyterFactory,
   jupyterTokenKey,
+  localFolders,
   type BackendEnvironment,
 } from '../backends';
-import type { ExtensionSettings } from '../settings';
-import type { SettingsCache } from './settingsCache';
+import { workspaceFolders } from '../common/workspace.apis';
+import type { ExtensionSettings, SettingsService } from '../settings';
 
 export interface EngineServiceDeps {
   storageDir: string;
   logger: Logger;
-  settings: SettingsCache;
+  settings: Pick<SettingsService, 'current'>;
   stores: Stores;
   /** The interpreter the python backend starts with, asked for when the engine is created. */
   startingPythonPath: () => Promise<string | undefined>;
@@ -96,7 +97,13 @@ export class EngineService implements vscode.Disposable {
 
   private async environment(pythonPath: string | undefined): Promise<BackendEnvironment> {
     const jupyterToken = await this.deps.jupyterToken(jupyterTokenKey(this.deps.settings.current.backends));
-    return { storageDir: this.deps.storageDir, logger: this.deps.logger, pythonPath, jupyterToken };
+    return {
+      storageDir: this.deps.storageDir,
+      logger: this.deps.logger,
+      pythonPath,
+      jupyterToken,
+      workspaceRoots: localFolders(workspaceFolders()),
+    };
   }
 
   private async create(): Promise<Engine> {

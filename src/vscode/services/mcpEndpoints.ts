@@ -9,7 +9,7 @@ import {
 } from '../../mcp/index';
 import type { BridgeService } from './bridgeService';
 import type { EngineService } from './engineService';
-import type { SettingsCache } from './settingsCache';
+import type { SettingsService } from '../settings';
 import { loopbackSocket } from '../loopbackSocket';
 import type { ToolApprovalQuestions } from '../toolApproval';
 
@@ -26,7 +26,7 @@ export class McpEndpoints implements vscode.Disposable {
   constructor(
     private readonly engine: EngineService,
     private readonly bridge: BridgeService,
-    private readonly settings: SettingsCache,
+    private readonly settings: Pick<SettingsService, 'current'>,
     private readonly settingsPort: SettingsPort,
     private readonly stores: Stores,
     private readonly toolApprovals: ToolApprovalQuestions,

@@ -10,7 +10,7 @@ import {
 } from '../../webview/protocol';
 import { makeNonce, renderResultsHtml } from './resultsHtml';
 import { saveImage } from './saveImage';
-import { resultsLocation } from '../settings';
+import type { SettingsService } from '../settings';
 
 export const RESULTS_VIEW_ID = 'codeMode.results';
 const PANEL_TYPE = 'codeMode.resultsPanel';
@@ -37,6 +37,7 @@ export interface ResultsViewDeps {
   log: vscode.LogOutputChannel;
   /** Remembers across windows that the first run opened the view (globalState). */
   memory: vscode.Memento;
+  settings: Pick<SettingsService, 'resultsLocation'>;
 }
 
 /**
@@ -88,7 +89,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
    * side bar stays as the person has it (the Explorer, say) and a badge on the Code Mode icon says a result is there.
    */
   async present(): Promise<void> {
-    if (resultsLocation() === 'beside') {
+    if (this.deps.settings.resultsLocation() === 'beside') {
       this.revealPanel();
       return;
     }
@@ -104,7 +105,7 @@ export class ResultsView implements vscode.WebviewViewProvider, vscode.Disposabl
    * it is (the editor, usually), and the sidebar view leaves the editor its whole width.
    */
   async reveal(runId?: string): Promise<void> {
-    if (resultsLocation() === 'beside') this.revealPanel();
+    if (this.deps.settings.resultsLocation() === 'beside') this.revealPanel();
     else await this.revealView();
     if (runId) this.postOrQueue({ type: 'reveal', runId });
   }

@@ -11,6 +11,8 @@ import type { PackagesResult, RunResult } from '../../../src/engine/types';
 import { api, sleep, until } from '../extensionApi';
 import { backendChoices } from '../../../src/vscode/features/runCommands';
 import { installFailureText } from '../../../src/vscode/features/installCommand';
+import * as commandsApis from '../../../src/vscode/common/commands.apis';
+import * as workspaceApis from '../../../src/vscode/common/workspace.apis';
 import { missingModuleOffer } from '../../../src/vscode/missingModule';
 import type { ExplorerNode } from '../../../src/vscode/views/toolExplorer';
 import { openSetting } from '../../../src/vscode/openSetting';
@@ -18,6 +20,8 @@ import { settingsCommandFor } from '../../../src/vscode/settingsCommand';
 
 /** Debian's interpreter, with jupyter_server and ipykernel (scripts/system-deps.mjs), and EXTERNALLY-MANAGED (PEP 668). */
 const SYSTEM_PYTHON = '/usr/bin/python3';
+/** What the offer looks at: this VS Code's workspace folders and commands. */
+const OFFER_APIS = { workspace: workspaceApis, commands: commandsApis };
 
 const config = () => vscode.workspace.getConfiguration('codeMode');
 
@@ -192,10 +196,13 @@ describe("a person's runs have a way out", () => {
       );
       const managed = (await vscode.commands.executeCommand('codeMode.runFile', file)) as RunResult;
       assert.equal(managed.diagnostics?.exception, 'ModuleNotFoundError', JSON.stringify(managed.diagnostics));
-      const managedOffer = await missingModuleOffer(managed, 'python', SYSTEM_PYTHON, {
-        path: file.fsPath,
-        firstLine: 1,
-      });
+      const managedOffer = await missingModuleOffer(
+        managed,
+        'python',
+        SYSTEM_PYTHON,
+        { path: file.fsPath, firstLine: 1 },
+        OFFER_APIS,
+      );
       assert.ok(managedOffer, 'an offer is made');
       assert.match(
         managedOffer.message,
@@ -224,10 +231,13 @@ describe("a person's runs have a way out", () => {
         () => codeMode.container.interpreter.inUse?.path !== SYSTEM_PYTHON,
       );
       const missing = (await vscode.commands.executeCommand('codeMode.runFile', file)) as RunResult;
-      const offer = await missingModuleOffer(missing, 'python', codeMode.container.interpreter.inUse?.path, {
-        path: file.fsPath,
-        firstLine: 1,
-      });
+      const offer = await missingModuleOffer(
+        missing,
+        'python',
+        codeMode.container.interpreter.inUse?.path,
+        { path: file.fsPath, firstLine: 1 },
+        OFFER_APIS,
+      );
       assert.ok(offer, 'an offer is made');
       assert.equal(offer.action.title, 'Install cm_missing_module_qq');
       const installed = (await vscode.commands.executeCommand(
@@ -244,7 +254,7 @@ describe("a person's runs have a way out", () => {
       const ownMissing = (await vscode.commands.executeCommand('codeMode.runFile', own)) as RunResult;
       assert.equal(ownMissing.diagnostics?.exception, 'ModuleNotFoundError');
       assert.equal(
-        await missingModuleOffer(ownMissing, 'python', undefined, { path: own.fsPath, firstLine: 1 }),
+        await missingModuleOffer(ownMissing, 'python', undefined, { path: own.fsPath, firstLine: 1 }, OFFER_APIS),
         undefined,
       );
     } finally {
