@@ -197,6 +197,7 @@ describe('PEP 440 versions and specifiers (@renovatebot/pep440)', () => {
     assert.match(why('==1.0.dev1.*'), /wildcard cannot follow a dev release/);
     assert.match(why('>=abc'), /"abc" is not a PEP 440 version/);
     assert.match(why('>=1.0 rm'), /is not a version specifier such as/);
+    assert.match(why('>=1,'), /"" is not a version specifier such as/, 'an empty clause after a comma');
   });
 
   test('operators', () => {

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { explain, satisfies, valid } from '@renovatebot/pep440';
-import { parse as parseSpecifierClauses } from '@renovatebot/pep440/lib/specifier';
+import { canonicalSpecifierClause } from './pep440Specifier';
 
 /** The parts of a wheel's file name (PEP 427). */
 export interface WheelName {
@@ -132,14 +132,6 @@ export function parseRequirement(text: string): RequirementSpec | { error: strin
   return { kind: 'requirement', requested: text, name, extras, specifier, requirement };
 }
 
-/** The groups @renovatebot/pep440 reads from one clause: `version` (with `prefix` ".*"), or `legacy` after `===`. */
-interface SpecifierClause {
-  operator: string;
-  version?: string;
-  prefix?: string;
-  legacy?: string;
-}
-
 /**
  * A comma-separated PEP 440 specifier set (`>=1.2, <2`), rebuilt without spaces, or why it is not one.
  * @renovatebot/pep440 decides what is valid; the reason for a refusal is told here, clause by clause.
@@ -148,10 +140,9 @@ function parseSpecifierSet(text: string): string | { error: string } {
   if (text.trim() === '') return '';
   const clauses: string[] = [];
   for (const clause of text.split(',').map((c) => c.trim())) {
-    const parsed = parseSpecifierClauses(clause) as SpecifierClause[] | null;
-    if (!parsed) return { error: whyNotASpecifier(clause) };
-    const { operator, version, prefix, legacy } = parsed[0];
-    clauses.push(`${operator}${version ?? legacy}${prefix ?? ''}`);
+    const canonical = canonicalSpecifierClause(clause);
+    if (canonical === null) return { error: whyNotASpecifier(clause) };
+    clauses.push(canonical);
   }
   return clauses.join(',');
 }
