@@ -1,11 +1,9 @@
 import {
-  createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
   ProtocolErrorCode,
   type JSONRPCMessage,
   type McpHttpHandler,
-  type Server,
 } from '@modelcontextprotocol/server';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
@@ -29,9 +27,9 @@ import { SharedResultBudget } from './runTaskStore';
 import { PausedCalls } from './pausedCalls';
 import { createMcpServer, type McpServerOptions } from './server';
 import { SessionHandles } from './sessionHandles';
-import { whenClosed } from './shared';
 import { TaskExtension } from './taskExtension';
 import { watchToolList } from './toolListWatch';
+import { createMcpHandlerClosingUnconnected } from './unconnectedServers';
 
 export interface HttpMcpServer {
   /** http://HOST:PORT/mcp (http://localhost/mcp over a socket) */
@@ -119,40 +117,20 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
   // A 2026 client's paused runs and tasks outlive the server of the request that started them: one of each here.
   const pausedCalls = new PausedCalls();
   const taskExtension = new TaskExtension();
-  // The server built for each 2026 request, until its exchange is over (closeUnserved).
-  const perRequest = new Map<Request, Server>();
-  const modern: McpHttpHandler = createMcpHandler(
-    ({ requestInfo }) => {
-      const server = createMcpServer(engine, {
+  const modern: McpHttpHandler = createMcpHandlerClosingUnconnected(
+    () =>
+      createMcpServer(engine, {
         ...sessionOptions,
         sessionHandles: handles,
         pausedCalls,
         taskExtension,
-      });
-      if (requestInfo) {
-        perRequest.set(requestInfo, server);
-        whenClosed(server, () => perRequest.delete(requestInfo));
-      }
-      return server;
-    },
+      }),
     {
       legacy: 'reject',
       maxRequestBodySize: maxBodyBytes,
       onerror: (error) => log.info(`MCP HTTP (2026-07-28): ${error.message}`),
     },
   );
-  /**
-   * The SDK closes the server it built for a 2026 request once the exchange ends, which runs its whenClosed
-   * disposers (the engine's and the bridge's listeners, its task store). A `subscriptions/listen` request it serves
-   * itself, asking the server only for its capabilities: that server is never connected, so its close() does
-   * nothing, and it would follow the engine forever. Its close hooks run here instead, once the answer is under way.
-   */
-  const closeUnserved = (request: Request) => {
-    const server = perRequest.get(request);
-    perRequest.delete(request);
-    // Still connected: its exchange streams on, and the SDK closes it at the end. Closed: gone from the map.
-    if (server && server.transport === undefined) server.onclose?.();
-  };
   // A 2026 client hears of a changed tool list on its subscriptions/listen stream, which the handler serves: the
   // servers it builds per request live too briefly to notice. Legacy sessions are told by their own server.
   const toolList = watchToolList(engine, options.bridge, () => modern.notify.toolsChanged());
@@ -285,13 +263,7 @@ export async function startHttpMcpServer(engine: Engine, options: HttpMcpServerO
     // A 2026-07-28 request carries its protocol revision in its own _meta; anything without it is 2025-era.
     if (await isLegacyRequest(request, body, { maxRequestBodySize: maxBodyBytes }))
       return serveLegacy(request, res, body);
-    let response: Response;
-    try {
-      response = await modern.fetch(request, { parsedBody: body });
-    } finally {
-      closeUnserved(request);
-    }
-    return sendWebResponse(response, res);
+    return sendWebResponse(await modern.fetch(request, { parsedBody: body }), res);
   };
 
   const server = http.createServer(serverTimeouts, (req, res) => {
