@@ -23,7 +23,7 @@ import { HttpMcpSession, type HttpSessionOptions } from './httpSession';
 import { DEFAULT_SESSION_IDLE_MINUTES } from './httpSessionIdle';
 import { DEFAULT_MAX_HTTP_SESSIONS, HttpSessionTable } from './httpSessionTable';
 import { sendWebResponse, webRequest } from './httpWebExchange';
-import { SharedResultBudget } from './runTaskStore';
+import { SharedResultBudget } from './keptResults';
 import { PausedCalls } from './pausedCalls';
 import { createMcpServer, type McpServerOptions } from './server';
 import { SessionHandles } from './sessionHandles';

@@ -2,61 +2,17 @@
 // ends, and its run. A task's run stops when the task is cancelled or expires while still running (nobody could
 // fetch its result), and when the connection ends its runs stop and its tasks go. One store per connection, so a
 // client never sees another's tasks.
-import type { CallToolResult, Result, Task } from '@modelcontextprotocol/server';
+import type { CallToolResult, Task } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
-import { approximateBytes, shrinkToolResult } from './resultBudget';
-
-/**
- * Bytes of task results one connection keeps until they are fetched or expire: past it the oldest results lose
- * their displays (resultBudget.ts), and a result larger than it is stored without them.
- */
-export const MAX_TASK_RESULT_BYTES = 64 * 1024 * 1024;
-/** Per HTTP server, all its MCP sessions' task results together: two connections' worth, whatever the cap. */
-export const MAX_SERVER_TASK_RESULT_BYTES = 128 * 1024 * 1024;
-/** What a result is shrunk to when it gives up its displays for newer ones. */
-const SHRUNK_RESULT_BYTES = 256 * 1024;
-const WHY = 'task results are kept without their displays once the server holds too many';
+import { KeptResults, MAX_TASK_RESULT_BYTES, type SharedResultBudget } from './keptResults';
 
 interface TrackedRun {
   controller: AbortController;
   expiry?: NodeJS.Timeout;
 }
 
-/**
- * What the task stores of one server keep, together: past `maxBytes` the store holding the most gives up its
- * oldest results' displays first (nobody's results shrink while another's hold more).
- */
-export class SharedResultBudget {
-  private readonly stores = new Set<RunTaskStore>();
-  private bytes = 0;
-
-  constructor(readonly maxBytes = MAX_SERVER_TASK_RESULT_BYTES) {}
-
-  /** `store` holds `change` bytes more (or fewer); past the budget results shrink, `keep` never. */
-  async held(store: RunTaskStore, change: number, keep: string): Promise<void> {
-    this.stores.add(store);
-    this.bytes += change;
-    const tried = new Set<RunTaskStore>();
-    while (this.bytes > this.maxBytes) {
-      let largest: RunTaskStore | undefined;
-      for (const s of this.stores)
-        if (!tried.has(s) && s.heldResultBytes > (largest?.heldResultBytes ?? -1)) largest = s;
-      if (!largest) return;
-      const freed = await largest.shrinkOldest(keep);
-      if (freed > 0) this.bytes -= freed;
-      else tried.add(largest);
-    }
-  }
-
-  /** The store's connection ended: what it held is free. */
-  release(store: RunTaskStore): void {
-    if (this.stores.delete(store)) this.bytes -= store.heldResultBytes;
-  }
-}
-
 interface StoredTask {
   task: Task;
-  result?: Result;
   /** Drops the task at the end of its ttl, counted from its creation and again from its end. */
   expiry?: NodeJS.Timeout;
   /** Callers of `resultOf` waiting for the task to end. */
@@ -75,14 +31,12 @@ export class RunTaskStore {
   private readonly tasks = new Map<string, StoredTask>();
   private readonly runs = new Map<string, TrackedRun>();
   private closed = false;
-  /** Stored results by task, oldest first, and their size. */
-  private readonly results = new Map<string, number>();
-  private resultBytes = 0;
+  private readonly results: KeptResults;
 
-  constructor(
-    private readonly maxResultBytes = MAX_TASK_RESULT_BYTES,
-    private readonly shared?: SharedResultBudget,
-  ) {}
+  /** Results past `maxResultBytes` (all of this store's), or past `shared`'s budget, lose their displays. */
+  constructor(maxResultBytes = MAX_TASK_RESULT_BYTES, shared?: SharedResultBudget) {
+    this.results = new KeptResults(maxResultBytes, shared);
+  }
 
   /** Runs of tasks under way now. */
   get runningCount(): number {
@@ -91,7 +45,7 @@ export class RunTaskStore {
 
   /** Bytes of results held now. */
   get heldResultBytes(): number {
-    return this.resultBytes;
+    return this.results.heldBytes;
   }
 
   createTask(params: { ttl: number; pollInterval: number }): Task {
@@ -116,10 +70,10 @@ export class RunTaskStore {
   }
 
   /** The task's result once it ends (waiting until then, or until `signal` aborts). */
-  async resultOf(taskId: string, signal: AbortSignal): Promise<{ task: Task; result?: Result }> {
+  async resultOf(taskId: string, signal: AbortSignal): Promise<{ task: Task; result?: CallToolResult }> {
     for (;;) {
       const stored = this.known(taskId);
-      if (TERMINAL.has(stored.task.status)) return { task: { ...stored.task }, result: stored.result };
+      if (TERMINAL.has(stored.task.status)) return { task: { ...stored.task }, result: this.results.get(taskId) };
       await new Promise<void>((resolve, reject) => {
         const wake = () => {
           signal.removeEventListener('abort', abort);
@@ -168,38 +122,13 @@ export class RunTaskStore {
     if (TERMINAL.has(status)) this.ended(stored);
   }
 
-  async storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result): Promise<void> {
+  storeTaskResult(taskId: string, status: 'completed' | 'failed', result: CallToolResult): void {
     const stored = this.tasks.get(taskId);
     if (!stored || TERMINAL.has(stored.task.status)) return;
-    let kept = result;
-    let bytes = approximateBytes(result);
-    if (bytes > this.maxResultBytes && isToolResult(result)) {
-      kept = shrinkToolResult(result, SHRUNK_RESULT_BYTES, WHY);
-      bytes = approximateBytes(kept);
-    }
-    stored.result = kept;
+    this.results.keep(taskId, result);
     stored.task.status = status;
     stored.task.lastUpdatedAt = new Date().toISOString();
     this.ended(stored);
-    const before = this.resultBytes;
-    this.results.set(taskId, bytes);
-    this.resultBytes += bytes;
-    this.makeRoom(taskId);
-    await this.shared?.held(this, this.resultBytes - before, taskId);
-  }
-
-  /** Forgets its oldest result whose task expired, or else shrinks its oldest whole one but `keep`: the bytes freed. */
-  async shrinkOldest(keep: string): Promise<number> {
-    for (const [taskId, bytes] of this.results) {
-      if (taskId === keep) continue;
-      if (!this.tasks.has(taskId)) {
-        this.forgetResult(taskId);
-        return bytes;
-      }
-      const freed = bytes > SHRUNK_RESULT_BYTES ? this.shrink(taskId, bytes) : 0;
-      if (freed > 0) return freed;
-    }
-    return 0;
   }
 
   /** The run of `task` starts: the signal it is given aborts on tasks/cancel, at the task's expiry, or on close. */
@@ -231,9 +160,7 @@ export class RunTaskStore {
     }
     for (const stored of this.tasks.values()) clearTimeout(stored.expiry);
     this.tasks.clear();
-    this.shared?.release(this);
     this.results.clear();
-    this.resultBytes = 0;
   }
 
   private known(taskId: string): StoredTask {
@@ -253,41 +180,9 @@ export class RunTaskStore {
     if (!stored.task.ttl) return;
     stored.expiry = setTimeout(() => {
       this.tasks.delete(stored.task.taskId);
+      this.results.forget(stored.task.taskId);
       for (const wake of stored.waiting.splice(0)) wake();
     }, stored.task.ttl);
     stored.expiry.unref();
   }
-
-  /** Forgets results whose tasks expired, then shrinks the oldest until the results fit the budget. */
-  private makeRoom(newest: string): void {
-    for (const taskId of [...this.results.keys()]) {
-      if (!this.tasks.has(taskId)) this.forgetResult(taskId);
-    }
-    for (const [taskId, bytes] of this.results) {
-      if (this.resultBytes <= this.maxResultBytes) return;
-      if (taskId === newest || bytes <= SHRUNK_RESULT_BYTES) continue;
-      this.shrink(taskId, bytes);
-    }
-  }
-
-  /** The stored result of `taskId` without its displays: the bytes freed (0 if it is not a tool result). */
-  private shrink(taskId: string, bytes: number): number {
-    const stored = this.tasks.get(taskId)?.result;
-    if (!stored || !isToolResult(stored)) return 0;
-    const shrunk = shrinkToolResult(stored, SHRUNK_RESULT_BYTES, WHY);
-    this.tasks.get(taskId)!.result = shrunk;
-    const now = approximateBytes(shrunk);
-    this.resultBytes += now - bytes;
-    this.results.set(taskId, now);
-    return bytes - now;
-  }
-
-  private forgetResult(taskId: string): void {
-    this.resultBytes -= this.results.get(taskId) ?? 0;
-    this.results.delete(taskId);
-  }
-}
-
-function isToolResult(result: Result): result is CallToolResult {
-  return Array.isArray((result as { content?: unknown }).content);
 }

@@ -3,7 +3,8 @@ import type { Engine, RunOrigin, ToolApprovals, ToolBridge, SettingsPort, Stores
 import { PRODUCT_VERSION } from '../version';
 import { ClientLog } from './clientLog';
 import { PausedCalls } from './pausedCalls';
-import { RunTaskStore, type SharedResultBudget } from './runTaskStore';
+import type { SharedResultBudget } from './keptResults';
+import { RunTaskStore } from './runTaskStore';
 import type { SessionHandles } from './sessionHandles';
 import { whenClosed } from './shared';
 import type { TaskExtension } from './taskExtension';

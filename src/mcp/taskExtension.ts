@@ -21,8 +21,8 @@ import {
 import { randomBytes } from 'node:crypto';
 import { errorText } from '../engine/index';
 import { ANSWER_WAIT_MS } from './elicitation';
-import { approximateBytes, shrinkToolResult } from './resultBudget';
-import { MAX_SERVER_TASK_RESULT_BYTES, TERMINAL } from './runTaskStore';
+import { KeptResults, MAX_SERVER_TASK_RESULT_BYTES } from './keptResults';
+import { TERMINAL } from './runTaskStore';
 import { requestCapabilities } from './requestEnvelope';
 import type { RunChannel } from './shared';
 
@@ -34,9 +34,6 @@ export const DEFAULT_GRACE_MS = 2000;
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** How long an ended task and its result are kept (counted from its end; `ttlMs` says it counted from creation). */
 export const DEFAULT_KEEP_MS = 60 * 60_000;
-/** What a result is shrunk to when it gives up its displays for newer ones. */
-const SHRUNK_RESULT_BYTES = 256 * 1024;
-const WHY = 'task results are kept without their displays once the server holds too many';
 /** A status message drawn from a run's output is at most this long. */
 const STATUS_MESSAGE_CHARS = 200;
 
@@ -101,7 +98,6 @@ interface Entry {
   /** Outstanding questions by their inputRequests key, unique over the task's life. */
   questions: Map<string, Question>;
   asked: number;
-  result?: CallToolResult;
   error?: TaskError;
   /** Wakes the call waiting within the grace (the run ended, or asked). */
   wake?: () => void;
@@ -111,15 +107,13 @@ interface Entry {
 export class TaskExtension {
   private readonly tasks = new Map<string, Entry>();
   private readonly live = new Set<Entry>();
-  /** Bytes of stored results by task, oldest first. */
-  private readonly results = new Map<string, number>();
-  private resultBytes = 0;
+  /** The results of ended tasks, all of them within one budget. */
+  private readonly results: KeptResults;
   private closed = false;
   private readonly graceMs: number;
   private readonly pollIntervalMs: number;
   private readonly keepMs: number;
   private readonly answerWaitMs: number;
-  private readonly maxResultBytes: number;
 
   constructor(options: TaskExtensionOptions = {}) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
@@ -127,7 +121,7 @@ export class TaskExtension {
     this.keepMs = options.keepMs ?? DEFAULT_KEEP_MS;
     // A question waits for its tasks/update as long as 2025's elicitation waits; then it is withdrawn (input() fails).
     this.answerWaitMs = options.answerWaitMs ?? ANSWER_WAIT_MS;
-    this.maxResultBytes = options.maxResultBytes ?? MAX_SERVER_TASK_RESULT_BYTES;
+    this.results = new KeptResults(options.maxResultBytes ?? MAX_SERVER_TASK_RESULT_BYTES);
   }
 
   /** Runs under way (tasks or calls still within their grace). */
@@ -142,7 +136,7 @@ export class TaskExtension {
 
   /** Bytes of results held now. */
   get heldResultBytes(): number {
-    return this.resultBytes;
+    return this.results.heldBytes;
   }
 
   /**
@@ -220,7 +214,6 @@ export class TaskExtension {
     for (const entry of this.tasks.values()) clearTimeout(entry.expiry);
     this.tasks.clear();
     this.results.clear();
-    this.resultBytes = 0;
   }
 
   private start(base: RunChannel, work: (channel: RunChannel) => Promise<CallToolResult>): Entry {
@@ -277,7 +270,8 @@ export class TaskExtension {
         [...entry.questions].map(([key, question]) => [key, inputRequired.elicit(question.form)]),
       );
     }
-    if (task.status === 'completed' && entry.result) task.result = entry.result;
+    const result = this.results.get(task.taskId);
+    if (task.status === 'completed' && result) task.result = result;
     if (task.status === 'failed' && entry.error) task.error = entry.error;
     return task;
   }
@@ -360,32 +354,10 @@ export class TaskExtension {
     } else {
       // As a tool that throws is answered (toolRegistry.ts).
       const result = outcome.result ?? { content: [{ type: 'text', text: errorText(error) }], isError: true };
-      this.keepResult(entry, result);
+      this.results.keep(entry.task.taskId, result);
       this.setStatus(entry, 'completed');
     }
     this.ended(entry);
-  }
-
-  /** Stores the result within the budget: past it the oldest results, and one too large by itself, lose their displays. */
-  private keepResult(entry: Entry, result: CallToolResult): void {
-    let kept = result;
-    let bytes = approximateBytes(result);
-    if (bytes > this.maxResultBytes) {
-      kept = shrinkToolResult(result, SHRUNK_RESULT_BYTES, WHY);
-      bytes = approximateBytes(kept);
-    }
-    entry.result = kept;
-    this.results.set(entry.task.taskId, bytes);
-    this.resultBytes += bytes;
-    for (const [taskId, held] of this.results) {
-      if (this.resultBytes <= this.maxResultBytes) return;
-      const other = this.tasks.get(taskId);
-      if (taskId === entry.task.taskId || !other?.result || held <= SHRUNK_RESULT_BYTES) continue;
-      other.result = shrinkToolResult(other.result, SHRUNK_RESULT_BYTES, WHY);
-      const now = approximateBytes(other.result);
-      this.resultBytes += now - held;
-      this.results.set(taskId, now);
-    }
   }
 
   /** A task that ended is kept `keepMs` more, which its ttl now says. */
@@ -395,8 +367,7 @@ export class TaskExtension {
     clearTimeout(entry.expiry);
     entry.expiry = setTimeout(() => {
       this.tasks.delete(entry.task.taskId);
-      this.resultBytes -= this.results.get(entry.task.taskId) ?? 0;
-      this.results.delete(entry.task.taskId);
+      this.results.forget(entry.task.taskId);
     }, this.keepMs);
     entry.expiry.unref();
   }

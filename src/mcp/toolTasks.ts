@@ -76,5 +76,5 @@ async function settle(
   // Cancelled: the task says so already. Expired or disconnected: nobody is left to collect it.
   if (signal.aborted) return;
   // The spec counts a tool result with isError as a failed task; tasks/result still gives the result, which says why.
-  await store.storeTaskResult(taskId, result.isError ? 'failed' : 'completed', result).catch(() => undefined);
+  store.storeTaskResult(taskId, result.isError ? 'failed' : 'completed', result);
 }

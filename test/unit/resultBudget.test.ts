@@ -4,7 +4,8 @@ import * as assert from 'node:assert/strict';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { BoundedEventStore, SharedEventBudget } from '../../src/mcp/eventStore';
 import { approximateBytes, shrinkToolResult } from '../../src/mcp/resultBudget';
-import { RunTaskStore, SharedResultBudget } from '../../src/mcp/runTaskStore';
+import { SharedResultBudget } from '../../src/mcp/keptResults';
+import { RunTaskStore } from '../../src/mcp/runTaskStore';
 import { toolResult } from '../../src/mcp/tools/run';
 import { shapeResult } from '../../src/engine/result';
 
@@ -97,7 +98,7 @@ test('task results are bounded per connection: the oldest lose their displays, a
   for (let i = 0; i < 6; i++) {
     const task = store.createTask({ ttl: 60_000, pollInterval: 1000 });
     ids.push(task.taskId);
-    await store.storeTaskResult(task.taskId, 'completed', bigResult(2, 2 * MIB));
+    store.storeTaskResult(task.taskId, 'completed', bigResult(2, 2 * MIB));
     assert.ok(store.heldResultBytes <= 16 * MIB, `after ${i + 1}: ${store.heldResultBytes}`);
   }
   const newest = (await resultOf(store, ids[5])) as CallToolResult;
@@ -108,7 +109,7 @@ test('task results are bounded per connection: the oldest lose their displays, a
   assert.equal((oldest.structuredContent as { stdout: string }).stdout, 'done\n');
 
   const huge = store.createTask({ ttl: 60_000, pollInterval: 1000 });
-  await store.storeTaskResult(huge.taskId, 'completed', bigResult(20, 5 * MIB));
+  store.storeTaskResult(huge.taskId, 'completed', bigResult(20, 5 * MIB));
   assert.ok(store.heldResultBytes <= 16 * MIB);
   assert.equal(
     ((await resultOf(store, huge.taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length,
@@ -125,7 +126,7 @@ test("the task stores of one server share a budget: the one holding the most shr
     ((await resultOf(store, taskId)) as CallToolResult).content.filter((c) => c.type === 'image').length;
   const store = async (into: RunTaskStore) => {
     const task = into.createTask({ ttl: 60_000, pollInterval: 1000 });
-    await into.storeTaskResult(task.taskId, 'completed', bigResult(2, MIB / 2));
+    into.storeTaskResult(task.taskId, 'completed', bigResult(2, MIB / 2));
     return task.taskId;
   };
   const a1 = await store(a);
