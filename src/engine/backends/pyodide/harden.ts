@@ -1,24 +1,9 @@
 // Least authority for the worker thread that runs Pyodide. Python reaches this thread's JS globals through
 // `import js`, so whatever `process` offers, Python has. The host process also runs under Node's permission
-// model (sandbox/nodePermission.ts) inside an OS sandbox (sandbox/bubblewrap.ts); these two steps make Pyodide
-// work under the model and take away, in this realm, what it does not cover.
-import * as fs from 'node:fs';
-
+// model (sandbox/nodePermission.ts) inside an OS sandbox (sandbox/bubblewrap.ts); what follows takes away, in this
+// realm, what the model does not cover, and makes refusals under Deno read as the OS's. (Pyodide's one need under
+// the model, `process.binding('constants')`, is answered in constantsBinding.ts.)
 type MutableProcess = Record<string, unknown>;
-
-/**
- * Emscripten's NODEFS reads the fs flag constants through `process.binding('constants')`, which the
- * permission model refuses; answer that one request from the public API.
- */
-export function shimConstantsBinding(): void {
-  const target = process as unknown as MutableProcess;
-  const original = target.binding as ((name: string) => unknown) | undefined;
-  target.binding = (name: string) => {
-    if (name === 'constants') return { fs: fs.constants };
-    if (!original) throw new Error(`process.binding("${name}") is not available`);
-    return original.call(process, name);
-  };
-}
 
 /** Process powers Python has no business with: killing other processes (the parent), loading native code, reaching Node's internals. */
 const WITHHELD = [
