@@ -21,7 +21,9 @@ import {
   type WorkerInit,
 } from './protocol';
 import { DISPLAY_MARK, RingCorruption, RingWriter, STDERR, STDOUT, type RecordTag, type StreamId } from './ring';
-import { guardWorkerCreation, refusalsAsErrno, shimConstantsBinding, withholdProcessPowers } from './harden';
+import { guardWorkerCreation, refusalsAsErrno, withholdProcessPowers } from './harden';
+import { shimConstantsBinding } from './constantsBinding';
+import { makeMemorySnapshot, restoreMemorySnapshot } from './pyodideSnapshots';
 import { distributionUrl, packageCacheDir } from './packagePlan';
 import { WorkerPackages } from './workerPackages';
 import { CappedStream } from './cappedStream';
@@ -89,7 +91,7 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
       return { py: await loadPyodide(options), fromSnapshot: false, snapshotRejected: snapshot.rejected };
     try {
       return {
-        py: await loadPyodide({ ...options, _loadSnapshot: new Uint8Array(snapshot.buffer) }),
+        py: await restoreMemorySnapshot(loadPyodide, options, new Uint8Array(snapshot.buffer)),
         fromSnapshot: true,
       };
     } catch (error) {
@@ -106,11 +108,9 @@ async function loadInstance(): Promise<{ py: PyodideInterface; fromSnapshot: boo
   // The backend caches what is written to the outbox (snapshotCache.ts); this instance starts from the same
   // snapshot, so every session begins identically.
   try {
-    const maker = await loadPyodide({ ...options, _makeSnapshot: true });
-    compileHarnessIntoSnapshot(maker);
-    const snapshot = maker.makeMemorySnapshot();
+    const snapshot = await makeMemorySnapshot(loadPyodide, options, compileHarnessIntoSnapshot);
     fs.writeFileSync(path.join(init.outbox, OUTBOX_SNAPSHOT), snapshot);
-    return { py: await loadPyodide({ ...options, _loadSnapshot: snapshot }), fromSnapshot: false };
+    return { py: await restoreMemorySnapshot(loadPyodide, options, snapshot), fromSnapshot: false };
   } catch (error) {
     log('warn', `Pyodide memory snapshot unavailable, starting without it: ${String(error)}`);
     return { py: await loadPyodide(options), fromSnapshot: false };
