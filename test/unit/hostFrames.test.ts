@@ -99,7 +99,12 @@ test('other messages too large are shrunk to ones the schema takes', () => {
 });
 
 test("the last expression's value keeps its mark and its repr, bounded, through the frame and the schema", () => {
-  const display = { mime: 'text/html', data: '<b>x</b>', text: 'x'.repeat(MAX_RESULT_TEXT_CHARS + 5), result: true };
+  const display = {
+    mime: 'text/html',
+    data: '<b>x</b>',
+    text: 'x'.repeat(MAX_RESULT_TEXT_CHARS + 5),
+    result: true as const,
+  };
   const [message] = decode(framesFor({ type: 'display', runId: 'r', display }));
   assert.ok(message.type === 'display');
   assert.deepEqual(parseFromHost(message), {

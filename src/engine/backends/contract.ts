@@ -29,7 +29,7 @@ export interface BackendRunRequest {
  * (OutputItem's execute_result): its `text` is the repr beside a richer `mime`, or `data` is the repr (text/plain).
  */
 export interface BackendDisplay extends Display {
-  result?: boolean;
+  result?: true;
   text?: string;
 }
 

@@ -9,7 +9,6 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { FrameDecoder } from '../../framing';
 import { PendingRequests } from '../../requests';
 import type { Display } from '../../types';
-import type { BackendOutcome } from '../contract';
 import {
   HOST_INPUT_FD,
   HOST_OUTPUT_FD,
@@ -17,6 +16,7 @@ import {
   type FromWorker,
   type HostCallReply,
   type HostConfig,
+  type HostOutcome,
   type OutputChunk,
   type PackagesMessage,
   type RunMessage,
@@ -318,7 +318,7 @@ function dispatchPackages(request: PackagesMessage): void {
   instance.worker.postMessage(request);
 }
 
-function finishRun(outcome: BackendOutcome, output: OutputChunk[]): void {
+function finishRun(outcome: HostOutcome, output: OutputChunk[]): void {
   const run = active!;
   clearInterval(run.timer);
   active = undefined;

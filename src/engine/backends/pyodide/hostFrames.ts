@@ -36,9 +36,7 @@ export function framesFor(message: FromHost, maxBytes = MAX_FRAME_FROM_INTERPRET
     }
     case 'output': {
       const { type: _type, runId, ...chunk } = message;
-      return splitOutput([chunk as OutputChunk]).map((part) =>
-        encodeFrame({ type: 'output', runId, ...part }, maxBytes),
-      );
+      return splitOutput([chunk]).map((part) => encodeFrame({ type: 'output', runId, ...part }, maxBytes));
     }
     case 'lost':
       // The backend's schema takes at most this much of a reason.

@@ -1,12 +1,13 @@
 // Messages between the backend (extension or CLI process), the confined host process it starts, and the
 // worker thread inside the host that runs Pyodide. Backend <-> host messages travel as JSON frames
-// (framing.ts) over two pipes; the backend validates every one it receives (hostMessages.ts), because the
-// host process is within reach of the code it runs. Host <-> worker messages are structured clones.
+// (framing.ts) over two pipes; the backend checks every one it receives against their schema, which is their one
+// definition (hostMessages.ts), because the host process is within reach of the code it runs. Host <-> worker
+// messages are structured clones.
 import type { MessagePort } from 'node:worker_threads';
 import type { Mount } from '../../sandbox/fileView';
 import type { NetworkAccess } from '../../sandbox/index';
 import type { ScriptRun, StreamName } from '../../types';
-import type { BackendDisplay, BackendOutcome } from '../contract';
+import type { FromHost } from './hostMessages';
 
 /** File descriptors of the host process: it reads the backend's messages from one and writes its own to the other. */
 export const HOST_INPUT_FD = 3;
@@ -16,11 +17,8 @@ export const OUTBOX_SNAPSHOT = 'snapshot';
 /** The file a starting host writes V8's code cache of Pyodide's Emscripten script to (emscriptenScript.ts). */
 export const OUTBOX_CODE_CACHE = 'code-cache';
 
-export type LogLevel = 'info' | 'warn' | 'error';
 export type { StreamName };
-
-/** Text a run wrote, or how many bytes of a stream the worker dropped at that point to stay within the cap. */
-export type OutputChunk = { stream: StreamName; text: string } | { stream: StreamName; dropped: number };
+export type { FromHost, HostOutcome, LogLevel, OutputChunk, PackagesReply, ReadyInfo } from './hostMessages';
 
 /** Passed to the host process as its only command-line argument (JSON). */
 export interface HostConfig {
@@ -53,23 +51,6 @@ export interface SnapshotRef {
   sha256: string;
 }
 
-/** What the worker reports once Pyodide can run code. */
-export interface ReadyInfo {
-  pyodideVersion: string;
-  pythonVersion: string;
-  fromSnapshot: boolean;
-  /** Why the snapshot it was given was not used (unreadable, not the bytes that were cached, or not restorable). */
-  snapshotRejected?: string;
-  /**
-   * V8's code cache of Pyodide's script: read from the one it was given, not (none given, or refused), or not
-   * possible in this runtime (emscriptenScript.ts).
-   */
-  codeCache: 'used' | 'unused' | 'unsupported';
-  /** Why the code cache it was given was not used (unreadable, not the bytes that were cached, or refused by V8). */
-  codeCacheRejected?: string;
-  loadMs: number;
-}
-
 export interface RunMessage {
   type: 'run';
   runId: string;
@@ -99,37 +80,8 @@ export interface PackagesMessage {
   versionsOf: string[];
 }
 
-export interface PackagesReply {
-  type: 'packagesDone';
-  id: number;
-  /** One per step: undefined when it worked, else why not. */
-  errors: (string | undefined)[];
-  versions: Record<string, string | null>;
-  /** The whole request failed (the worker died); nothing above is known. */
-  failed?: string;
-}
-
 /** Backend -> host, over the child process IPC channel. */
 export type ToHost = RunMessage | { type: 'interrupt' } | HostCallReply | PackagesMessage;
-
-/** Host -> backend. */
-export type FromHost =
-  | ({ type: 'ready' } & ReadyInfo)
-  /**
-   * Between runs, the instance was lost (its worker failed, its ring was corrupted): the backend ends this process.
-   * A loss during a run is that run's crashed result instead.
-   */
-  | { type: 'lost'; reason: string }
-  | ({ type: 'output'; runId: string } & OutputChunk)
-  | { type: 'display'; runId: string; display: BackendDisplay }
-  /** `output` is what the run wrote since the last 'output' message: one message instead of two on the fast path. */
-  | { type: 'result'; runId: string; outcome: BackendOutcome; output: OutputChunk[] }
-  /** Made by the code of run `runId`: the backend answers only calls of the run it has under way. */
-  | { type: 'hostCall'; id: number; runId: string; method: string; params: unknown }
-  | PackagesReply
-  | { type: 'log'; level: LogLevel; message: string }
-  /** Pyodide cannot be loaded at all; the host exits after sending this. */
-  | { type: 'fatal'; message: string };
 
 /** The worker's `workerData`: the host's own config, and the shared buffers the host owns, one set per worker. */
 export interface WorkerInit extends HostConfig {
@@ -153,15 +105,12 @@ export type ToWorker = RunMessage | PackagesMessage;
  */
 export type SnapshotMessage = { type: 'snapshot'; buffer: ArrayBuffer } | { type: 'snapshot'; rejected: string };
 
-/** Worker -> host. */
+/** Worker -> host: what the host passes on to the backend as it is, and what it handles itself. */
 export type FromWorker =
-  | ({ type: 'ready' } & ReadyInfo)
-  | { type: 'result'; runId: string; outcome: BackendOutcome; recycle: boolean }
+  | Extract<FromHost, { type: 'ready' | 'packagesDone' | 'log' | 'fatal' }>
+  | (Omit<Extract<FromHost, { type: 'result' }>, 'output'> & { recycle: boolean })
   /** Sent while a cell runs (display() or an open figure); the host tags it with the run. */
-  | { type: 'display'; display: BackendDisplay }
-  | { type: 'hostCall'; id: number; method: string; params: unknown }
-  | PackagesReply
-  | { type: 'log'; level: LogLevel; message: string }
+  | Omit<Extract<FromHost, { type: 'display' }>, 'runId'>
+  | Omit<Extract<FromHost, { type: 'hostCall' }>, 'runId'>
   /** The writer found the output ring changed behind its back (ring.ts): the instance cannot be trusted. */
-  | { type: 'ringCorrupt'; message: string }
-  | { type: 'fatal'; message: string };
+  | { type: 'ringCorrupt'; message: string };
