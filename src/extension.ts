@@ -1,25 +1,20 @@
-// The one composition root: wires services, commands, views and providers; every disposable goes into
-// context.subscriptions. Nothing heavy happens here: the engine, interpreters and the MCP endpoint start on
-// first use (src/vscode/container.ts), and command bodies live in src/vscode/features/.
+// The one composition root: only wiring. The container (src/vscode/container.ts) makes the services and views, on
+// first use, and disposes them; here they are told of each other's events and registered with VS Code, and the
+// commands (their bodies in src/vscode/features/) are given what they need. Nothing heavy happens here: the engine,
+// interpreters and the MCP endpoint start on first use.
 import * as vscode from 'vscode';
-import { RunHistory, type RunRecord } from './engine/index';
-import { describeBackend } from './vscode/backends';
+import type { RunRecord } from './engine/index';
 import { Container } from './vscode/container';
 import { registerExplorerCommands } from './vscode/features/explorerCommands';
 import { registerGenerateCommand } from './vscode/features/generateCommand';
 import { registerInstallCommand } from './vscode/features/installCommand';
 import { registerInterpreterCommands } from './vscode/features/interpreterCommands';
 import { registerJupyterCommands } from './vscode/features/jupyterCommands';
-import { resultsActions } from './vscode/features/resultsActions';
 import { registerRunCommands } from './vscode/features/runCommands';
-import { CodeModeMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
-import { RESULTS_VIEW_ID, ResultsView } from './vscode/views/resultsView';
-import { RunOutputWriter } from './vscode/views/runOutput';
-import { PyodideSpare } from './vscode/pyodideSpare';
-import type { PersonRunViews } from './vscode/services/personRuns';
-import { RunStatusItem, STATUS_MENU_COMMAND } from './vscode/views/statusBar';
+import { MCP_PROVIDER_ID } from './vscode/mcpProvider';
+import { RESULTS_VIEW_ID } from './vscode/views/resultsView';
+import { STATUS_MENU_COMMAND } from './vscode/views/statusBar';
 import { testApi, type CodeModeTestApi } from './vscode/testApi';
-import { EXPLORER_VIEW_ID, ToolExplorer } from './vscode/views/toolExplorer';
 
 export interface CodeModeApi {
   /** This window's runs (yours and the agents'), oldest first, as the Results view shows them. */
@@ -30,78 +25,13 @@ export interface CodeModeApi {
 
 export function activate(context: vscode.ExtensionContext): CodeModeApi {
   const started = performance.now();
-  const log = vscode.window.createOutputChannel('Code Mode for Python', { log: true });
-  const runsChannel = vscode.window.createOutputChannel('Code Mode: Runs');
-  // Set by VS Code only when it runs extension tests (--extensionTestsPath); never in an installed extension.
-  const underTest = context.extensionMode === vscode.ExtensionMode.Test;
-  const output = new RunOutputWriter(runsChannel, underTest);
-  const container = new Container({
-    storageDir: context.globalStorageUri.fsPath,
-    log,
-    secrets: context.secrets,
-    // The views are made below, with the container's services; a person's run asks for them when it starts.
-    personRunViews: (): PersonRunViews => ({
-      present: () => results.present(),
-      revealRunsChannel: () => output.reveal(true),
-    }),
-  });
-  const { engine, bridge, mcp, stores, personRuns } = container;
-  const settings = () => container.settings.current;
-  const interpreterPath = () => container.interpreter.inUse?.path;
-  const interpreterLabel = () => container.interpreter.label();
-  const history = new RunHistory(100, stores.history);
-
-  const actions = resultsActions({ history, engine, bridge, tools: () => mcp.localClient(), personRuns });
-  const results = new ResultsView({
-    extensionUri: context.extensionUri,
-    history,
-    actions,
-    log,
-    memory: context.globalState,
-    settings: container.settings,
-  });
-  const explorer = new ToolExplorer({
-    engine,
-    interpreterLabel,
-    history,
-    tools: () => mcp.localClient(),
-    servers: async () => {
-      const { bridge: tools, external } = await bridge.get();
-      return { providers: () => tools.providers(), problems: () => external.problems };
-    },
-    codeFiles: stores.codeFiles,
-    jupyterServer: () => settings().backends.jupyter.url,
-    vscodeToolsOn: () => settings().exposeVscodeTools,
-  });
-  const explorerTree = vscode.window.createTreeView(EXPLORER_VIEW_ID, {
-    treeDataProvider: explorer,
-    showCollapseAll: true,
-  });
-  results.setCompanion(explorerTree);
-  const pyodideSpare = new PyodideSpare(() => engine.get(), settings);
-  const mcpProvider = new CodeModeMcpProvider(
-    settings,
-    interpreterPath,
-    () => mcp.loopback(),
-    context.extensionPath,
-    () => pyodideSpare.want(),
-  );
-  const status = new RunStatusItem(
-    () => personRuns.backend(),
-    (kind) => describeBackend(kind, interpreterLabel(), settings().backends),
-  );
+  const container = new Container(context);
+  const { log, engine, bridge, settings, interpreter, stores, personRuns, history } = container;
+  const { output, results, explorer, status, pyodideSpare, mcpProvider } = container;
+  const interpreterPath = () => interpreter.inUse?.path;
 
   context.subscriptions.push(
-    log,
-    runsChannel,
     container,
-    output,
-    results,
-    explorer,
-    mcpProvider,
-    pyodideSpare,
-    status,
-    { dispose: () => history.flush() },
     engine.onRunEvent((event) => {
       history.handle(event);
       output.handle(event);
@@ -111,12 +41,12 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     }),
     engine.onStateChange(() => explorer.refresh()),
     bridge.onDidChange(() => explorer.refresh()),
-    container.interpreter.onDidChange(() => {
+    interpreter.onDidChange(() => {
       status.update();
       explorer.refresh();
       mcpProvider.refresh();
     }),
-    container.settings.onDidChange((event) => {
+    settings.onDidChange((event) => {
       void container.settingsChanged(event).then(() => {
         explorer.refresh();
         if (
@@ -143,19 +73,11 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
     vscode.window.onDidChangeActiveTextEditor(() => status.update()),
     vscode.commands.registerCommand(STATUS_MENU_COMMAND, () => status.showMenu()),
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcpProvider),
-    explorerTree,
     results.onDidChangeUnseen((count) => status.setUnseen(count)),
     vscode.window.registerWebviewViewProvider(RESULTS_VIEW_ID, results, {
       webviewOptions: { retainContextWhenHidden: true },
     }),
-    ...registerRunCommands({
-      settings: container.settings,
-      engine,
-      interpreterPath,
-      runsChannel: output,
-      results,
-      personRuns,
-    }),
+    ...registerRunCommands({ settings, engine, interpreterPath, runsChannel: output, results, personRuns }),
     registerGenerateCommand(
       {
         engine: () => engine.get(),
@@ -165,10 +87,16 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
       },
       results,
     ),
-    registerInstallCommand({ settings: container.settings, engine: () => engine.get(), results }),
-    ...registerJupyterCommands({ settings: container.settings, tokens: container.jupyterTokens, engine }),
+    registerInstallCommand({ settings, engine: () => engine.get(), results }),
+    ...registerJupyterCommands({ settings, tokens: container.jupyterTokens, engine }),
     ...registerInterpreterCommands({ current: interpreterPath }),
-    ...registerExplorerCommands({ explorer, results, codeFiles: stores.codeFiles, personRuns, rerun: actions.rerun }),
+    ...registerExplorerCommands({
+      explorer,
+      results,
+      codeFiles: stores.codeFiles,
+      personRuns,
+      rerun: container.resultsActions.rerun,
+    }),
   );
 
   const activationMs = performance.now() - started;
@@ -176,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): CodeModeApi {
   // Another extension could read these exports: the insides only for the extension's own tests.
   return {
     runs: () => history.all(),
-    ...(underTest ? { testing: testApi({ container, history, results, explorer, output, status, activationMs }) } : {}),
+    ...(container.underTest ? { testing: testApi(container, activationMs) } : {}),
   };
 }
 

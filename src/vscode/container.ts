@@ -1,35 +1,42 @@
-// The one holder of the extension's services, as GitLens' container.ts: each service is created on first use
+// The one holder of the extension's services and views, as GitLens' container.ts: each is created on first use
 // (a getter), after the services it takes, and disposed in reverse order of creation. Nothing heavy starts
 // here: the engine, the interpreter and the MCP endpoint start when something first needs them.
-import type * as vscode from 'vscode';
-import { type Engine, createStores, type Stores, type Logger, type SettingsPort } from '../engine/index';
+import * as vscode from 'vscode';
+import { type Engine, createStores, RunHistory, type Stores, type Logger, type SettingsPort } from '../engine/index';
+import { describeBackend } from './backends';
 import * as commandsApis from './common/commands.apis';
 import * as pythonApis from './common/python.apis';
 import * as windowApis from './common/window.apis';
 import * as workspaceApis from './common/workspace.apis';
+import { resultsActions } from './features/resultsActions';
+import { CodeModeMcpProvider } from './mcpProvider';
 import { openSetting } from './openSetting';
+import { PyodideSpare } from './pyodideSpare';
 import { RunProblems } from './runProblems';
 import { BridgeService } from './services/bridgeService';
 import { EngineService } from './services/engineService';
 import { InterpreterService } from './services/interpreterService';
 import { JupyterTokens } from './services/jupyterTokens';
 import { McpEndpoints } from './services/mcpEndpoints';
-import { PersonRunService, type PersonRunViews } from './services/personRuns';
+import { PersonRunService } from './services/personRuns';
 import { PyodideProgress } from './services/pyodideProgress';
 import { TrustService } from './services/trustService';
 import { SettingsService } from './settings';
 import { ToolApprovalQuestions } from './toolApproval';
+import { ResultsView, type ResultsActions } from './views/resultsView';
+import { RunOutputWriter } from './views/runOutput';
+import { RunStatusItem } from './views/statusBar';
+import { EXPLORER_VIEW_ID, ToolExplorer } from './views/toolExplorer';
 
-export interface ContainerDeps {
-  storageDir: string;
-  log: vscode.LogOutputChannel;
-  secrets: vscode.SecretStorage;
-  /** Where a person's run shows; asked for at each run, since the views are made after the container. */
-  personRunViews: () => PersonRunViews;
-}
+/** How many runs the Results view and Recent Runs keep. */
+const HISTORY_RUNS = 100;
 
 export class Container implements vscode.Disposable {
+  /** The extension's log (the "Code Mode for Python" output channel). */
+  readonly log: vscode.LogOutputChannel;
   readonly logger: Logger;
+  /** Set by VS Code only when it runs extension tests (--extensionTestsPath); never in an installed extension. */
+  readonly underTest: boolean;
   /** Services with something to dispose, in the order they were created. */
   private readonly created: vscode.Disposable[] = [];
   private _settings: SettingsService | undefined;
@@ -44,10 +51,24 @@ export class Container implements vscode.Disposable {
   private _jupyterTokens: JupyterTokens | undefined;
   private _toolApprovals: ToolApprovalQuestions | undefined;
   private _personRuns: PersonRunService | undefined;
+  private _history: RunHistory | undefined;
+  private _output: RunOutputWriter | undefined;
+  private _resultsActions: ResultsActions | undefined;
+  private _results: ResultsView | undefined;
+  private _explorer: ToolExplorer | undefined;
+  private _status: RunStatusItem | undefined;
+  private _pyodideSpare: PyodideSpare | undefined;
+  private _mcpProvider: CodeModeMcpProvider | undefined;
 
-  constructor(private readonly deps: ContainerDeps) {
-    const { log } = deps;
+  constructor(private readonly context: vscode.ExtensionContext) {
+    const log = this.track(vscode.window.createOutputChannel('Code Mode for Python', { log: true }));
+    this.log = log;
     this.logger = { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) };
+    this.underTest = context.extensionMode === vscode.ExtensionMode.Test;
+  }
+
+  private get storageDir(): string {
+    return this.context.globalStorageUri.fsPath;
   }
 
   private track<T extends vscode.Disposable>(service: T): T {
@@ -61,13 +82,13 @@ export class Container implements vscode.Disposable {
 
   /** Code files, learnings and run history in the extension's global storage; nothing touches the disk until a store is used. */
   get stores(): Stores {
-    return (this._stores ??= createStores(this.deps.storageDir, this.logger));
+    return (this._stores ??= createStores(this.storageDir, this.logger));
   }
 
   get engine(): EngineService {
     return (this._engine ??= this.track(
       new EngineService({
-        storageDir: this.deps.storageDir,
+        storageDir: this.storageDir,
         logger: this.logger,
         settings: this.settings,
         stores: this.stores,
@@ -80,7 +101,7 @@ export class Container implements vscode.Disposable {
   }
 
   get jupyterTokens(): JupyterTokens {
-    return (this._jupyterTokens ??= new JupyterTokens(this.deps.secrets));
+    return (this._jupyterTokens ??= new JupyterTokens(this.context.secrets));
   }
 
   /** A new engine, before anyone gets it: Pyodide's first-load notice, workspace trust, the code-mode bridge. */
@@ -99,7 +120,7 @@ export class Container implements vscode.Disposable {
       new InterpreterService({
         engine: this.engine,
         settings: this.settings,
-        storageDir: this.deps.storageDir,
+        storageDir: this.storageDir,
         logger: this.logger,
         python: pythonApis,
         window: windowApis,
@@ -113,7 +134,7 @@ export class Container implements vscode.Disposable {
   }
 
   get pyodideProgress(): PyodideProgress {
-    return (this._pyodideProgress ??= new PyodideProgress(this.deps.log));
+    return (this._pyodideProgress ??= new PyodideProgress(this.log));
   }
 
   /** What `configure` reads and writes: VS Code settings, applied to the engine at once. */
@@ -147,13 +168,110 @@ export class Container implements vscode.Disposable {
       settings: this.settings,
       interpreterPath: () => this.interpreter.inUse?.path,
       toolApprovals: this.toolApprovals.approvals,
-      views: this.deps.personRunViews,
+      // The views take this service (their Re-run): reached when a run shows, they are made by then.
+      views: { present: () => this.results.present(), revealRunsChannel: () => this.output.reveal(true) },
       problems: this.track(new RunProblems()),
       openSetting,
       window: windowApis,
       workspace: workspaceApis,
       commands: commandsApis,
     }));
+  }
+
+  /** This window's runs (yours and the agents'), oldest first, kept in the history store; flushed on dispose. */
+  get history(): RunHistory {
+    if (this._history) return this._history;
+    const history = new RunHistory(HISTORY_RUNS, this.stores.history);
+    this.track({ dispose: () => history.flush() });
+    return (this._history = history);
+  }
+
+  /** The runs output channel ("Code Mode: Runs"); under test it keeps a transcript for the tests to read. */
+  get output(): RunOutputWriter {
+    return (this._output ??= this.track(
+      new RunOutputWriter(this.track(vscode.window.createOutputChannel('Code Mode: Runs')), this.underTest),
+    ));
+  }
+
+  /** What the results page and the explorer's Re-run ask: re-run, interrupt, call a tool. */
+  get resultsActions(): ResultsActions {
+    return (this._resultsActions ??= resultsActions({
+      history: this.history,
+      engine: this.engine,
+      bridge: this.bridge,
+      tools: () => this.mcp.localClient(),
+      personRuns: this.personRuns,
+    }));
+  }
+
+  get results(): ResultsView {
+    return (this._results ??= this.track(
+      new ResultsView({
+        extensionUri: this.context.extensionUri,
+        history: this.history,
+        actions: this.resultsActions,
+        log: this.log,
+        memory: this.context.globalState,
+        settings: this.settings,
+      }),
+    ));
+  }
+
+  /** The Tool Explorer, with its tree view, which the results view keeps in sight beside it (ResultsView.setCompanion). */
+  get explorer(): ToolExplorer {
+    if (this._explorer) return this._explorer;
+    const explorer = this.track(
+      new ToolExplorer({
+        engine: this.engine,
+        interpreterLabel: () => this.interpreter.label(),
+        history: this.history,
+        tools: () => this.mcp.localClient(),
+        servers: async () => {
+          const { bridge: tools, external } = await this.bridge.get();
+          return { providers: () => tools.providers(), problems: () => external.problems };
+        },
+        codeFiles: this.stores.codeFiles,
+        jupyterServer: () => this.settings.current.backends.jupyter.url,
+        vscodeToolsOn: () => this.settings.current.exposeVscodeTools,
+      }),
+    );
+    this.results.setCompanion(
+      this.track(vscode.window.createTreeView(EXPLORER_VIEW_ID, { treeDataProvider: explorer, showCollapseAll: true })),
+    );
+    return (this._explorer = explorer);
+  }
+
+  /** The status bar item of your runs: their backend, and the results not seen yet. */
+  get status(): RunStatusItem {
+    return (this._status ??= this.track(
+      new RunStatusItem(
+        () => this.personRuns.backend(),
+        (kind) => describeBackend(kind, this.interpreter.label(), this.settings.current.backends),
+      ),
+    ));
+  }
+
+  /** The spare Pyodide interpreter, kept from the first Python file opened or the first agent run. */
+  get pyodideSpare(): PyodideSpare {
+    return (this._pyodideSpare ??= this.track(
+      new PyodideSpare(
+        () => this.engine.get(),
+        () => this.settings.current,
+      ),
+    ));
+  }
+
+  /** The Code Mode server as VS Code's MCP server definition provider hands it to agents. */
+  get mcpProvider(): CodeModeMcpProvider {
+    return (this._mcpProvider ??= this.track(
+      new CodeModeMcpProvider(
+        () => this.settings.current,
+        () => this.interpreter.inUse?.path,
+        () => this.mcp.loopback(),
+        this.context.extensionPath,
+        () => this.pyodideSpare.want(),
+      ),
+    ));
   }
 
   /**

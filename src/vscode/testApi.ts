@@ -5,8 +5,7 @@ import type { RunHistory } from '../engine/index';
 import type { Container } from './container';
 import type { ApprovalStandIn } from './toolApproval';
 import type { ResultsView } from './views/resultsView';
-import type { RunOutputWriter } from './views/runOutput';
-import type { RunStatusItem, RunStatusSnapshot } from './views/statusBar';
+import type { RunStatusSnapshot } from './views/statusBar';
 import type { ToolExplorer } from './views/toolExplorer';
 
 export interface CodeModeTestApi {
@@ -31,25 +30,8 @@ export interface TestHooks {
   answerToolApprovals(standIn: ApprovalStandIn | undefined): void;
 }
 
-export interface TestApiParts {
-  container: Container;
-  history: RunHistory;
-  results: ResultsView;
-  explorer: ToolExplorer;
-  output: RunOutputWriter;
-  status: RunStatusItem;
-  activationMs: number;
-}
-
-export function testApi({
-  container,
-  history,
-  results,
-  explorer,
-  output,
-  status,
-  activationMs,
-}: TestApiParts): CodeModeTestApi {
+export function testApi(container: Container, activationMs: number): CodeModeTestApi {
+  const { history, results, explorer, output, status } = container;
   return {
     container,
     history,

@@ -75,10 +75,10 @@ function personRuns(options: {
     settings: settingsWith(options.settings ?? {}),
     interpreterPath: () => undefined,
     toolApprovals,
-    views: () => ({
+    views: {
       present: async () => void views.presented++,
       revealRunsChannel: () => void views.channelReveals++,
-    }),
+    },
     problems: { update: (script, result) => void problems.push({ script, result }) },
     openSetting: async (key) => void openedSettings.push(key),
     window: {

@@ -58,8 +58,7 @@ export interface PersonRunServiceDeps {
   interpreterPath: () => string | undefined;
   /** The window's tool-approval question (asked only when codeMode.tools.approvePersonRuns is off). */
   toolApprovals: ToolApprovals;
-  /** Asked for at each run: the views are made after this service (they take it). */
-  views: () => PersonRunViews;
+  views: PersonRunViews;
   problems: Pick<RunProblems, 'update'>;
   /** Opens the Settings editor at a setting (openSetting.ts). */
   openSetting: (key: string) => Promise<void>;
@@ -130,7 +129,7 @@ export class PersonRunService {
       onInput: (input, stopped) => this.askInInputBox(input, stopped),
       toolApprovals: this.deps.toolApprovals,
     });
-    const views = this.deps.views();
+    const { views } = this.deps;
     await views.present();
     // The runs channel is always written; the result is in the Results view, so it opens only when asked to.
     if (settings.showRunsChannel) views.revealRunsChannel();
