@@ -9,13 +9,12 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
-  type ElicitRequestFormParams,
-  type ElicitResult,
   type InputRequiredResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { createHash, randomBytes } from 'node:crypto';
 import { ANSWER_WAIT_MS } from './elicitation';
+import { PendingQuestions } from './pendingQuestions';
 import type { RunChannel } from './shared';
 
 /** What a sealed requestState says: which paused call, which of its questions, and a digest of the call's arguments. */
@@ -25,22 +24,14 @@ interface PausedState {
   args: string;
 }
 
-interface Question {
-  number: number;
-  form: ElicitRequestFormParams;
-  answer(result: ElicitResult): void;
-  fail(error: Error): void;
-}
-
 /** One call whose run is under way across rounds. */
 interface PausedCall {
   id: string;
   args: string;
   result: Promise<CallToolResult>;
   settled: boolean;
-  /** The question the run waits on, once it asks. */
-  question?: Question;
-  asked: number;
+  /** What the run asked and waits on; a round shows the client the newest. */
+  questions: PendingQuestions;
   /** Wakes the round waiting for the run's next event (a question, or its end). */
   wake?: () => void;
   /** The request serving the current round: notifications go with it; none between rounds. */
@@ -117,7 +108,7 @@ export class PausedCalls {
       id: randomBytes(16).toString('hex'),
       args,
       settled: false,
-      asked: 0,
+      questions: new PendingQuestions({ asked: () => call.wake?.() }),
       stop,
     } as PausedCall;
     const channel: RunChannel = {
@@ -128,7 +119,8 @@ export class PausedCalls {
       // Between rounds no request is open to carry them: progress and log messages of that time are dropped.
       notify: async (notification) => call.round?.mcpReq.notify(notification),
       log: async (level, data, logger) => call.round?.mcpReq.log(level, data, logger),
-      elicit: (form) => this.ask(call, form),
+      // A question stays until answered or the call is abandoned, which stops the run: the retry may still bring it.
+      elicit: (form) => call.questions.ask(form),
     };
     call.result = work(channel).finally(() => {
       call.settled = true;
@@ -141,19 +133,11 @@ export class PausedCalls {
   private resumed(state: PausedState, args: string, ctx: ServerContext): PausedCall {
     const call = this.calls.get(state.call);
     // A state whose question was answered already (a replay), or for other arguments, or whose run is gone.
-    if (!call || call.question?.number !== state.question || call.args !== args) {
+    if (!call || !call.questions.has(state.question) || call.args !== args) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState');
     }
     const response = inputResponse(ctx.mcpReq.inputResponses, ANSWER_KEY);
-    if (response.kind === 'elicit') {
-      const { question } = call;
-      call.question = undefined;
-      clearTimeout(call.expiry);
-      question.answer({
-        action: response.action,
-        ...(response.content ? { content: response.content as ElicitResult['content'] } : {}),
-      });
-    }
+    if (call.questions.answer(state.question, response)) clearTimeout(call.expiry);
     // Without an answer the same question is asked again.
     return call;
   }
@@ -164,23 +148,22 @@ export class PausedCalls {
     const cancelled = () => this.abandon(call, 'the client cancelled the call');
     ctx.mcpReq.signal.addEventListener('abort', cancelled, { once: true });
     try {
-      while (!call.settled && !call.question) await new Promise<void>((resolve) => (call.wake = resolve));
+      while (!call.settled && call.questions.size === 0) await new Promise<void>((resolve) => (call.wake = resolve));
       call.wake = undefined;
       if (call.settled) {
         this.calls.delete(call.id);
         return await call.result;
       }
-      const question = call.question!;
+      const [question, form] = call.questions.outstanding().at(-1)!;
       clearTimeout(call.expiry);
       call.expiry = setTimeout(
         () => this.abandon(call, `no answer came within ${this.ttlSeconds} s: the client never retried the call`),
         this.options.answerWaitMs,
       );
       call.expiry.unref();
-      const { mode: _mode, ...form } = question.form;
       return inputRequired({
         inputRequests: { [ANSWER_KEY]: inputRequired.elicit(form) },
-        requestState: await this.codec.mint({ call: call.id, question: question.number, args: call.args }),
+        requestState: await this.codec.mint({ call: call.id, question, args: call.args }),
       });
     } finally {
       ctx.mcpReq.signal.removeEventListener('abort', cancelled);
@@ -188,19 +171,11 @@ export class PausedCalls {
     }
   }
 
-  private ask(call: PausedCall, form: ElicitRequestFormParams): Promise<ElicitResult> {
-    return new Promise((answer, fail) => {
-      call.question = { number: ++call.asked, form, answer, fail };
-      call.wake?.();
-    });
-  }
-
   /** The run is stopped (its question fails, its signal aborts) and its call forgotten. */
   private abandon(call: PausedCall, why: string): void {
     clearTimeout(call.expiry);
     this.calls.delete(call.id);
-    call.question?.fail(new Error(`the question was withdrawn: ${why}`));
-    call.question = undefined;
+    call.questions.withdrawAll(`the question was withdrawn: ${why}`);
     call.stop.abort(why);
   }
 }

@@ -23,6 +23,7 @@ import { errorText } from '../engine/index';
 import { ANSWER_WAIT_MS } from './elicitation';
 import { KeptResults, MAX_SERVER_TASK_RESULT_BYTES } from './keptResults';
 import { TERMINAL } from './runTaskStore';
+import { PendingQuestions } from './pendingQuestions';
 import { requestCapabilities } from './requestEnvelope';
 import type { RunChannel } from './shared';
 
@@ -80,12 +81,6 @@ export interface TaskExtensionOptions {
   maxResultBytes?: number;
 }
 
-interface Question {
-  form: Omit<ElicitRequestFormParams, 'mode'>;
-  answer(result: ElicitResult): void;
-  withdraw(error: Error): void;
-}
-
 /** One call's run, from the call on; a task once the call was answered with it (`published`). */
 interface Entry {
   task: ExtensionTask;
@@ -95,9 +90,8 @@ interface Entry {
   stop: AbortController;
   /** The channel of the call while it waits for the run: progress and log messages go with it; none after. */
   request?: RunChannel;
-  /** Outstanding questions by their inputRequests key, unique over the task's life. */
-  questions: Map<string, Question>;
-  asked: number;
+  /** Outstanding questions; the inputRequests key of each is its number's (questionKey). */
+  questions: PendingQuestions;
   error?: TaskError;
   /** Wakes the call waiting within the grace (the run ended, or asked). */
   wake?: () => void;
@@ -182,14 +176,8 @@ export class TaskExtension {
   update(taskId: string, ctx: ServerContext): Record<string, never> {
     requireDeclared(ctx);
     const entry = this.known(taskId, 'Failed to update task');
-    for (const [key, question] of [...entry.questions]) {
-      const response = inputResponse(ctx.mcpReq.inputResponses, key);
-      if (response.kind !== 'elicit') continue;
-      question.answer({
-        action: response.action,
-        ...(response.content ? { content: response.content as ElicitResult['content'] } : {}),
-      });
-    }
+    for (const [number] of entry.questions.outstanding())
+      entry.questions.answer(number, inputResponse(ctx.mcpReq.inputResponses, questionKey(number)));
     return {};
   }
 
@@ -231,9 +219,16 @@ export class TaskExtension {
       settled: false,
       stop: new AbortController(),
       request: base,
-      questions: new Map(),
-      asked: 0,
-    } as Omit<Entry, 'running'> as Entry;
+    } as Omit<Entry, 'running' | 'questions'> as Entry;
+    entry.questions = new PendingQuestions({
+      asked: () => {
+        this.setStatus(entry, 'input_required', 'The run waits for an answer (inputRequests).');
+        entry.wake?.();
+      },
+      settled: () => {
+        if (entry.task.status === 'input_required') this.setStatus(entry, 'working');
+      },
+    });
     const channel: RunChannel = {
       _meta: base._meta,
       signal: entry.stop.signal,
@@ -267,7 +262,7 @@ export class TaskExtension {
     const task: DetailedTask = { ...entry.task };
     if (task.status === 'input_required') {
       task.inputRequests = Object.fromEntries(
-        [...entry.questions].map(([key, question]) => [key, inputRequired.elicit(question.form)]),
+        entry.questions.outstanding().map(([number, form]) => [questionKey(number), inputRequired.elicit(form)]),
       );
     }
     const result = this.results.get(task.taskId);
@@ -288,40 +283,12 @@ export class TaskExtension {
     form: ElicitRequestFormParams,
     options: { signal: AbortSignal; timeout: number },
   ): Promise<ElicitResult> {
-    return new Promise((answer, fail) => {
-      if (options.signal.aborted || entry.stop.signal.aborted)
-        return fail(new Error('the question was withdrawn: the run was stopped'));
-      const key = `input_${++entry.asked}`;
-      const waitMs = Math.min(options.timeout, this.answerWaitMs);
-      const done = () => {
-        entry.questions.delete(key);
-        clearTimeout(timer);
-        options.signal.removeEventListener('abort', onAbort);
-        if (entry.questions.size === 0 && entry.task.status === 'input_required') this.setStatus(entry, 'working');
-      };
-      const withdraw = (error: Error) => {
-        if (!entry.questions.has(key)) return;
-        done();
-        fail(error);
-      };
-      const onAbort = () => withdraw(new Error(`the question was withdrawn: ${String(options.signal.reason)}`));
-      const timer = setTimeout(
-        () => withdraw(new Error(`no answer came within ${Math.round(waitMs / 1000)} s (tasks/update)`)),
-        waitMs,
-      );
-      timer.unref();
-      options.signal.addEventListener('abort', onAbort, { once: true });
-      const { mode: _mode, ...asked } = form;
-      entry.questions.set(key, {
-        form: asked,
-        answer: (result) => {
-          done();
-          answer(result);
-        },
-        withdraw,
-      });
-      this.setStatus(entry, 'input_required', 'The run waits for an answer (inputRequests).');
-      entry.wake?.();
+    if (options.signal.aborted || entry.stop.signal.aborted)
+      return Promise.reject(new Error('the question was withdrawn: the run was stopped'));
+    const waitMs = Math.min(options.timeout, this.answerWaitMs);
+    return entry.questions.ask(form, {
+      signal: options.signal,
+      wait: { ms: waitMs, why: `no answer came within ${Math.round(waitMs / 1000)} s (tasks/update)` },
     });
   }
 
@@ -339,7 +306,7 @@ export class TaskExtension {
   private finished(entry: Entry, outcome: { result?: CallToolResult; error?: unknown }): void {
     entry.settled = true;
     this.live.delete(entry);
-    for (const question of entry.questions.values()) question.withdraw(new Error('the run ended'));
+    entry.questions.withdrawAll('the run ended');
     entry.wake?.();
     if (!entry.published || TERMINAL.has(entry.task.status) || this.closed) return;
     const { error } = outcome;
@@ -373,7 +340,7 @@ export class TaskExtension {
   }
 
   private stopRun(entry: Entry, why: string): void {
-    for (const question of entry.questions.values()) question.withdraw(new Error(`the question was withdrawn: ${why}`));
+    entry.questions.withdrawAll(`the question was withdrawn: ${why}`);
     if (!entry.stop.signal.aborted) entry.stop.abort(why);
   }
 
@@ -384,6 +351,11 @@ export class TaskExtension {
     else entry.task.statusMessage = statusMessage;
     entry.task.lastUpdatedAt = new Date().toISOString();
   }
+}
+
+/** The inputRequests key of the run's question `number`, unique over the task's life. */
+function questionKey(number: number): string {
+  return `input_${number}`;
 }
 
 /** Whether the request's client declared the extension (only a 2026 request can: 2025 has no such capability). */
