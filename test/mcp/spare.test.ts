@@ -1,6 +1,6 @@
 // The CLI's spare Pyodide interpreter (engine/spare.ts) over a real MCP client: started with the server when
 // Pyodide is the default backend, taken by the first session, and absent with --no-pyodide-spare. What the spare
-// does for the session that takes it is tested in test/unit/engine-spare.test.ts; here, only the front door.
+// does for the session that takes it is tested in test/integration/engine-spare.test.ts; here, only the front door.
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { connectStdio, runPython } from '../support/mcp';

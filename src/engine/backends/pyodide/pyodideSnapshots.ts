@@ -1,6 +1,6 @@
 // Pyodide makes and restores memory snapshots only through private API: loadPyodide's `_makeSnapshot` and
 // `_loadSnapshot` options (declared `@ignore`) and `makeMemorySnapshot` (declared `@private`). This file is the one
-// place that names them, so a release that moves them breaks here; test/integration/pyodide-snapshots.test.ts
+// place that names them, so a release that moves them breaks here; test/integration/pyodide-snapshot-api.test.ts
 // checks, with the installed Pyodide, that a snapshot made here restores the memory it was made from.
 import type { PyodideInterface } from 'pyodide';
 
