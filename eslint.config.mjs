@@ -8,6 +8,14 @@ const ENGINE_DOOR_ONLY = {
   group: ['**/engine/*', '**/engine/**/*', '!**/engine/index'],
   message: 'import the engine from engine/index, which exports its public API',
 };
+/**
+ * Any module of the engine but its browser door (src/engine/browser.ts), for the bundles that run in a browser: the
+ * engine's index pulls in Node's modules. The MCP App's ES modules name it with its .js extension.
+ */
+const ENGINE_BROWSER_DOOR_ONLY = {
+  group: ['**/engine/*', '**/engine/**/*', '!**/engine/browser', '!**/engine/browser.js'],
+  message: 'import the engine from engine/browser, which exports what runs in a browser',
+};
 /** Any module of the MCP server but its index (src/mcp/index.ts), which exports what the extension uses. */
 const MCP_DOOR_ONLY = {
   group: ['**/mcp/*', '**/mcp/**/*', '!**/mcp/index'],
@@ -50,6 +58,11 @@ export default tseslint.config(
   {
     files: ['src/vscode/**/*.ts', 'src/extension.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [ENGINE_DOOR_ONLY, MCP_DOOR_ONLY] }] },
+  },
+  {
+    // The results webview and the MCP App run in a browser: they see the engine through its browser door.
+    files: ['src/webview/**/*.ts', 'src/app/**/*.mts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [ENGINE_BROWSER_DOOR_ONLY] }] },
   },
   {
     // Plain CommonJS: extensions used as test fixtures, and the bench's worker thread (tsx's loader does not reach it).

@@ -8,7 +8,7 @@ import {
   type McpUiHostContext,
   type McpUiToolResultNotification,
 } from '@modelcontextprotocol/ext-apps';
-import type { RunResult } from '../engine/types.js';
+import type { RunResult } from '../engine/browser.js';
 import { RunCardView, type CardHost } from '../webview/cards.js';
 import { restyleFrames } from '../webview/displays.js';
 import { el } from '../webview/dom.js';

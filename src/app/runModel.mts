@@ -1,7 +1,7 @@
 // What the run card app gives the Results view's card: a finished run_python call as the card's model, the
 // card of its "Re-run" while it runs, and a figure's Save through the host.
 import type { App } from '@modelcontextprotocol/ext-apps';
-import type { RunResult } from '../engine/types.js';
+import type { RunResult } from '../engine/browser.js';
 import { el } from '../webview/dom.js';
 import { SAVABLE_IMAGES, type PageToHostMessage, type RunCard } from '../webview/protocol.js';
 

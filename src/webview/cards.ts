@@ -1,6 +1,12 @@
 // One card per run: status, where it ran, the code, live output, the error and what it displayed.
-import { tracebackFrames } from '../engine/tracebackFrames';
-import type { Diagnostics, Display, RunResult, ToolApproval, ToolCallRecord } from '../engine/types';
+import {
+  tracebackFrames,
+  type Diagnostics,
+  type Display,
+  type RunResult,
+  type ToolApproval,
+  type ToolCallRecord,
+} from '../engine/browser';
 import { button, el, formatClock, formatDuration } from './dom';
 import { backendLabel, originLabel, statusLabel } from './labels';
 import { CARD_TEXT_CAP, DROPPED_NOTE, OutputView } from './outputView';

@@ -1,6 +1,6 @@
 // Renders what a run displayed besides text: images as data: URIs, HTML in a script-less sandboxed frame,
 // text as text. Nothing a run produces is ever parsed as HTML in the page itself.
-import type { Display } from '../engine/types';
+import type { Display } from '../engine/browser';
 import { el } from './dom';
 import { frameMarkup } from './frameMarkup';
 import { imageTools, type SaveImage } from './imageTools';

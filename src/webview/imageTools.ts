@@ -1,6 +1,6 @@
 // What a person does with a figure: enlarge it (click it), save it (the host asks where: PNG, SVG as they came)
 // and copy it (as PNG, which is what the clipboard takes).
-import type { Display } from '../engine/types';
+import type { Display } from '../engine/browser';
 import { button, el } from './dom';
 
 /** The page's side of Save: the host shows a save dialog and writes the file. */

@@ -1,7 +1,7 @@
 // The words a person reads for a run, the same in the Results view, the Tool Explorer, the runs channel and
 // the status bar: backends by their names (Jupyter capitalised), failures named like the exceptions they
 // usually are ("ZeroDivisionError", "Cancelled", "Timed out"). No DOM: the host imports it too.
-import type { BackendKind, Diagnostics, RunInfo, RunResult } from '../engine/types';
+import type { BackendKind, Diagnostics, RunInfo, RunResult } from '../engine/browser';
 
 export const BACKEND_LABELS: Record<BackendKind, string> = { pyodide: 'Pyodide', python: 'Python', jupyter: 'Jupyter' };
 

@@ -1,7 +1,6 @@
 // A card's output in the order the program made it, as a notebook shows it: a block of text per stretch of one
 // stream, the displays between them. Live chunks extend the last block; the result's `outputs` rebuild it.
-import { TerminalText } from '../engine/terminalText';
-import type { Display, OutputItem, StreamName } from '../engine/types';
+import { TerminalText, type Display, type OutputItem, type StreamName } from '../engine/browser';
 import { renderDisplay } from './displays';
 import { el } from './dom';
 import type { SaveImage } from './imageTools';

@@ -1,8 +1,8 @@
 // Messages between the extension host and the results webview page. Types only, plus the validator the host
 // runs on everything the page sends: the page renders untrusted output, so the host treats it as untrusted too.
-import type { Display, DroppedDisplays, RunEvent, RunInfo, RunResult } from '../engine/types';
+import type { Display, DroppedDisplays, RunEvent, RunInfo, RunResult } from '../engine/browser';
 
-export type { RunInfo } from '../engine/types';
+export type { RunInfo } from '../engine/browser';
 
 /** One run as the page shows it: the start info, the output so far, and the result once it finished. */
 export interface RunCard {

@@ -1,7 +1,7 @@
 // Styled terminal lines (engine/terminalText.ts) as DOM: text nodes for plain stretches, spans with classes for the
 // 16 ANSI colours (VS Code's terminal theme colours, media/results.css) and for bold, italic and the like. A 256-
 // colour or RGB colour is set through the style property (CSSOM, which the page's CSP allows; no style attribute).
-import type { StyledLine, TerminalColor, TextStyle } from '../engine/terminalText';
+import type { StyledLine, TerminalColor, TextStyle } from '../engine/browser';
 import { el } from './dom';
 
 export function renderLine(line: StyledLine): Node[] {

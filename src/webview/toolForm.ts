@@ -3,7 +3,7 @@
 import { button, el } from './dom';
 import { exampleOf, shapeOf } from './schemaShape';
 import type { PageToHostMessage, ToolFormSpec } from './protocol';
-import { PendingRequests } from '../engine/requests';
+import { PendingRequests } from '../engine/browser';
 
 type Schema = Record<string, unknown>;
 type FieldKind = 'string' | 'text' | 'number' | 'integer' | 'boolean' | 'enum' | 'json';
