@@ -10,11 +10,13 @@ import {
   ProtocolErrorCode,
   type CallToolResult,
   type InputRequiredResult,
+  type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { createHash, randomBytes } from 'node:crypto';
 import { ANSWER_WAIT_MS } from './elicitation';
 import { PendingQuestions } from './pendingQuestions';
+import { reportsOnRequest, runChannel } from './runChannel';
 import type { RunChannel } from './shared';
 
 /** What a sealed requestState says: which paused call, which of its questions, and a digest of the call's arguments. */
@@ -70,18 +72,19 @@ export class PausedCalls {
   }
 
   /**
-   * Serves one round of a call: the first (no requestState) starts `work` with a channel whose questions pause it;
-   * a retry answers the question its state names and goes on. Either way: the result, or the next question.
+   * Serves one round of a call that came to `server`: the first (no requestState) starts `work` with a channel whose
+   * questions pause it; a retry answers the question its state names and goes on. Either way: the result, or the
+   * next question.
    */
   async serve(
+    server: Server,
     ctx: ServerContext,
     args: unknown,
-    base: RunChannel,
     work: (channel: RunChannel) => Promise<CallToolResult>,
   ): Promise<CallToolResult | InputRequiredResult> {
     const digest = argsDigest(args);
     const state = ctx.mcpReq.requestState<PausedState>();
-    const call = state ? this.resumed(state, digest, ctx) : this.started(digest, base, work);
+    const call = state ? this.resumed(state, digest, ctx) : this.started(digest, server, ctx, work);
     return this.nextEvent(call, ctx);
   }
 
@@ -102,7 +105,12 @@ export class PausedCalls {
     for (const call of this.calls.values()) this.abandon(call, 'the MCP server closed');
   }
 
-  private started(args: string, base: RunChannel, work: (channel: RunChannel) => Promise<CallToolResult>): PausedCall {
+  private started(
+    args: string,
+    server: Server,
+    ctx: ServerContext,
+    work: (channel: RunChannel) => Promise<CallToolResult>,
+  ): PausedCall {
     const stop = new AbortController();
     const call: PausedCall = {
       id: randomBytes(16).toString('hex'),
@@ -111,17 +119,14 @@ export class PausedCalls {
       questions: new PendingQuestions({ asked: () => call.wake?.() }),
       stop,
     } as PausedCall;
-    const channel: RunChannel = {
-      _meta: base._meta,
+    const channel = runChannel(server, ctx, {
       signal: stop.signal,
-      canAsk: base.canAsk,
       nobodyWaits: () => call.stop.signal.aborted,
       // Between rounds no request is open to carry them: progress and log messages of that time are dropped.
-      notify: async (notification) => call.round?.mcpReq.notify(notification),
-      log: async (level, data, logger) => call.round?.mcpReq.log(level, data, logger),
+      reports: reportsOnRequest(() => call.round),
       // A question stays until answered or the call is abandoned, which stops the run: the retry may still bring it.
-      elicit: (form) => call.questions.ask(form),
-    };
+      ask: (form) => call.questions.ask(form),
+    });
     call.result = work(channel).finally(() => {
       call.settled = true;
       call.wake?.();

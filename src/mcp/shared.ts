@@ -21,8 +21,8 @@ import {
 
 /**
  * What a call's work needs of the request it serves: the progress token, the signal that cancels it, and ways to
- * tell and ask the client. A plain call has the request's own (toolRegistry.ts); a task's run gets one of its own
- * (toolTasks.ts), since its call was answered.
+ * tell and ask the client. Built in one place (runChannel.ts) for each way a run can go: a plain call, a 2025 task,
+ * a 2026 paused call or extension task.
  */
 export interface RunChannel {
   _meta?: RequestMeta;

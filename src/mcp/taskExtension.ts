@@ -16,6 +16,7 @@ import {
   type CallToolResult,
   type ElicitRequestFormParams,
   type ElicitResult,
+  type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
@@ -25,6 +26,7 @@ import { KeptResults, MAX_SERVER_TASK_RESULT_BYTES } from './keptResults';
 import { TERMINAL } from './runTaskStore';
 import { PendingQuestions } from './pendingQuestions';
 import { requestCapabilities } from './requestEnvelope';
+import { plainChannel, reportsOnRequest, runChannel } from './runChannel';
 import type { RunChannel } from './shared';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -88,8 +90,8 @@ interface Entry {
   settled: boolean;
   running: Promise<CallToolResult>;
   stop: AbortController;
-  /** The channel of the call while it waits for the run: progress and log messages go with it; none after. */
-  request?: RunChannel;
+  /** The call while it waits for the run: progress and log messages go with it; none after. */
+  call?: ServerContext;
   /** Outstanding questions; the inputRequests key of each is its number's (questionKey). */
   questions: PendingQuestions;
   error?: TaskError;
@@ -139,12 +141,12 @@ export class TaskExtension {
    * A question within the grace makes the task at once, `input_required` (no multi-round-trip exchange first).
    */
   async serve(
+    server: Server,
     ctx: ServerContext,
-    base: RunChannel,
     work: (channel: RunChannel) => Promise<CallToolResult>,
   ): Promise<CallToolResult | CreateTaskResult> {
-    if (this.closed) return work(base);
-    const entry = this.start(base, work);
+    if (this.closed) return work(plainChannel(server, ctx));
+    const entry = this.start(server, ctx, work);
     const cancelled = () => this.stopRun(entry, 'the client cancelled the call');
     ctx.mcpReq.signal.addEventListener('abort', cancelled, { once: true });
     let graceOver = this.graceMs <= 0;
@@ -162,7 +164,7 @@ export class TaskExtension {
       entry.wake = undefined;
       // The SDK aborts the request's signal once it has answered: that must not stop the task.
       ctx.mcpReq.signal.removeEventListener('abort', cancelled);
-      entry.request = undefined;
+      entry.call = undefined;
     }
   }
 
@@ -204,7 +206,7 @@ export class TaskExtension {
     this.results.clear();
   }
 
-  private start(base: RunChannel, work: (channel: RunChannel) => Promise<CallToolResult>): Entry {
+  private start(server: Server, ctx: ServerContext, work: (channel: RunChannel) => Promise<CallToolResult>): Entry {
     const now = new Date().toISOString();
     const entry = {
       task: {
@@ -218,7 +220,7 @@ export class TaskExtension {
       published: false,
       settled: false,
       stop: new AbortController(),
-      request: base,
+      call: ctx,
     } as Omit<Entry, 'running' | 'questions'> as Entry;
     entry.questions = new PendingQuestions({
       asked: () => {
@@ -229,20 +231,21 @@ export class TaskExtension {
         if (entry.task.status === 'input_required') this.setStatus(entry, 'working');
       },
     });
-    const channel: RunChannel = {
-      _meta: base._meta,
+    const onCall = reportsOnRequest(() => entry.call);
+    const channel = runChannel(server, ctx, {
       signal: entry.stop.signal,
-      canAsk: base.canAsk,
       // Stopped (cancelled, or the server closed): nobody will read its result; the session's next run hears of it.
       nobodyWaits: () => entry.stop.signal.aborted,
-      notify: async (notification) => {
-        if (entry.request) return entry.request.notify(notification);
-        // The extension carries no progress on tasks: the run's latest output line is the task's status message.
-        if (notification.method === 'notifications/progress') this.progressed(entry, notification.params.message);
+      reports: {
+        notify: async (notification) => {
+          if (entry.call) return onCall.notify(notification);
+          // The extension carries no progress on tasks: the run's latest output line is the task's status message.
+          if (notification.method === 'notifications/progress') this.progressed(entry, notification.params.message);
+        },
+        log: onCall.log,
       },
-      log: async (level, data, logger) => entry.request?.log(level, data, logger),
-      elicit: (form, options) => this.ask(entry, form, options),
-    };
+      ask: (form, options) => this.ask(entry, form, options),
+    });
     this.live.add(entry);
     entry.running = work(channel);
     entry.running.then(

@@ -18,7 +18,8 @@ import type { z } from 'zod';
 import { errorText } from '../engine/index';
 import { issueLines } from './jsonRpcInput';
 import type { PausedCalls } from './pausedCalls';
-import { isModernRequest, requestCapabilities } from './requestEnvelope';
+import { isModernRequest } from './requestEnvelope';
+import { plainChannel } from './runChannel';
 import { declaresTasks, type CreateTaskResult, type TaskExtension } from './taskExtension';
 import type { RunChannel } from './shared';
 import type { ToolName } from './toolNames';
@@ -60,8 +61,6 @@ interface Entry {
   definition: ToolDefinition<z.ZodRawShape>;
   listed?: Tool;
 }
-
-const LOGGER = 'code-mode-python';
 
 export class ToolRegistry {
   private readonly tools = new Map<ToolName, Entry>();
@@ -116,15 +115,16 @@ export class ToolRegistry {
     }
     const parsed = definition.input.safeParse(params.arguments ?? {});
     if (!parsed.success) return invalidArguments(params.name, parsed.error);
+    // Each way a run can go builds its channel (runChannel.ts) and hands it to `run`.
+    const run = (channel: RunChannel) => definition.call(parsed.data, channel);
     try {
       if (task !== undefined) return await definition.callAsTask!(parsed.data, task, ctx);
-      const channel = channelOf(this.server, ctx);
       // A long run of a client that declared the tasks extension becomes a task it polls.
       if (definition.callAsTask && this.taskExtension && declaresTasks(ctx))
-        return await this.taskExtension.serve(ctx, channel, (own) => definition.call(parsed.data, own));
+        return await this.taskExtension.serve(this.server, ctx, run);
       if (definition.asksDuringCall && isModernRequest(ctx))
-        return await this.paused.serve(ctx, parsed.data, channel, (paused) => definition.call(parsed.data, paused));
-      return await definition.call(parsed.data, channel);
+        return await this.paused.serve(this.server, ctx, parsed.data, run);
+      return await run(plainChannel(this.server, ctx));
     } catch (error) {
       // A requestState that names no paused question is the client's error, as the SDK answers a forged one.
       if (error instanceof ProtocolError) throw error;
@@ -132,20 +132,6 @@ export class ToolRegistry {
       return { content: [{ type: 'text', text: errorText(error) }], isError: true };
     }
   }
-}
-
-/** The channel of a plain call: the request's own. */
-export function channelOf(server: Server, ctx: ServerContext): RunChannel {
-  const { mcpReq } = ctx;
-  const capabilities = isModernRequest(ctx) ? requestCapabilities(ctx) : server.getClientCapabilities();
-  return {
-    _meta: mcpReq._meta,
-    signal: mcpReq.signal,
-    canAsk: Boolean(capabilities?.elicitation),
-    notify: (notification) => mcpReq.notify(notification),
-    log: (level, data, logger = LOGGER) => mcpReq.log(level, data, logger),
-    elicit: (form, options) => server.elicitInput(form, { ...options, relatedRequestId: mcpReq.id }),
-  };
 }
 
 function toolOf(name: string, definition: ToolDefinition<z.ZodRawShape>): Tool {

@@ -4,6 +4,7 @@
 // long as the run.
 import type { CallToolResult, Server } from '@modelcontextprotocol/server';
 import { errorText } from '../engine/index';
+import { askByElicitation, reportsOnConnection, runChannel } from './runChannel';
 import type { RunTaskStore } from './runTaskStore';
 import type { RunChannel } from './shared';
 import type { TaskCall } from './toolRegistry';
@@ -37,15 +38,12 @@ export function runsAsTask<Args>(call: ToolCall<Args>, options: ToolTaskOptions<
     const signal = store.track(task);
     // The request is answered now: the run's progress (under the request's progress token, which the spec keeps
     // valid for the task's life), its log messages and its questions go to the connection instead.
-    const channel: RunChannel = {
-      _meta: ctx.mcpReq._meta,
+    const channel = runChannel(server, ctx, {
       signal,
-      canAsk: Boolean(server.getClientCapabilities()?.elicitation),
-      notify: (notification) => server.notification(notification),
-      log: (level, data, logger) => server.sendLoggingMessage({ level, logger, data }, ctx.sessionId),
-      elicit: (form, elicitOptions) => server.elicitInput(form, elicitOptions),
+      reports: reportsOnConnection(server, ctx.sessionId),
+      ask: askByElicitation(server),
       awaitingInput: async (waiting) => store.updateTaskStatus(task.taskId, waiting ? 'input_required' : 'working'),
-    };
+    });
     void settle(task.taskId, call(args, channel), signal, store);
     return { task, content: [] };
   };

@@ -15,11 +15,11 @@ import {
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { inputViaElicitation } from '../../src/mcp/elicitInput';
+import { plainChannel } from '../../src/mcp/runChannel';
 import { RunTaskStore } from '../../src/mcp/runTaskStore';
 import { serveTaskMethods } from '../../src/mcp/taskMethods';
 import type { RunChannel } from '../../src/mcp/shared';
 import { declaresTasks, TASKS_EXTENSION, TaskExtension, type TaskExtensionOptions } from '../../src/mcp/taskExtension';
-import { channelOf } from '../../src/mcp/toolRegistry';
 import { sendModern } from '../support/modernRequest';
 
 const DECLARING = { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION]: {} } };
@@ -82,9 +82,8 @@ class Harness {
     server.setRequestHandler('tools/list', () => ({ tools: [{ name: 'run', inputSchema: { type: 'object' } }] }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const work = this.works.get(String(request.params.arguments?.work))!;
-      const channel = channelOf(server, ctx);
-      if (!declaresTasks(ctx)) return work(channel);
-      return (await this.tasks.serve(ctx, channel, work)) as CallToolResult;
+      if (!declaresTasks(ctx)) return work(plainChannel(server, ctx));
+      return (await this.tasks.serve(server, ctx, work)) as CallToolResult;
     });
     serveTaskMethods(server, this.legacy, this.tasks);
     return server;
