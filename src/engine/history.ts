@@ -4,6 +4,7 @@ import type { Display, DroppedDisplays, OutputItem, RunEvent, RunInfo, RunResult
 
 export type { DroppedDisplays } from './types';
 
+/** One run as the history keeps it: the start info, the output so far, and the result once it finished. */
 export interface RunRecord {
   run: RunInfo;
   stdout: string;

@@ -1,19 +1,14 @@
 // Messages between the extension host and the results webview page. Types only, plus the validator the host
 // runs on everything the page sends: the page renders untrusted output, so the host treats it as untrusted too.
-import type { Display, DroppedDisplays, RunEvent, RunInfo, RunResult } from '../engine/browser';
+import type { Display, DroppedDisplays, RunEvent, RunInfo, RunRecord, RunResult } from '../engine/browser';
 
 export type { RunInfo } from '../engine/browser';
 
-/** One run as the page shows it: the start info, the output so far, and the result once it finished. */
-export interface RunCard {
-  run: RunInfo;
-  stdout: string;
-  stderr: string;
-  displays: Display[];
-  result?: RunResult;
-  /** Displays no longer kept for this run (by the history or by this page, to bound memory); a note shows instead. */
-  displaysDropped?: DroppedDisplays;
-}
+/**
+ * One run as the page shows it: a record of the history as the host sends it. The page may drop its displays too
+ * (to bound its memory), saying so in `displaysDropped`.
+ */
+export type RunCard = RunRecord;
 
 /** "3 displays (12.0 MB) of this run are no longer shown: <why>. Re-run to see them again." */
 export function droppedText(dropped: DroppedDisplays): string {
