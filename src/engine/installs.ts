@@ -15,7 +15,7 @@ import {
   type PackageSpec,
   type RequirementSpec,
 } from './packages/spec';
-import { roundMs } from './result';
+import { roundMs, shapeResult } from './result';
 import type { BackendKind, Diagnostics, Logger, PackageReport, PackagesResult, RunOrigin, ScriptRun } from './types';
 import type { BackendOutcome } from './backends/contract';
 import type { SessionPool } from './sessions/pool';
@@ -186,16 +186,15 @@ export class Installs {
       this.events.emitRun({
         type: 'finished',
         runId,
-        result: {
-          success: result.success,
-          stdout,
-          stderr,
-          duration_ms: result.duration_ms,
-          diagnostics,
+        result: shapeResult({
+          runId,
           backend,
           session: session.name,
-          run_id: runId,
-        },
+          durationMs: result.duration_ms,
+          diagnostics,
+          stdout,
+          stderr,
+        }),
       });
     };
   }

@@ -8,8 +8,9 @@ export interface ResultParts {
   session: string;
   durationMs: number;
   diagnostics: Diagnostics | null;
-  stdout?: CappedOutput;
-  stderr?: CappedOutput;
+  /** A run's streams as it captured them, or the whole text of a run the engine wrote itself (an install's). */
+  stdout?: CappedOutput | string;
+  stderr?: CappedOutput | string;
   displays?: Display[];
   outputs?: OutputItem[];
   /** Why the session's interpreter was replaced before or during the run, when it was. */
@@ -23,14 +24,17 @@ export function roundMs(ms: number): number {
   return Math.round(ms);
 }
 
-/** The result of a run as every front end reports it, with `truncated` said both at the top and in the diagnostics. */
+/**
+ * The result of a run as every front end reports it, with `truncated` said both at the top and in the diagnostics.
+ * Every run's result is made here, from camelCase parts into the wire's snake_case (types.ts says why).
+ */
 export function shapeResult(parts: ResultParts): RunResult {
-  const truncated = Boolean(parts.stdout?.truncated || parts.stderr?.truncated);
+  const truncated = [parts.stdout, parts.stderr].some((stream) => typeof stream === 'object' && stream.truncated);
   const diagnostics = parts.diagnostics && truncated ? { ...parts.diagnostics, truncated: true } : parts.diagnostics;
   return {
     success: diagnostics === null,
-    stdout: parts.stdout?.text() ?? '',
-    stderr: parts.stderr?.text() ?? '',
+    stdout: textOf(parts.stdout),
+    stderr: textOf(parts.stderr),
     duration_ms: roundMs(parts.durationMs),
     diagnostics,
     backend: parts.backend,
@@ -42,6 +46,10 @@ export function shapeResult(parts: ResultParts): RunResult {
     ...(parts.reset ? { session_reset: true as const, reset_reason: parts.reset } : {}),
     tool_calls: parts.toolCalls ?? [],
   };
+}
+
+function textOf(stream: CappedOutput | string | undefined): string {
+  return typeof stream === 'object' ? stream.text() : (stream ?? '');
 }
 
 /** A piece of a result as rendered for people and models: text, or one of its displays, in program order. */

@@ -1,4 +1,10 @@
 // The contracts the engine and its front ends share (what a backend implements is in backends/contract.ts). No `vscode` import anywhere under engine/.
+//
+// Names are camelCase but in the results that leave as they are, RunResult (with Diagnostics) and PackagesResult:
+// those are snake_case because they are the wire's shape. They are run_python's and packages' structuredContent
+// (docs/tools.md), what the MCP App reads of a call, and what history.json keeps, so they are made once in that
+// shape: a run's result in result.ts (shapeResult) from camelCase parts, its diagnostics from a backend's
+// camelCase outcome in runs/diagnose.ts.
 
 export type BackendKind = 'pyodide' | 'python' | 'jupyter';
 export const BACKEND_KINDS: readonly BackendKind[] = ['pyodide', 'python', 'jupyter'];
