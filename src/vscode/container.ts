@@ -37,7 +37,7 @@ export class Container implements vscode.Disposable {
   readonly logger: Logger;
   /** Set by VS Code only when it runs extension tests (--extensionTestsPath); never in an installed extension. */
   readonly underTest: boolean;
-  /** Services with something to dispose, in the order they were created. */
+  /** Services and views with something to dispose, in the order they were created. */
   private readonly created: vscode.Disposable[] = [];
   private _settings: SettingsService | undefined;
   private _stores: Stores | undefined;
