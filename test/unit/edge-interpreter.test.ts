@@ -131,11 +131,6 @@ test("when the Python extension's API does not load, or the extension is absent,
   assert.deepEqual(absent.warnings, []);
 });
 
-test('with neither the Python extension nor the setting, the engine searches PATH', async () => {
-  const { service } = interpreterService({});
-  assert.deepEqual(await service.current(), { path: undefined, source: 'path' });
-});
-
 test('the first choice is kept: later asks do not look it up again', async () => {
   const python = pythonExtension({ executable: '/venv/a/bin/python' });
   const { service } = interpreterService({ python: python.environments });
