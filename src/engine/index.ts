@@ -1,5 +1,6 @@
-// The engine's only door: everything the MCP server (src/mcp/) and the extension (src/vscode/) use of the engine is
-// exported here, and lint keeps them from reaching past it (eslint.config.mjs). What is not here is the engine's own.
+// The engine's door: everything the MCP server (src/mcp/) and the extension (src/vscode/) use of the engine is
+// exported here, and lint keeps them from reaching past it (eslint.config.mjs). What is not here is the engine's own;
+// the browser bundles have a door of their own (browser.ts).
 
 // The engine and how the front ends make and configure it.
 export { Engine, type EngineOptions, type SessionDescription } from './engine';
