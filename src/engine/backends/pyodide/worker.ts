@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { PyodideInterface } from 'pyodide';
-import type { BackendDisplay, BackendOutcome } from '../contract';
+import type { BackendDisplay } from '../contract';
 import codeModeSource from '../runtime/code_mode.py';
 import { compileHarnessIntoSnapshot, HarnessCode } from './harnessCode';
 import { loadEmscriptenScript, type LoadedScript } from './emscriptenScript';
@@ -15,6 +15,7 @@ import {
   OUTBOX_SNAPSHOT,
   type FromWorker,
   type HostCallReply,
+  type HostOutcome,
   type LogLevel,
   type SnapshotMessage,
   type ToWorker,
@@ -290,13 +291,13 @@ function showDisplay(json: string): void {
 
 type PythonErrorClass = PyodideInterface['ffi']['PythonError'];
 
-function outcomeOfThrow(PythonError: PythonErrorClass, error: unknown): { outcome: BackendOutcome; recycle: boolean } {
+function outcomeOfThrow(PythonError: PythonErrorClass, error: unknown): { outcome: HostOutcome; recycle: boolean } {
   // run_cell catches everything the user's code raises; what escapes it was raised while it reported
   // (an interrupt landing in its flush, memory too exhausted to build the result) or is a Pyodide fatal error.
   if (error instanceof PythonError) {
     if (error.type === 'KeyboardInterrupt') return { outcome: { status: 'interrupted' }, recycle: false };
     const message = error.message.trimEnd().split('\n').pop() ?? error.type;
-    const outcome: BackendOutcome = {
+    const outcome: HostOutcome = {
       status: 'error',
       errorType: 'RuntimeError',
       excName: error.type,
@@ -343,7 +344,7 @@ async function main(): Promise<void> {
       return;
     }
     for (const stream of Object.values(streams)) stream.begin(Math.max(0, Math.floor(message.outputCapBytes / 2)));
-    let outcome: BackendOutcome;
+    let outcome: HostOutcome;
     let recycle = false;
     cellRunning = true;
     try {
@@ -354,7 +355,7 @@ async function main(): Promise<void> {
           message.script && JSON.stringify(message.script),
           message.echoLastExpression !== false,
         ),
-      ) as BackendOutcome;
+      ) as HostOutcome;
     } catch (error) {
       ({ outcome, recycle } = outcomeOfThrow(PythonError, error));
     } finally {
