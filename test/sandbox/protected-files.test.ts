@@ -179,6 +179,26 @@ describe('files the host reads as configuration', () => {
     },
   );
 
+  test('a mechanism that cannot refuse them says so: the sandbox is not complete while workspace write is on', async () => {
+    const report = engine.sandbox('pyodide')!;
+    const gap = report.gaps.find((text) => text.startsWith('workspace write is on'));
+    if (report.mechanism === 'bubblewrap') {
+      assert.equal(report.complete, false);
+      assert.match(gap ?? '', /\.git or virtual environment that code creates below the top level/);
+    } else assert.equal(gap, undefined, 'Deno refuses them by name');
+    const readOnly = createEngine({
+      storageDir: testStorageDir,
+      workspaceRoots: [bare],
+      pyodide: { sandbox: sandboxUnderTest },
+    });
+    assert.equal(
+      readOnly.sandbox('pyodide')!.gaps.some((text) => text.startsWith('workspace write is on')),
+      false,
+      'a read-only workspace has no such gap',
+    );
+    await readOnly.dispose();
+  });
+
   test('nor can a fresh JavaScript realm that writes, renames or links through node:fs directly', async () => {
     for (const target of [...targets(configured), ...targets(bare)]) {
       const outcome = await nested(

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assetsDir } from '../../paths';
-import { sandboxReport, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
+import { sandboxReport, type NetworkAccess, type SandboxChoice, type SandboxReport } from '../../sandbox/index';
 import { type Logger, silentLogger } from '../../types';
 import type { BackendFactory } from '../contract';
 import type { SharedSetup } from './hostLaunch';
@@ -55,6 +55,8 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
   const backendLog = config.log ?? silentLogger;
   const network = config.network ?? 'off';
   const sandboxChoice = config.sandbox ?? 'auto';
+  const workspaceWritable = config.workspaceWritable ?? false;
+  const report = (): SandboxReport => sandboxReport(network, sandboxChoice, workspaceWritable);
   let shared: SharedSetup | undefined;
   // Created on first use: the folders and the snapshot check cost nothing until Pyodide is wanted.
   const setup = (): SharedSetup => {
@@ -62,7 +64,7 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
     fs.mkdirSync(config.cacheDir, { recursive: true });
     // Bound into the sandbox at its own path, so the path must not go through symlinks.
     const cacheDir = fs.realpathSync(config.cacheDir);
-    const sandbox = sandboxReport(network, sandboxChoice);
+    const sandbox = report();
     const shippedDir = config.shippedSnapshotDir ?? path.join(assetsDir(), SHIPPED_SNAPSHOT_DIR);
     for (const gap of sandbox.gaps) backendLog.warn(`Pyodide sandbox (${sandbox.mechanism}): ${gap}`);
     return (shared = {
@@ -70,7 +72,7 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
       heapLimitMb,
       network,
       sandboxChoice,
-      workspaceWritable: config.workspaceWritable ?? false,
+      workspaceWritable,
       protectedPaths: (config.protectedPaths ?? []).map(realPathOfPossiblyMissing),
       snapshots: new SnapshotCache(
         cacheDir,
@@ -85,8 +87,8 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
   return {
     kind: 'pyodide',
     create: (options) => new PyodideSession(setup, options, backendLog),
-    sandbox: () => sandboxReport(network, sandboxChoice),
-    describe: async () => sandboxBounds(sandboxReport(network, sandboxChoice).mechanism, heapLimitMb),
+    sandbox: report,
+    describe: async () => sandboxBounds(report().mechanism, heapLimitMb),
   };
 }
 
