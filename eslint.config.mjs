@@ -22,6 +22,30 @@ const MCP_DOOR_ONLY = {
   message: 'import the MCP server from mcp/index, which exports what the extension uses',
 };
 
+/**
+ * Dependencies' private parts, each reached from one adapter only (named in the message), so a release that moves
+ * them breaks one file and that file's test.
+ */
+const DEPENDENCY_PRIVATES = [
+  {
+    selector: 'ImportDeclaration[source.value=/^@renovatebot\\/pep440\\/lib\\//]',
+    message: "@renovatebot/pep440's private modules are reached only from src/engine/packages/pep440Specifier.ts",
+  },
+  {
+    selector: 'Property[key.name=/^_(load|make)Snapshot$/], MemberExpression[property.name="makeMemorySnapshot"]',
+    message: "Pyodide's private snapshot API is reached only from src/engine/backends/pyodide/pyodideSnapshots.ts",
+  },
+  {
+    selector: 'MemberExpression[property.name="binding"]',
+    message: "Node's private process.binding is answered only in src/engine/backends/pyodide/constantsBinding.ts",
+  },
+];
+const DEPENDENCY_ADAPTERS = [
+  'src/engine/packages/pep440Specifier.ts',
+  'src/engine/backends/pyodide/pyodideSnapshots.ts',
+  'src/engine/backends/pyodide/constantsBinding.ts',
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -63,6 +87,11 @@ export default tseslint.config(
     // The results webview and the MCP App run in a browser: they see the engine through its browser door.
     files: ['src/webview/**/*.ts', 'src/app/**/*.mts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [ENGINE_BROWSER_DOOR_ONLY] }] },
+  },
+  {
+    files: ['src/**/*.ts', 'src/**/*.mts'],
+    ignores: DEPENDENCY_ADAPTERS,
+    rules: { 'no-restricted-syntax': ['error', ...DEPENDENCY_PRIVATES] },
   },
   {
     // Plain CommonJS: extensions used as test fixtures, and the bench's worker thread (tsx's loader does not reach it).
