@@ -60,8 +60,8 @@ export const defaultEngineConfig: EngineConfig = {
   timeoutS: 30,
   outputCapBytes: 64 * 1024,
   interruptGraceMs: 1500,
-  // Measured here: workspace Python 0.1 s, a local Jupyter Server and kernel 1.7 s, Pyodide's first start (no
-  // snapshot yet) about 10 s; a slow disk or a busy machine may take several times as long.
+  // Pyodide's first start (no snapshot yet) is the slowest start by far (docs/performance.md has the figures), and
+  // a slow disk or a busy machine may take several times as long.
   startTimeoutS: 120,
   autoInstall: true,
   maxSessions: 8,

@@ -5,7 +5,7 @@ import { type ProviderStatus, type ToolProvider, type ToolSpec, errorText } from
 /** The bridge's name for VS Code's own tools: `tools.vscode.<tool>(...)` in Python. */
 export const VSCODE_PROVIDER = 'vscode';
 
-/** Tools that work only inside a chat session: they end it, plan it, or ask its person (VS Code 1.139's names). */
+/** Tools that work only inside a chat session: they end it, plan it, or ask its person (VS Code's names for them). */
 const CHAT_SESSION_TOOLS = new Set([
   'inline_chat_exit',
   'task_complete',

@@ -52,8 +52,8 @@ export function bubblewrap(): { binary: string } | { unavailable: string } {
         timeout: 10_000,
       },
     );
-  // While Node's permission model is untried, Node starts inside with its flags too, so one start of Node (~50 ms
-  // of a server's start) checks both. If that start fails, the sandbox is tried without them (and the model is
+  // While Node's permission model is untried, Node starts inside with its flags too, so one start of Node (a noticeable
+  // part of a server's start) checks both. If that start fails, the sandbox is tried without them (and the model is
   // tried on its own when it is next asked for).
   const permission = untriedPermissionFlags();
   if (permission && startNode(permission).status === 0) {

@@ -1,7 +1,7 @@
 // A seccomp filter for the sandboxed process: threads may be created, processes may not. Node's permission
-// model refuses child processes too, but a Worker given any `execArgv` runs without the model (measured on
-// Node 20), so the kernel has the last word: clone without CLONE_THREAD, fork and vfork fail with EPERM,
-// clone3 with ENOSYS (glibc then falls back to clone, which is checked). The calls below are refused too:
+// model refuses child processes too, but a Worker given any `execArgv` runs without the model (so it does on Node 20,
+// the oldest Node supported), so the kernel has the last word: clone without CLONE_THREAD, fork and vfork fail with
+// EPERM, clone3 with ENOSYS (glibc then falls back to clone, which is checked). The calls below are refused too:
 // nothing Pyodide or Node needs, and each is a way into another process's memory (ptrace,
 // process_vm_*), a large kernel attack surface (io_uring, bpf, perf_event_open, userfaultfd, keyctl) or a
 // change to the sandbox itself (namespaces, mounts, personality). System calls of another ABI (i386 through

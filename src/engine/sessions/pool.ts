@@ -235,7 +235,7 @@ export class SessionPool {
   }
 
   /**
-   * Each live session holds an interpreter (about 200 MB for Pyodide): past the cap, one idle session of the
+   * Each live session holds an interpreter (a Pyodide one holds much memory): past the cap, one idle session of the
    * backend is ended, and its next run is told; with every one busy, the new one is refused. The one ended is
    * chosen so that one client's leftovers never cost a client that is still there its state: first one of a client
    * that is gone (it left without ending its MCP session); then, among clients that are there, one of whoever holds

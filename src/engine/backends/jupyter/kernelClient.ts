@@ -21,11 +21,11 @@ function serverSettings(endpoint: JupyterEndpoint): ServerConnection.ISettings {
   const token = endpoint.token ?? '';
   // Node 20 has no global WebSocket. The token goes in the Authorization header, as on REST calls, rather than
   // in the WebSocket URL where proxies log it.
-  // A stock Jupyter Server leaves Nagle's algorithm on for the kernel WebSocket: each message it sends while an
-  // earlier one is unacknowledged waits for this side's delayed ACK (~40 ms on Linux), several times a run. An
-  // unsolicited pong (RFC 6455 allows one; the server answers nothing) after every message carries that ACK at
-  // once, through a hub's proxy too. A Unix socket has no Nagle delay, and there each pong would only cost the
-  // server a wake-up and a frame to read (about 0.4 ms of its CPU a run).
+  // A stock Jupyter Server leaves Nagle's algorithm on for the kernel WebSocket: each message it sends while an earlier
+  // one is unacknowledged waits for this side's delayed ACK, several times a run. An unsolicited pong (RFC 6455 allows
+  // one; the server answers nothing) after every message carries that ACK at once, through a hub's proxy too. A Unix
+  // socket has no Nagle delay, and there each pong would only cost the server a wake-up and a frame to read, CPU for
+  // nothing on every run.
   const socketPath = endpoint.socketPath;
   class AuthorizedWebSocket extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {

@@ -63,10 +63,10 @@ export async function missingJupyterModules(python: string): Promise<string | un
 }
 
 /**
- * Tornado leaves Nagle's algorithm on for the kernel WebSocket, so each run's last small message waits for the
- * client's delayed ACK (~40 ms on Linux): a server of our own turns it off, as browsers' servers need not.
- * Measured here (jupyter_server 1.23): a warm run 52 ms -> 16 ms. A server whose handler is in neither known
- * place starts as it is. It also reads message dates without dateutil (see _fast_iso_dates).
+ * Tornado leaves Nagle's algorithm on for the kernel WebSocket, so each run's last small message waits for the client's
+ * delayed ACK, most of a warm run's time: a server of our own turns it off, as browsers' servers need not. A server
+ * whose handler is in neither known place starts as it is. It also reads message dates without dateutil (see
+ * _fast_iso_dates).
  */
 const SERVER_CONFIG = `
 def _without_nagle(handler):

@@ -21,7 +21,7 @@ export function readChecked<T extends ArrayBuffer | Uint8Array>(
   return digest === ref.sha256 ? { bytes } : { rejected: 'it does not match the hash recorded when it was cached' };
 }
 
-/** A plain ArrayBuffer, not a view: Deno copies a typed array posted to a worker element by element (4 s for 20 MB). */
+/** A plain ArrayBuffer, not a view: Deno copies a typed array posted to a worker element by element, slowly. */
 export function readWhole(file: string): ArrayBuffer {
   const fd = fs.openSync(file, 'r');
   try {

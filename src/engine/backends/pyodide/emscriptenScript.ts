@@ -1,8 +1,8 @@
-// Pyodide's Emscripten script (pyodide.asm.js, 1 MB) loaded on the worker thread with V8's code cache: the
+// Pyodide's Emscripten script (pyodide.asm.js) loaded on the worker thread with V8's code cache: the
 // bytecode of the functions a start runs, compiled by an earlier start with this runtime and cached by the backend
-// (snapshotCache.ts). Compiling the script and those functions takes 50-80 ms of every start from the memory
+// (snapshotCache.ts). Compiling the script and those functions is a large part of every start from the memory
 // snapshot; with the cache V8 reads them instead. Only where a script read from a code cache keeps its dynamic
-// import() working, for its own code and for code it evaluates (Node 20 loses the handler: measured), and not
+// import() working, for its own code and for code it evaluates (Node 20 loses the handler), and not
 // under Deno, whose node:vm takes no code cache: there the script is required as before.
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';

@@ -54,9 +54,9 @@ export function withholdProcessPowers(): string[] {
 }
 
 /**
- * A Worker started with any `execArgv` (even an empty list) runs without Node's permission model (measured on
- * Node 20). From here on, asking for one throws, and every worker this realm starts installs the same guard
- * before its own code, so no realm below gets the model switched off either.
+ * A Worker started with any `execArgv` (even an empty list) runs without Node's permission model (so it does on
+ * Node 20, the oldest Node supported). From here on, asking for one throws, and every worker this realm starts installs
+ * the same guard before its own code, so no realm below gets the model switched off either.
  */
 export function guardWorkerCreation(): void {
   installWorkerGuard(installWorkerGuard.toString());

@@ -1,6 +1,6 @@
 // The worker's own Python (bootstrap, cell runner, displays, input, package helpers), compiled once when the
 // memory snapshot is made and kept in it, so that an instance restored from the snapshot compiles none of it.
-// CPython's compiler is slow in WebAssembly: compiling these took about 100 ms of every start.
+// CPython's compiler is slow in WebAssembly: compiling these was a large part of every start.
 import type { PyodideInterface } from 'pyodide';
 import type { PyProxy } from 'pyodide/ffi';
 import cellSource from '../runtime/cell.py';
@@ -24,11 +24,11 @@ export type HarnessPart = keyof typeof HARNESS;
 const STASH = '_code_mode_harness_code';
 
 /**
- * In the instance a snapshot is made from: compiles every part and runs its top level in a throwaway namespace,
- * so the standard modules it imports are in the snapshot too (dataclasses, pprint, getpass: about 200 ms of
- * every start), then keeps the code. The top levels only import and define; every instance runs them before
- * any user code either way, so what a session sees does not change. Nothing here holds a JavaScript object,
- * which a snapshot cannot contain.
+ * In the instance a snapshot is made from: compiles every part and runs its top level in a throwaway namespace, so the
+ * standard modules it imports are in the snapshot too (dataclasses, pprint, getpass: importing them was a large part of
+ * every start), then keeps the code. The top levels only import and define; every instance runs them before any user
+ * code either way, so what a session sees does not change. Nothing here holds a JavaScript object, which a snapshot
+ * cannot contain.
  */
 export function compileHarnessIntoSnapshot(maker: PyodideInterface): void {
   const keep = maker.runPython(`

@@ -20,7 +20,7 @@ import type { SnapshotCache, SnapshotOrigin } from './snapshotCache';
 const STDERR_KEPT_CHARS = 4000;
 /**
  * Pyodide's WebAssembly compiled on the worker thread as it is instantiated, not by background tasks: those
- * held the worker's event loop for 40-150 ms after every load, under Node and Deno alike (code still tiers up
+ * held the worker's event loop for a while after every load, under Node and Deno alike (code still tiers up
  * to optimized code, so warm runs are as fast).
  */
 const V8_FLAGS = ['--no-wasm-async-compilation'];

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 export const MEMORY_CHECK_MS = 50;
 /**
  * How long the sandbox has nothing to do before it is stopped. Stopping and starting wakes each of the runtime's
- * threads (about 0.2 ms of a run on the critical path if done at once); a moment later, a run that follows at once
+ * threads (a cost on a run's critical path if done at once); a moment later, a run that follows at once
  * pays nothing, and code left computing gets at most this much CPU before the stop.
  */
 export const STOP_AFTER_MS = 20;
@@ -34,7 +34,7 @@ export function sandboxMemoryLimitMb(heapLimitMb: number): number {
 /**
  * RLIMIT_DATA for the sandbox process: what a burst between two reads can reach. It counts address space that is
  * writable and private, committed or not: V8 reserves WebAssembly memories inaccessible (not counted until grown),
- * but Deno maps a 510 MB writable code range per isolate, so Deno gets more room.
+ * but Deno maps a large writable code range per isolate, so Deno gets more room.
  */
 export function sandboxDataLimitBytes(memoryLimitMb: number, mechanism: 'deno' | 'node'): number {
   return (memoryLimitMb + (mechanism === 'deno' ? 2048 : 1024)) * MIB;
@@ -136,7 +136,7 @@ export class SandboxProcess {
 
   /**
    * A run or a package request ended. With nothing else under way (`busy` false), the sandbox is stopped a moment
-   * later, once its memory is checked (a read of /proc on a run's path costs about 2% of a warm run).
+   * later, once its memory is checked (a read of /proc on a run's path would add to every warm run).
    */
   rest(busy: boolean): void {
     clearInterval(this.watch);

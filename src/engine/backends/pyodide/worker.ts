@@ -198,10 +198,10 @@ function sleepMs(py: PyodideInterface, ms: number): void {
 type RunCell = (source: string, filename: string, scriptJson: string | undefined, echo: boolean) => string;
 
 /**
- * What Pyodide polls for interrupts. CPython's check reads the buffer and then stores 0 in a separate step,
- * so an interrupt the host stores in between is lost (measured: about one `while True` loop in a few dozen
- * never stopped). Reading through an atomic exchange takes and clears the value at once; the store of 0
- * that follows then has nothing left to overwrite and is dropped.
+ * What Pyodide polls for interrupts. CPython's check reads the buffer and then stores 0 in a separate step, so an
+ * interrupt the host stores in between is lost, and a loop it should stop runs on (docs/performance.md says how often).
+ * Reading through an atomic exchange takes and clears the value at once; the store of 0 that follows then has nothing
+ * left to overwrite and is dropped.
  */
 const signalBuffer = {
   get 0(): number {
@@ -369,8 +369,8 @@ async function main(): Promise<void> {
     }
     post({ type: 'result', runId: message.runId, outcome, recycle });
   });
-  // Pyodide's load leaves this thread's event loop held for a while after it returns (measured: 40-130 ms before
-  // a zero timer fires). Waited out before ready, it delays the start, which a spare absorbs, not the first run.
+  // Pyodide's load leaves this thread's event loop held for a while after it returns (a zero timer fires only
+  // then). Waited out before ready, it delays the start, which a spare absorbs, not the first run.
   await new Promise((resolve) => setTimeout(resolve, 0));
   post({
     type: 'ready',

@@ -153,7 +153,7 @@ def _end_like(status, namespaced):
 
 
 def _read_file(path, size=4096):
-    # os.open and os.read: half the cost of open(), which counts with hundreds of processes on the system.
+    # os.open and os.read: cheaper than open(), which counts with hundreds of processes on the system.
     try:
         fd = _open(path, os.O_RDONLY)
     except OSError:
@@ -286,12 +286,11 @@ def limit_memory(megabytes, reaper):
     """Bounds this process's data (and, each on its own, that of the processes it starts) to `megabytes`.
 
     Returns the limit in force (0: none) and how it is applied or why not, for the engine's log.
-    RLIMIT_DATA rather than RLIMIT_AS: since Linux 4.7 it counts private writable mappings, which is where
-    Python objects and numpy arrays live, and not address space that is only reserved. RLIMIT_AS would count
-    shared mappings too, but also every reservation: measured, `import numpy` needs 351 MB of address space,
-    each thread that allocates reserves a 64 MB malloc arena, `node` 719 MB, `java -version` 4 GB, Node with
-    WebAssembly 11 GB and headless Chromium 82 GB, none of which they use. An allocation beyond RLIMIT_DATA fails, which Python
-    raises as MemoryError in the user's code. What it does not count (shared memory, and the sum over the
+    RLIMIT_DATA rather than RLIMIT_AS: since Linux 4.7 it counts private writable mappings, which is where Python
+    objects and numpy arrays live, and not address space that is only reserved. RLIMIT_AS would count shared mappings
+    too, but also every reservation, and numpy, every thread's malloc arena, Node, Java, WebAssembly and Chromium
+    reserve far more address space than they use (docs/performance.md). An allocation beyond RLIMIT_DATA fails, which
+    Python raises as MemoryError in the user's code. What it does not count (shared memory, and the sum over the
     session's processes) the reaper adds up (_MemoryWatch), when there is one.
     """
     if not megabytes:
@@ -340,9 +339,9 @@ class _MemoryWatch:
     like any crash). A process that hides its smaps (PR_SET_DUMPABLE 0) is counted by its resident pages.
 
     The bound counts a page once per process that maps it, so forked workers sharing their parent's memory
-    can keep it over the limit while the exact figure is under. The exact count walks every page table
-    (measured: 50 ms for a 1.5 GB parent and 4 forked children), so it is then taken no more often than
-    keeps it within _EXACT_SHARE of the time.
+    can keep it over the limit while the exact figure is under. The exact count walks every page table, slow
+    for a large parent and its forked children, so it is then taken no more often than keeps it within
+    _EXACT_SHARE of the time.
     """
 
     _BOUND = (b"RssAnon", b"RssShmem")
