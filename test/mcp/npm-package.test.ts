@@ -1,7 +1,8 @@
 // The CLI as people install MCP servers: `npm pack` of this checkout (its built dist/, as .npmignore selects),
 // installed into an empty folder, started from the installed package's own files (`npx -y code-mode-python` runs the
 // same bin) and driven by a real MCP client over stdio: Python runs in the Pyodide sandbox, offline. Then the agent
-// plugin (plugin/) through the real Claude Code CLI, offline: it validates, and its server connects.
+// plugin (plugin/) through the real Claude Code CLI, offline: it validates, and its server connects, both where it
+// ships beside the bundled server (the package, the extension) and copied on its own (npx -y runs the package).
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -42,7 +43,9 @@ describe('the npm package', () => {
     }[];
     const files = packed[0]!.files.map((file) => file.path);
     assert.ok(
-      ['dist/cli.js', 'dist/mcp-client.js', 'dist/run-card.html'].every((file) => files.includes(file)),
+      ['dist/cli.js', 'dist/mcp-client.js', 'dist/run-card.html', 'plugin/.mcp.json', 'plugin/server.mjs'].every(
+        (file) => files.includes(file),
+      ),
       files.slice(0, 20).join(', '),
     );
     assert.ok(!files.some((file) => file.startsWith('src/') || file.startsWith('test/') || file.endsWith('.map')));
@@ -84,24 +87,36 @@ describe('the npm package', () => {
     }
   });
 
-  test('Claude Code validates the agent plugin and connects to its server (npx -y finds the installed package)', () => {
+  test('Claude Code validates the agent plugin and connects to its server, beside the bundle and on its own', () => {
     // Claude Code keeps its settings under HOME: a scratch one, so nothing of the person's is read or written.
     const env = { ...process.env, HOME: path.join(work, 'home'), DISABLE_AUTOUPDATER: '1' };
     fs.mkdirSync(env.HOME, { recursive: true });
-    const plugin = path.join(repoRoot, 'plugin');
-    const validate = spawnSync(CLAUDE, ['plugin', 'validate', plugin], { env, encoding: 'utf8', timeout: 120_000 });
-    assert.equal(validate.status, 0, `${validate.stdout}${validate.stderr}`);
-    assert.match(validate.stdout, /Validation passed/);
-    const list = spawnSync(CLAUDE, ['--plugin-dir', plugin, 'mcp', 'list'], {
-      cwd: installed,
-      env,
-      encoding: 'utf8',
-      timeout: 180_000,
-    });
-    assert.match(
-      list.stdout,
-      /plugin:code-mode-python:code-mode-python: npx -y code-mode-python - ✔ Connected/,
-      `${list.stdout}${list.stderr}`,
-    );
+    const shipped = path.join(installed, 'node_modules', 'code-mode-python', 'plugin');
+    // As a marketplace install copies it: the plugin's folder only, no bundle beside it.
+    const alone = path.join(work, 'marketplace', 'code-mode-python');
+    fs.cpSync(path.join(repoRoot, 'plugin'), alone, { recursive: true });
+    const ways = [
+      // Beside the bundle, from a folder where npx could find no package (and offline): only the bundle can serve.
+      { plugin: shipped, cwd: work, npmOffline: 'true' },
+      // On its own, npx -y finds the package installed in the folder it runs in.
+      { plugin: alone, cwd: installed, npmOffline: 'false' },
+    ];
+    for (const { plugin, cwd, npmOffline } of ways) {
+      const validate = spawnSync(CLAUDE, ['plugin', 'validate', plugin], { env, encoding: 'utf8', timeout: 120_000 });
+      assert.equal(validate.status, 0, `${validate.stdout}${validate.stderr}`);
+      assert.match(validate.stdout, /Validation passed/);
+      const list = spawnSync(CLAUDE, ['--plugin-dir', plugin, 'mcp', 'list'], {
+        cwd,
+        env: { ...env, npm_config_offline: npmOffline },
+        encoding: 'utf8',
+        timeout: 180_000,
+      });
+      assert.ok(
+        list.stdout.includes(
+          `plugin:code-mode-python:code-mode-python: node ${path.join(plugin, 'server.mjs')} - ✔ Connected`,
+        ),
+        `${list.stdout}${list.stderr}`,
+      );
+    }
   });
 });
