@@ -21,7 +21,8 @@
 //   --logs DIR         CODE_MODE_TEST_LOGS_DIR    write the workbench's log files there
 //   --verbose          VERBOSE=1                  everything: server output, all browser console
 //   --keep-tmp         KEEP_TMP=1                 keep the temporary folder (profiles, logs)
-// Exit code: 0 all passed; 1 tests failed; 2 timeout or harness error.
+// Exit code: 0 all passed; 1 tests failed, or VS Code refused one of the extension's contributions; 2 timeout or
+// harness error.
 //
 // Workspace trust: code-server decides trust in the browser workbench. With
 // --disable-workspace-trust (the default here) the feature is off and every folder is
@@ -85,6 +86,11 @@ const testsEntry = path.resolve(
   opt.tests || process.env.CODE_MODE_TEST_ENTRY || path.join(repoRoot, 'out', 'test', 'vscode', 'index.js'),
 );
 const extensionDir = path.resolve(opt.extension || process.env.CODE_MODE_TEST_EXTENSION || repoRoot);
+// The workbench reports a contribution it refuses (a path outside the extension, a `when` it cannot parse, an unknown
+// property) on its console, prefixed with the extension's id; such a run fails, whatever the tests say.
+const manifest = JSON.parse(fs.readFileSync(path.join(extensionDir, 'package.json'), 'utf8'));
+const CONTRIBUTION_REPORT = `[${manifest.publisher}.${manifest.name}]: `;
+const refusedContributions = [];
 const extraEnv = {};
 for (const kv of opt.env || []) {
   const i = kv.indexOf('=');
@@ -213,6 +219,7 @@ async function main() {
       parts.splice(1, 1);
     }
     const text = format(...parts);
+    if (text.startsWith(CONTRIBUTION_REPORT)) refusedContributions.push(text);
     if (screenshot && text.includes(SCREENSHOT_CUE)) await takeScreenshot();
     const typed = text.indexOf(TYPE_CUE);
     if (typed >= 0) {
@@ -259,6 +266,10 @@ async function main() {
   const result = await Promise.race([exited, serverDied]);
   if (settled) return 2; // the overall timeout already reported
   await Promise.race([consoleQueue, new Promise((r) => setTimeout(r, 5000))]); // print what the tests logged first
+  if (refusedContributions.length > 0) {
+    say(`VS Code refused the extension's contributions:\n${[...new Set(refusedContributions)].join('\n')}`);
+    return 1;
+  }
   if (result === 0) {
     say('tests passed');
     return 0;
