@@ -47,8 +47,13 @@ const codiconFiles = [
   ['LICENSE', 'LICENSE'],
 ];
 const copies = [
-  // One dist/python/ folder: the driver loads the runtime every backend shares (backends/runtime/) from beside it.
+  // One dist/python/ folder: the driver loads its parts and the runtime every backend shares (backends/runtime/)
+  // from beside it.
   ['src/engine/backends/python/driver.py', 'python/driver.py'],
+  ['src/engine/backends/python/interrupts.py', 'python/interrupts.py'],
+  ['src/engine/backends/python/frames.py', 'python/frames.py'],
+  ['src/engine/backends/python/run_output.py', 'python/run_output.py'],
+  ['src/engine/backends/python/host_calls.py', 'python/host_calls.py'],
   ['src/engine/backends/runtime/cell.py', 'python/cell.py'],
   ['src/engine/backends/runtime/displays.py', 'python/displays.py'],
   ['src/engine/backends/runtime/code_mode.py', 'python/code_mode.py'],
