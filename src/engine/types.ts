@@ -68,7 +68,7 @@ export interface DroppedDisplays {
   reason: string;
 }
 
-/** What every run returns, whatever its backend and front end (the `run_python` output schema mirrors it). */
+/** What every run returns, whatever its backend and front end (run_python's structured content; docs/tools.md names its fields). */
 export interface RunResult {
   success: boolean;
   stdout: string;

@@ -47,14 +47,6 @@ export const backendArg = backendKind.optional();
 export const sessionArg = z.string().regex(SESSION_NAME).optional();
 
 /**
- * An output schema: the fields declared are always there (or said optional), and more may come (a newer server
- * adds fields without breaking a client that validates).
- */
-export function outputSchema<T extends z.ZodRawShape>(shape: T) {
-  return z.looseObject(shape);
-}
-
-/**
  * Whether code run here can reach beyond the server: the workspace interpreter and a Jupyter kernel always can
  * (they are not sandboxed), Pyodide when its network is on, and all through other MCP servers when code mode is on.
  */

@@ -2,8 +2,8 @@
 // Server. We own the dispatch rather than use the SDK's McpServer because what clients rely on differs from its
 // defaults: an unknown tool and a task asked of a tool that cannot be one are protocol errors (-32602, -32601),
 // bad arguments of a known tool are a tool result a model can read, the list is what every model provider takes
-// and no bigger (toolSchemas.ts), and a result is not checked against its own output schema on the way out
-// (run_python builds it from the engine's typed result; clients check it against the listed schema).
+// and no bigger (toolSchemas.ts: input schemas only; the results' fields are in docs/tools.md, since a model reads
+// no output schema and the list is read into its context).
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -41,7 +41,6 @@ export interface TaskAnswer {
 export interface ToolDefinition<Shape extends z.ZodRawShape> {
   description: string;
   input: z.ZodObject<Shape>;
-  output?: z.ZodType;
   annotations: ToolAnnotations;
   call(args: z.output<z.ZodObject<Shape>>, channel: RunChannel): Promise<CallToolResult>;
   /** Its calls may ask the person (input(), approvals): a 2026-07-28 client is asked by `input_required` rounds. */
@@ -138,8 +137,7 @@ function toolOf(name: string, definition: ToolDefinition<z.ZodRawShape>): Tool {
   return {
     name,
     description: definition.description,
-    inputSchema: listedSchema(definition.input, 'input') as Tool['inputSchema'],
-    ...(definition.output ? { outputSchema: listedSchema(definition.output, 'output') as Tool['outputSchema'] } : {}),
+    inputSchema: listedSchema(definition.input) as Tool['inputSchema'],
     annotations: definition.annotations,
     ...(definition.callAsTask ? { execution: { taskSupport: 'optional' } } : {}),
     ...(definition._meta ? { _meta: definition._meta } : {}),

@@ -9,17 +9,16 @@ import { z } from 'zod';
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'required', 'type', 'pattern']);
 
 /**
- * `schema` as JSON Schema for tools/list. Input schemas leave out `additionalProperties: false`: arguments a tool
- * does not declare are dropped, not refused, as MCP servers commonly do.
+ * An input schema as JSON Schema for tools/list, without `additionalProperties: false`: arguments a tool does not
+ * declare are dropped, not refused, as MCP servers commonly do.
  */
-export function listedSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const cache = io === 'input' ? listedInputs : listedOutputs;
-  let listed = cache.get(schema);
+export function listedSchema(schema: z.ZodType): Record<string, unknown> {
+  let listed = listedInputs.get(schema);
   if (!listed) {
-    const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-    if (io === 'input') delete json.additionalProperties;
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    delete json.additionalProperties;
     listed = withoutDefaults(json);
-    cache.set(schema, listed);
+    listedInputs.set(schema, listed);
   }
   return listed;
 }
@@ -27,7 +26,6 @@ export function listedSchema(schema: z.ZodType, io: 'input' | 'output'): Record<
 // The schemas are made once per module, the servers that list them once per connection (per request for 2026
 // over HTTP): each is converted once. Lists are serialized, never changed, so one object serves them all.
 const listedInputs = new WeakMap<z.ZodType, Record<string, unknown>>();
-const listedOutputs = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 function withoutDefaults<T extends object>(schema: T): T {
   const kept: Record<string, unknown> = {};

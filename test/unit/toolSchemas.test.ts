@@ -11,7 +11,7 @@ test('a listed schema keeps what constrains and drops what JSON Schema assumes a
     extra: z.record(z.string(), z.unknown()),
     any: z.looseObject({}),
   });
-  assert.deepEqual(listedSchema(schema, 'output'), {
+  assert.deepEqual(listedSchema(schema), {
     type: 'object',
     properties: {
       count: { type: 'integer' },
@@ -25,7 +25,7 @@ test('a listed schema keeps what constrains and drops what JSON Schema assumes a
 });
 
 test('an input schema does not close the object, and a property named like a keyword stays', () => {
-  const listed = listedSchema(z.object({ items: z.string(), properties: z.boolean().optional() }), 'input');
+  const listed = listedSchema(z.object({ items: z.string(), properties: z.boolean().optional() }));
   assert.deepEqual(listed, {
     type: 'object',
     properties: { items: { type: 'string' }, properties: { type: 'boolean' } },

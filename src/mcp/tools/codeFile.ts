@@ -1,20 +1,12 @@
 // code_file: a long program built over several calls (create, append, read), which run_python can run by name.
 import { z } from 'zod';
 import type { Stores } from '../../engine/index';
-import { guarded, outputSchema, refused, structuredResult } from '../shared';
+import { guarded, refused, structuredResult } from '../shared';
 import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 
 const codeFileInput = z.object({
   action: z.enum(['create', 'append', 'read']),
   filename: z.string(),
-  content: z.string().optional(),
-});
-
-const codeFileOutput = outputSchema({
-  filename: z.string(),
-  size: z.number().int(),
-  mtime: z.string(),
-  bytes_written: z.number().int().optional(),
   content: z.string().optional(),
 });
 
@@ -25,7 +17,6 @@ export function registerCodeFileTool(registry: ToolRegistry, stores: Stores): Re
       'A long program written over several calls: create (replaces), append, read (.py .txt .json .csv .md, 1 MB). ' +
       'Run it with run_python(file=...).',
     input: codeFileInput,
-    output: codeFileOutput,
     // create replaces a file; append is not idempotent.
     annotations: {
       title: 'Code file',

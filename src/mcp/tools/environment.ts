@@ -18,7 +18,7 @@ import {
   errorText,
 } from '../../engine/index';
 import { handleArg, inScope, type ScopeForCall } from '../callScope';
-import { outputSchema, refused, structuredResult } from '../shared';
+import { refused, structuredResult } from '../shared';
 import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 
 export interface EnvironmentContext {
@@ -155,22 +155,6 @@ async function describeEnvironment(
   };
 }
 
-/**
- * Declared to the first level, and with no key required though every key is always there, so the tool list stays
- * small; docs/tools.md and docs/sandbox.md name the nested keys. `tool_approval` comes too, undeclared (the list's
- * byte budget).
- */
-const environmentOutput = outputSchema({
-  default_backend: z.string(),
-  backends: z.record(z.string(), z.unknown()),
-  sessions: z.array(z.unknown()),
-  limits: z.record(z.string(), z.unknown()),
-  guardrails: z.record(z.string(), z.unknown()),
-  settings: z.record(z.string(), z.unknown()),
-  learnings: z.number().nullable(),
-  external_servers: z.array(z.unknown()),
-}).partial();
-
 /** `environment`: what the agent is working with, and the few defaults it may change. */
 const environmentInput = z.object({
   key: z.enum(Object.keys(SETTING_DESCRIPTIONS) as [SettingKey, ...SettingKey[]]).optional(),
@@ -184,7 +168,6 @@ export function registerEnvironmentTool(registry: ToolRegistry, ctx: Environment
       'Backends (versions, packages, sandbox), sessions, limits, settings, external servers. key+value first sets a ' +
       'default: default_backend, timeout_s (1-3600), output_cap_kb (1-10240), auto_install (true/false), python_path.',
     input: environmentInput,
-    output: environmentOutput,
     // A changed default can be set back: nothing is lost.
     annotations: {
       title: 'Environment',

@@ -1,10 +1,8 @@
 // learnings: fixes that worked, added by the agent and searched (failures that match one get it as a hint).
 import { z } from 'zod';
 import type { Learning, Stores, LearningInput } from '../../engine/index';
-import { guarded, outputSchema, structuredResult } from '../shared';
+import { guarded, structuredResult } from '../shared';
 import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
-
-const learningOutput = z.looseObject({ id: z.string() });
 
 const learningsInput = z.object({
   action: z.enum(['add', 'search']),
@@ -22,12 +20,6 @@ const learningsInput = z.object({
   limit: z.number().int().min(1).max(50).optional(),
 });
 
-const learningsOutput = outputSchema({
-  learnings: z.array(learningOutput),
-  total: z.number().int(),
-  updated: z.boolean().optional(),
-});
-
 /** `learnings`, over the learnings store. */
 export function registerLearningsTool(registry: ToolRegistry, stores: Stores): RegisteredTool {
   return registry.register('learnings', {
@@ -35,7 +27,6 @@ export function registerLearningsTool(registry: ToolRegistry, stores: Stores): R
       'What worked, for later. add kind error: error_pattern + successful_approach (a matching failure gets it as a ' +
       'hint); add kind semantic: objective + successful_approach. search: query (else newest).',
     input: learningsInput,
-    output: learningsOutput,
     // The store is bounded (the oldest go first) and adding the same fix again refreshes the entry in place.
     annotations: {
       title: 'Learnings',

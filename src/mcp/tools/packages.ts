@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MAX_PACKAGES, type Engine, type PackagesResult } from '../../engine/index';
 import { handleArg, inScope, type CallScope, type ScopeForCall } from '../callScope';
 import type { ClientLog } from '../clientLog';
-import { backendArg, codeReachesOutside, outputSchema, sessionArg, structuredResult, type RunChannel } from '../shared';
+import { backendArg, codeReachesOutside, sessionArg, structuredResult, type RunChannel } from '../shared';
 import type { RegisteredTool, ToolRegistry } from '../toolRegistry';
 
 export interface PackageToolsContext {
@@ -24,16 +24,6 @@ const packagesInput = z.object({
   backend: backendArg,
   session: sessionArg,
   handle: handleArg,
-});
-
-const packagesOutput = outputSchema({
-  success: z.boolean(),
-  action: z.string(),
-  backend: z.string(),
-  session: z.string(),
-  packages: z.array(z.object({ name: z.string(), installed: z.boolean() }).passthrough()),
-  message: z.string(),
-  duration_ms: z.number().int(),
 });
 
 /**
@@ -89,7 +79,6 @@ export function registerPackagesTool(registry: ToolRegistry, ctx: PackageToolsCo
       'Install or check packages for run_python: specs ("numpy>=1.26,<2"), and for install .whl paths or https URLs ' +
       '(#sha256=<hex>). pyodide: into that session; python: pip into its environment.',
     input: packagesInput,
-    output: packagesOutput,
     annotations: packagesAnnotations(engine),
     call: (args, channel) =>
       inScope(scopes, args.handle, async (scope) => {

@@ -26,7 +26,6 @@ import {
   codeReachesOutside,
   guarded,
   jsonText,
-  outputSchema,
   refused,
   sessionArg,
   structured,
@@ -70,29 +69,6 @@ export const runPythonInput = z.object({
 });
 
 type RunPythonArgs = z.output<typeof runPythonInput>;
-
-/**
- * The run result (RunResult in engine/types.ts) as run_python declares it. Declared to the first level, so the tool
- * list stays small; docs/tools.md names every field.
- */
-export const runResultOutput = outputSchema({
-  success: z.boolean(),
-  stdout: z.string(),
-  stderr: z.string(),
-  duration_ms: z.number().int(),
-  // Its fields (error_type, message, traceback, …) are in docs/tools.md: the list stays small.
-  diagnostics: z.looseObject({}).nullable(),
-  backend: z.string(),
-  session: z.string(),
-  run_id: z.string(),
-  truncated: z.boolean().optional(),
-  displays: z.array(z.unknown()).optional(),
-  auto_installed: z.array(z.unknown()).optional(),
-  session_reset: z.boolean().optional(),
-  reset_reason: z.string().optional(),
-  tool_calls: z.array(z.unknown()).optional(),
-  handle: z.string().optional(),
-});
 
 /** Whether a run may reach outside decides the hints, so they follow the settings (tools/index.ts). */
 export function runAnnotations(engine: Engine, bridge: ToolBridge | undefined): ToolAnnotations {
@@ -157,7 +133,6 @@ export function registerRunTool(registry: ToolRegistry, ctx: RunToolContext): Re
           'help(tools.x.y) documents one).'
         : '.'),
     input: runPythonInput,
-    output: runResultOutput,
     annotations: runAnnotations(engine, bridge),
     call: runPython,
     asksDuringCall: true,
