@@ -7,19 +7,9 @@ import type * as vscode from 'vscode';
 import type { Engine } from '../../src/engine/index';
 import type { PythonEnvironments } from '../../src/vscode/common/python.apis';
 import { InterpreterService, type InterpreterChoice } from '../../src/vscode/services/interpreterService';
-import { SettingsService } from '../../src/vscode/settings';
+import { settingsWith } from '../support/settingsStandIn';
 
 const FOLDER_URI = { fsPath: '/work/project', scheme: 'file' } as vscode.Uri;
-
-/** The settings `values` (keys without the `codeMode.` section) make; changing `values` and re-reading changes them. */
-function settingsWith(values: Record<string, unknown>): SettingsService {
-  const get = (key: string, fallback?: unknown) => (key in values ? values[key] : fallback);
-  return new SettingsService({
-    getConfiguration: () => ({ get }) as vscode.WorkspaceConfiguration,
-    onDidChangeConfiguration: () => ({ dispose: () => undefined }),
-    updateUserSetting: async () => undefined,
-  });
-}
 
 /** The Python extension's environments API, its active environment `active` (a thrown error: it fails to resolve). */
 function pythonExtension(active: { executable: string } | Error) {

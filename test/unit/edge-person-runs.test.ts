@@ -8,17 +8,7 @@ import * as path from 'node:path';
 import type * as vscode from 'vscode';
 import type { Diagnostics, Engine, RunOptions, RunResult, ScriptRun } from '../../src/engine/index';
 import { PersonRunService, type PersonRunServiceDeps } from '../../src/vscode/services/personRuns';
-import { SettingsService } from '../../src/vscode/settings';
-
-/** The settings `values` (keys without the `codeMode.` section) make. */
-function settingsWith(values: Record<string, unknown>): SettingsService {
-  const get = (key: string, fallback?: unknown) => (key in values ? values[key] : fallback);
-  return new SettingsService({
-    getConfiguration: () => ({ get }) as vscode.WorkspaceConfiguration,
-    onDidChangeConfiguration: () => ({ dispose: () => undefined }),
-    updateUserSetting: async () => undefined,
-  });
-}
+import { settingsWith } from '../support/settingsStandIn';
 
 function resultWith(diagnostics: Diagnostics | null): RunResult {
   return {
