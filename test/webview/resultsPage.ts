@@ -8,24 +8,14 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 import { makeNonce, renderResultsHtml } from '../../src/vscode/views/resultsHtml';
 import type { HostToPageMessage, PageToHostMessage } from '../../src/webview/protocol';
 
 const root = path.resolve(__dirname, '../..');
 /** Where screenshots and the PNGs the tests make are kept. */
 export const outDir = path.join(root, 'test-output');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 // ---- VS Code's theme variables, as a webview receives them (Dark Modern and Light Modern) -------------
 
@@ -241,7 +231,7 @@ export function useResultsPage(): void {
     server = http.createServer(serve);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -5,20 +5,12 @@ import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
-import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RunResult } from '../../src/engine/types';
 import { connectStdio, runPython, type StdioConnection } from '../support/mcp';
 import { PYTHON_PNG_ENCODER } from '../support/pythonPng';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
 
 const CODE = [
   PYTHON_PNG_ENCODER,
@@ -63,7 +55,7 @@ describe('the run card App in Chromium, through the ext-apps host bridge', () =>
       format: 'iife',
       target: 'es2022',
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspComplaints.push(message.text());
