@@ -172,10 +172,27 @@ export class Container implements vscode.Disposable {
       views: { present: () => this.results.present(), revealRunsChannel: () => this.output.reveal(true) },
       problems: this.track(new RunProblems()),
       openSetting,
-      window: windowApis,
+      window: this.underTest ? this.countingInputBoxes() : windowApis,
       workspace: workspaceApis,
       commands: commandsApis,
     }));
+  }
+
+  /** How many input boxes a person's runs have asked VS Code for (counted only while extension tests run). */
+  get inputBoxesAsked(): number {
+    return this.inputBoxCount;
+  }
+  private inputBoxCount = 0;
+
+  /** A test knows a question's box is on its way without guessing how long the workbench takes to show it. */
+  private countingInputBoxes(): typeof windowApis {
+    return {
+      ...windowApis,
+      showInputBox: (options, closeOn) => {
+        this.inputBoxCount += 1;
+        return windowApis.showInputBox(options, closeOn);
+      },
+    };
   }
 
   /** This window's runs (yours and the agents'), oldest first, kept in the history store; flushed on dispose. */

@@ -21,6 +21,8 @@ export interface CodeModeTestApi {
   runsChannelReveals(): number;
   /** What the status bar item of your runs shows now. */
   runStatus(): RunStatusSnapshot;
+  /** How many input boxes input() in a person's run has asked VS Code for so far. */
+  inputBoxesAsked(): number;
   /** Hooks for what a headless test cannot do itself. */
   testHooks: TestHooks;
 }
@@ -41,6 +43,7 @@ export function testApi(container: Container, activationMs: number): CodeModeTes
     runsChannelText: () => output.transcript(),
     runsChannelReveals: () => output.reveals,
     runStatus: () => status.snapshot(),
+    inputBoxesAsked: () => container.inputBoxesAsked,
     testHooks: { answerToolApprovals: (standIn) => container.toolApprovals.answerWith(standIn) },
   };
 }
