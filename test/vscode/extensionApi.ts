@@ -19,6 +19,20 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * Accepts the selected item of the quick pick `shown` opens, once its items are there (the workbench fills a quick
+ * pick after showing it; accepting before then does nothing), and gives what `shown` settles with.
+ */
+export async function acceptWhenShown<T>(shown: Thenable<T>): Promise<T> {
+  let settled: { value: T } | undefined;
+  const watched = Promise.resolve(shown).then((value) => (settled = { value }));
+  await until('the quick pick to take its selection', async () => {
+    if (!settled) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    return settled;
+  });
+  return (await watched).value;
+}
+
 /** Polls `probe` until it gives a value; the bound is a guard against a hang, not a timing assertion. */
 export async function until<T>(
   what: string,

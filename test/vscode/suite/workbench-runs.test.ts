@@ -8,7 +8,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PackagesResult, RunResult } from '../../../src/engine/types';
-import { api, sleep, until } from '../extensionApi';
+import { acceptWhenShown, api, until } from '../extensionApi';
 import { backendChoices } from '../../../src/vscode/features/runCommands';
 import { installFailureText } from '../../../src/vscode/features/installCommand';
 import * as commandsApis from '../../../src/vscode/common/commands.apis';
@@ -102,9 +102,7 @@ describe("a person's runs have a way out", () => {
           assert.equal(await vscode.commands.executeCommand('codeMode.interrupt'), true, 'Stop found the run');
         } else {
           const menu = vscode.commands.executeCommand('codeMode.statusMenu');
-          await sleep(500);
-          await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-          assert.equal(await menu, true, "the status bar's Stop found the run");
+          assert.equal(await acceptWhenShown(menu), true, "the status bar's Stop found the run");
         }
         const result = await pending;
         assert.equal(result.diagnostics?.error_type, 'CANCELLED', `${stop}: ${JSON.stringify(result.diagnostics)}`);
