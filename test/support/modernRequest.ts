@@ -12,14 +12,13 @@ export interface ModernRequestOptions {
   clientName?: string;
 }
 
-/** Sends one request; the answer is the JSON-RPC response (from a JSON body, or the SSE stream's answer) and the HTTP status. */
-export async function sendModern<T>(
-  handler: McpHttpHandler,
+/** One 2026 request as a client puts it on the wire: the per-request envelope in `_meta`, the routing headers. */
+export function modernRequest(
   id: number,
   method: string,
   params: Record<string, unknown>,
   options: ModernRequestOptions,
-): Promise<T & { status: number }> {
+): Request {
   const meta = {
     'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
     'io.modelcontextprotocol/clientCapabilities': options.capabilities,
@@ -28,19 +27,28 @@ export async function sendModern<T>(
   };
   // The spec's routing header: the tool's name, or the task's id for tasks/*.
   const name = (params.name ?? params.taskId) as string | undefined;
-  const response = await handler.fetch(
-    new Request('http://in-process.test/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN_REVISION,
-        'mcp-method': method,
-        ...(name !== undefined ? { 'mcp-name': name } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
-    }),
-  );
+  return new Request('http://in-process.test/mcp', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN_REVISION,
+      'mcp-method': method,
+      ...(name !== undefined ? { 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
+  });
+}
+
+/** Sends one request; the answer is the JSON-RPC response (from a JSON body, or the SSE stream's answer) and the HTTP status. */
+export async function sendModern<T>(
+  handler: McpHttpHandler,
+  id: number,
+  method: string,
+  params: Record<string, unknown>,
+  options: ModernRequestOptions,
+): Promise<T & { status: number }> {
+  const response = await handler.fetch(modernRequest(id, method, params, options));
   const text = await response.text();
   const json = text.trimStart().startsWith('{')
     ? text

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { createMcpHandler, Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { whenClosed } from '../../src/mcp/shared';
 import { createMcpHandlerClosingUnconnected } from '../../src/mcp/unconnectedServers';
-import { MODERN_REVISION, sendModern } from '../support/modernRequest';
+import { modernRequest, sendModern } from '../support/modernRequest';
 
 const CAPABILITIES = { elicitation: { form: {} } };
 
@@ -28,28 +28,12 @@ function countingFactory() {
 /** Opens a listen stream, reads up to the SDK's acknowledgement, then drops the stream. */
 async function listenOnce(handler: McpHttpHandler): Promise<void> {
   const response = await handler.fetch(
-    new Request('http://in-process.test/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN_REVISION,
-        'mcp-method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'subscriptions/listen',
-        params: {
-          notifications: { toolsListChanged: true },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-            'io.modelcontextprotocol/clientCapabilities': CAPABILITIES,
-            'io.modelcontextprotocol/clientInfo': { name: 'close-hooks-test', version: '1' },
-          },
-        },
-      }),
-    }),
+    modernRequest(
+      1,
+      'subscriptions/listen',
+      { notifications: { toolsListChanged: true } },
+      { capabilities: CAPABILITIES, clientName: 'close-hooks-test' },
+    ),
   );
   assert.equal(response.status, 200);
   const reader = response.body!.getReader();
