@@ -1,5 +1,5 @@
 // The SDK opens every SSE response to a POST with a priming event: an id to resume from, and an empty data line.
-// VS Code (1.139) hands the data of every event on such a stream to JSON.parse, so each priming event logs
+// VS Code hands the data of every event on such a stream to JSON.parse, so each priming event logs
 // "Failed to parse message: """ in the server's output channel. An event with an id and no data line sets the
 // client's last event id all the same (the SSE rules dispatch no event without data, and keep its id), so for
 // VS Code the priming event goes out without its data line. SDK clients track ids only of events they are given,
