@@ -1,5 +1,5 @@
-// The agent plugin's MCP server. Where the plugin ships beside the bundled server (in the VS Code extension, the
-// npm package or a checkout), that one runs: the same version, offline. A plugin copied on its own (a marketplace
+// The agent plugin's MCP server. Where the plugin ships beside the bundled server (in the npm package or a
+// checkout), that one runs: the same version, offline. A plugin copied on its own (a marketplace
 // install) runs the published package, as MCP servers are installed. The command is fixed: nothing from the host
 // reaches it.
 import { spawn } from 'node:child_process';

@@ -2,7 +2,7 @@
 // installed into an empty folder, started from the installed package's own files (`npx -y code-mode-python` runs the
 // same bin) and driven by a real MCP client over stdio: Python runs in the Pyodide sandbox, offline. Then the agent
 // plugin (plugin/) through the real Claude Code CLI, offline: it validates, and its server connects, both where it
-// ships beside the bundled server (the package, the extension) and copied on its own (npx -y runs the package).
+// ships beside the bundled server (the npm package, a checkout) and copied on its own (npx -y runs the package).
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,8 +1,8 @@
-// The agent plugin (plugin/: Claude Code's layout), which VS Code's chat loads from the extension where its agent
-// host runs (contributes.chatPlugins), and the skill VS Code's chat loads from it (contributes.chatSkills): the skill
-// is found where both look, named as VS Code requires (its frontmatter name is its folder's name), and the plugin's
-// server is the bundled one beside it, or the published package when the plugin is copied on its own. Claude Code
-// validating the plugin and connecting to its server both ways: test/mcp/npm-package.test.ts.
+// The agent plugin (plugin/: Claude Code's layout) and the skill VS Code's chat loads from it
+// (contributes.chatSkills): the skill is found where both look, named as VS Code requires (its frontmatter name is
+// its folder's name), and the plugin's server is the bundled one beside it, or the published package when the
+// plugin is copied on its own. Claude Code validating the plugin and connecting to its server both ways:
+// test/mcp/npm-package.test.ts.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -12,7 +12,7 @@ const root = path.resolve(__dirname, '../..');
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   name: string;
   bin: Record<string, string>;
-  contributes: { chatSkills: { path: string }[]; chatPlugins: { path: string; when?: string }[] };
+  contributes: { chatSkills: { path: string }[] };
 };
 
 function frontmatter(file: string): Record<string, string> {
@@ -39,6 +39,9 @@ test("VS Code's skills are the plugin's, each named after its folder and saying 
     assert.equal(name, path.basename(path.dirname(file)), 'VS Code loads a skill only when its name is its folder');
     assert.ok((description ?? '').length > 40, 'a description says when to use it');
   }
+  // vsce ships only what .vscodeignore lets through; npm packs the whole plugin (.npmignore).
+  assert.match(fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8'), /^!plugin\/skills\/\*\*$/m);
+  assert.match(fs.readFileSync(path.join(root, '.npmignore'), 'utf8'), /^!\/plugin\/$/m);
 });
 
 test("the plugin's server is started by its launcher, from the plugin's own folder", () => {
@@ -54,12 +57,4 @@ test("the plugin's server is started by its launcher, from the plugin's own fold
   // Which server it starts, both ways, is shown through Claude Code in test/mcp/npm-package.test.ts; npx -y
   // <package> runs the package's only bin.
   assert.equal(Object.keys(manifest.bin).length, 1);
-});
-
-test("VS Code's agent host gets the plugin, where the extension's own MCP provider is not fully served", () => {
-  // Elsewhere the provider serves the extension's engine (the window's runs in its Results view), and a plugin's
-  // server beside it would list every tool twice.
-  assert.deepEqual(manifest.contributes.chatPlugins, [{ path: './plugin', when: 'agentHostEnabled' }]);
-  assert.match(fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8'), /^!plugin\/\*\*$/m);
-  assert.match(fs.readFileSync(path.join(root, '.npmignore'), 'utf8'), /^!\/plugin\/$/m);
 });
