@@ -305,11 +305,19 @@ async function main(): Promise<void> {
   let stopping: Promise<void> | undefined;
   // Signals, end of stdin and the transport closing can all ask at once; the sessions are closed once.
   const shutdown = () => {
+    // Each step's failure is logged and the next runs: the engine's sessions and folders must go whatever failed.
+    const step = async (what: string, work: () => unknown) => {
+      try {
+        await work();
+      } catch (error) {
+        stderrLogger.warn(`shutdown: ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
     stopping ??= (async () => {
-      await server?.close().catch(() => undefined);
-      await codeMode.dispose();
-      history.flush();
-      await engine.dispose();
+      await step('closing the server', () => server?.close());
+      await step('closing code mode', () => codeMode.dispose());
+      await step('saving the run history', () => history.flush());
+      await step('ending the sessions', () => engine.dispose());
       process.exit(0);
     })();
     return stopping;

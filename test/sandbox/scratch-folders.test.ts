@@ -203,9 +203,13 @@ describe('two HTTP clients of one CLI server', () => {
     await until(() => !fs.existsSync(aScratch), "the ended client's scratch folder is removed");
     assert.ok(fs.existsSync(bScratch));
     await b.client.close();
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
     child.kill('SIGTERM');
-    await exited;
-    assert.equal(fs.existsSync(bScratch), false, 'the server removes the folders of its sessions when it exits');
+    const how = await exited;
+    assert.equal(
+      fs.existsSync(bScratch),
+      false,
+      `the server removes the folders of its sessions when it exits (it exited with ${String(how)}): ${stderr.slice(-2000)}`,
+    );
   });
 });
