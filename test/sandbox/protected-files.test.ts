@@ -13,7 +13,7 @@ import { createEngine } from '../../src/engine/index';
 import { connectStdio, testStorageDir } from '../support/mcp';
 import { buildWheel } from '../support/wheel';
 import { inNestedWorker, settleInWorker, type Run } from '../support/pyodideProbe';
-import { onlyDeno, sandboxFlags, sandboxUnderTest } from '../support/sandboxUnderTest';
+import { sandboxFlags, sandboxUnderTest } from '../support/sandboxUnderTest';
 
 /** Every file below `dir` with its content, to compare before and after the attacks. */
 function snapshotTree(dir: string): Record<string, string> {
@@ -142,61 +142,39 @@ describe('files the host reads as configuration', () => {
     assert.deepEqual(snapshotTree(bare), bareBefore);
   });
 
-  test(
-    'a repository or virtual environment made below the top level while the session runs is refused',
-    {
-      skip: onlyDeno(
-        'a mount can only cover a name that exists, and without an overlay (bubblewrap 0.9) none can refuse a new one',
-      ),
-    },
-    async () => {
-      const made = [
-        path.join(configured, 'out', '.git', 'config'),
-        path.join(configured, 'deep', 'fresh', '.git', 'hooks', 'pre-commit'),
-        path.join(configured, 'out', 'env2', 'pyvenv.cfg'),
-      ];
-      for (const target of made) {
-        const result = await attacker(
-          `import os\nos.makedirs(${JSON.stringify(path.dirname(target))}, exist_ok=True)\n` +
-            `open(${JSON.stringify(target)}, "w").write("[core]\\n\\tfsmonitor = touch /tmp/pwned\\n")`,
-        );
-        assert.equal(result.success, false, `Python wrote ${target}`);
-        assert.equal(fs.existsSync(target), false, target);
-        const fresh = await nested(
-          `const fs = require('node:fs'); fs.mkdirSync(${JSON.stringify(path.dirname(target))}, { recursive: true }); fs.writeFileSync(${JSON.stringify(target)}, 'x'); return 'written'`,
-        );
-        assert.match(fresh, /^ok:err:/, `a fresh realm wrote ${target}: ${fresh}`);
-        assert.equal(fs.existsSync(target), false, target);
-      }
-      // What is not metadata is still written beside it.
-      const beside = await attacker(
-        `open(${JSON.stringify(path.join(configured, 'out', 'gitignore.txt'))}, "w").write("x")`,
+  test('a repository or virtual environment made below the top level while the session runs is refused', async () => {
+    const made = [
+      path.join(configured, 'out', '.git', 'config'),
+      path.join(configured, 'deep', 'fresh', '.git', 'hooks', 'pre-commit'),
+      path.join(configured, 'out', 'env2', 'pyvenv.cfg'),
+    ];
+    for (const target of made) {
+      const result = await attacker(
+        `import os\nos.makedirs(${JSON.stringify(path.dirname(target))}, exist_ok=True)\n` +
+          `open(${JSON.stringify(target)}, "w").write("[core]\\n\\tfsmonitor = touch /tmp/pwned\\n")`,
       );
-      assert.equal(beside.success, true, JSON.stringify(beside.diagnostics));
-      fs.rmSync(path.join(configured, 'out'), { recursive: true });
-      fs.mkdirSync(path.join(configured, 'out'));
-      fs.rmSync(path.join(configured, 'deep', 'fresh'), { recursive: true, force: true });
-    },
-  );
-
-  test('a mechanism that cannot refuse them says so: the sandbox is not complete while workspace write is on', async () => {
-    const report = engine.sandbox('pyodide')!;
-    const gap = report.gaps.find((text) => text.startsWith('workspace write is on'));
-    if (report.mechanism === 'bubblewrap') {
-      assert.equal(report.complete, false);
-      assert.match(gap ?? '', /\.git or virtual environment that code creates below the top level/);
-    } else assert.equal(gap, undefined, 'Deno refuses them by name');
-    const readOnly = createEngine({
-      storageDir: testStorageDir,
-      workspaceRoots: [bare],
-      pyodide: { sandbox: sandboxUnderTest },
-    });
-    assert.equal(
-      readOnly.sandbox('pyodide')!.gaps.some((text) => text.startsWith('workspace write is on')),
-      false,
-      'a read-only workspace has no such gap',
+      assert.equal(result.success, false, `Python wrote ${target}`);
+      assert.equal(fs.existsSync(target), false, target);
+      const fresh = await nested(
+        `const fs = require('node:fs'); fs.mkdirSync(${JSON.stringify(path.dirname(target))}, { recursive: true }); fs.writeFileSync(${JSON.stringify(target)}, 'x'); return 'written'`,
+      );
+      assert.match(fresh, /^ok:err:/, `a fresh realm wrote ${target}: ${fresh}`);
+      assert.equal(fs.existsSync(target), false, target);
+    }
+    // What is not metadata is still written beside it.
+    const beside = await attacker(
+      `open(${JSON.stringify(path.join(configured, 'out', 'gitignore.txt'))}, "w").write("x")`,
     );
-    await readOnly.dispose();
+    assert.equal(beside.success, true, JSON.stringify(beside.diagnostics));
+    fs.rmSync(path.join(configured, 'out'), { recursive: true });
+    fs.mkdirSync(path.join(configured, 'out'));
+    fs.rmSync(path.join(configured, 'deep', 'fresh'), { recursive: true, force: true });
+  });
+
+  test('the sandbox is complete with workspace write on: no mechanism leaves new metadata unrefused', async () => {
+    const report = engine.sandbox('pyodide')!;
+    assert.deepEqual(report.gaps, [], JSON.stringify(report));
+    assert.equal(report.complete, true);
   });
 
   test('nor can a fresh JavaScript realm that writes, renames or links through node:fs directly', async () => {

@@ -145,17 +145,10 @@ export function sandboxLimits(): { prlimit: string; setpriv?: string } | undefin
   return limitTools ?? undefined;
 }
 
-/**
- * What the sandbox is on this machine with `network` and `choice`, when the workspace is `workspaceWritable` or
- * not; the same for every session.
- */
-export function sandboxReport(
-  network: NetworkAccess,
-  choice: SandboxChoice = 'auto',
-  workspaceWritable = false,
-): SandboxReport {
+/** What the sandbox is on this machine with `network` and `choice`; the same for every session. */
+export function sandboxReport(network: NetworkAccess, choice: SandboxChoice = 'auto'): SandboxReport {
   const bwrap = choice === 'deno' ? undefined : bubblewrap();
-  if (bwrap && 'binary' in bwrap) return bubblewrapReport(network, workspaceWritable);
+  if (bwrap && 'binary' in bwrap) return bubblewrapReport(network);
   const denoFound = choice === 'bubblewrap' ? undefined : deno();
   if (denoFound && 'binary' in denoFound) return { mechanism: 'deno', complete: true, network, gaps: [] };
   const missing = [
@@ -165,7 +158,7 @@ export function sandboxReport(
   return nodePermissionReport(network, missing.join('; '));
 }
 
-function bubblewrapReport(network: NetworkAccess, workspaceWritable: boolean): SandboxReport {
+function bubblewrapReport(network: NetworkAccess): SandboxReport {
   const gaps = seccompFilter(network)
     ? []
     : [
@@ -174,11 +167,6 @@ function bubblewrapReport(network: NetworkAccess, workspaceWritable: boolean): S
   if (permissionModelFlag() === undefined)
     gaps.push(
       "Node's permission model is unavailable in this runtime (a second layer only: bubblewrap holds the boundary)",
-    );
-  // A mount covers only a name that exists; bubblewrap 0.9's overlay could cover the rest, Debian 12 ships 0.8.
-  if (workspaceWritable)
-    gaps.push(
-      'workspace write is on: a .git or virtual environment that code creates below the top level of the workspace while a session runs is not refused, and git run there later would run its hooks (the deno sandbox refuses it by name)',
     );
   return { mechanism: 'bubblewrap', complete: gaps.length === 0, network, gaps };
 }

@@ -56,7 +56,7 @@ export function createPyodideBackend(config: PyodideBackendConfig): BackendFacto
   const network = config.network ?? 'off';
   const sandboxChoice = config.sandbox ?? 'auto';
   const workspaceWritable = config.workspaceWritable ?? false;
-  const report = (): SandboxReport => sandboxReport(network, sandboxChoice, workspaceWritable);
+  const report = (): SandboxReport => sandboxReport(network, sandboxChoice);
   let shared: SharedSetup | undefined;
   // Created on first use: the folders and the snapshot check cost nothing until Pyodide is wanted.
   const setup = (): SharedSetup => {

@@ -8,7 +8,8 @@ import { errorText } from '../../errorText';
 import { FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
 import { assetsDir } from '../../paths';
 import { fileView, MAX_METADATA_WALK } from '../../sandbox/fileView';
-import { spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
+import { sandboxReport, spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
+import { WriteProxy } from '../../sandbox/writeProxy';
 import type { Logger } from '../../types';
 import type { BackendSessionOptions } from '../contract';
 import { parseFromHost } from './hostMessages';
@@ -42,6 +43,8 @@ export interface LaunchedHost {
   toHost: Writable;
   /** The sandbox mechanism it runs under. */
   mechanism: string;
+  /** Makes the workspace writes its grants allow, where the sandbox mounts the workspace read-only. */
+  writes?: WriteProxy;
   /** Where a starting host writes a new snapshot or code cache, until the backend takes them. */
   outbox?: string;
   /** The snapshot it was told to start from, and where that came from. */
@@ -79,24 +82,33 @@ export function launchHost(
   // The session's own folder (scratch.ts), bound read-write: no other session's is in this sandbox.
   const scratchDir = options.scratchDir && ensureFolder(options.scratchDir, log);
   const assets = fs.realpathSync(assetsDir());
-  const view = fileView({
-    // The package cache, the snapshot and the code cache: read-only, so no session can change what another one loads.
-    readOnly: [assets, shared.cacheDir, ...(shared.workspaceWritable ? [] : workspace)],
-    readWrite: [
-      ...(shared.workspaceWritable ? workspace : []),
-      ...(scratchDir ? [scratchDir] : []),
-      ...(outbox ? [outbox] : []),
-    ],
-    workspaceRoots: shared.workspaceWritable ? workspace : [],
-    protectedPaths: shared.protectedPaths,
-  });
-  for (const root of view.closed)
+  const view = (workspaceWritable: boolean) =>
+    fileView({
+      // The package cache, the snapshot and the code cache: read-only, so no session can change what another one loads.
+      readOnly: [assets, shared.cacheDir, ...(workspaceWritable ? [] : workspace)],
+      readWrite: [
+        ...(workspaceWritable ? workspace : []),
+        ...(scratchDir ? [scratchDir] : []),
+        ...(outbox ? [outbox] : []),
+      ],
+      workspaceRoots: workspaceWritable ? workspace : [],
+      protectedPaths: shared.protectedPaths,
+    });
+  // What the code may change. Deno asks its broker before each write; any other sandbox gets the workspace
+  // read-only, and the server makes the writes these grants allow (sandbox/writeProxy.ts).
+  const grants = view(shared.workspaceWritable);
+  const mechanism = sandboxReport(shared.network, shared.sandboxChoice).mechanism;
+  const writesThroughServer = shared.workspaceWritable && mechanism !== 'deno' ? workspace : [];
+  const mounts = writesThroughServer.length > 0 ? view(false).mounts : grants.mounts;
+  const writes =
+    writesThroughServer.length > 0 ? new WriteProxy({ mounts: grants.mounts, network: shared.network }) : undefined;
+  for (const root of grants.closed)
     log.warn(
       `${root} stays read-only in Pyodide although workspace write is on: it holds more than ${MAX_METADATA_WALK} entries, too many to look through for the repositories and virtual environments that must stay read-only`,
     );
-  if (view.skipped > 0)
+  if (grants.skipped > 0)
     log.warn(
-      `${view.skipped} entries at the top of the workspace stay read-only in Pyodide: too many to mount one by one`,
+      `${grants.skipped} entries at the top of the workspace stay read-only in Pyodide: too many to mount one by one`,
     );
   const hostConfig: HostConfig = {
     cacheDir: shared.cacheDir,
@@ -108,14 +120,15 @@ export function launchHost(
     network: shared.network,
     networkSetting: options.settingNames?.pyodideNetwork,
     workspaceRoots: workspace,
-    mounts: view.mounts,
+    mounts: grants.mounts,
+    writesThroughServer,
   };
   const { child, report } = spawnConfinedHost(
     path.join(assets, 'pyodide-host.cjs'),
     [JSON.stringify(hostConfig)],
     // Deno's cache sits in the package cache: read-only to the code it runs, so no session can change what another one loads.
     {
-      mounts: view.mounts,
+      mounts,
       network: shared.network,
       cwd: assets,
       choice: shared.sandboxChoice,
@@ -160,6 +173,7 @@ export function launchHost(
     }
   });
   child.once('exit', (code, signal) => {
+    writes?.dispose();
     if (outbox) shared.snapshots.discardOutbox(outbox);
     const how = signal
       ? `was killed (${signal})`
@@ -172,6 +186,7 @@ export function launchHost(
     child,
     toHost: child.stdio[HOST_INPUT_FD] as Writable,
     mechanism: report.mechanism,
+    writes,
     outbox,
     snapshot,
     snapshotOrigin: start?.origin,

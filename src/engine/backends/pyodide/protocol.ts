@@ -43,6 +43,11 @@ export interface HostConfig {
   workspaceRoots: string[];
   /** What the sandbox lets the process read and write (sandbox/fileView.ts), so Python hears of a refused write at once. */
   mounts: Mount[];
+  /**
+   * Workspace folders the sandbox mounts read-only although they are writable: Pyodide's file layer asks the
+   * server to make each write there (sandbox/writeProxy.ts).
+   */
+  writesThroughServer: string[];
 }
 
 /** A cached memory snapshot and the hash recorded when it was cached. */

@@ -12,6 +12,7 @@ import type {
   BackendSink,
 } from '../contract';
 import { checkCacheSince, installReport, planInstall } from './packagePlan';
+import { WRITE_PROXY_METHOD } from '../../sandbox/writeProxyWire';
 import { launchHost, type LaunchedHost, type SharedSetup } from './hostLaunch';
 import type { FromHost, InstallStep, OutputChunk, PackagesReply, ReadyInfo, ToHost } from './protocol';
 import { errorText } from '../../errorText';
@@ -353,6 +354,15 @@ export class PyodideSession implements BackendSession {
         // Python waits for each call's answer; only an interrupt lets it make another before that.
         if (pending.callsInFlight > 0 && !pending.interrupted)
           return this.stopMisbehaving(host, 'a second host call while the first one was still waiting');
+        if (message.method === WRITE_PROXY_METHOD && host.writes) {
+          this.send(host, {
+            type: 'hostCallReply',
+            id: message.id,
+            ok: true,
+            value: host.writes.answer(message.params),
+          });
+          return;
+        }
         pending.callsInFlight++;
         host.sandbox.freeze(); // Python waits for the answer, and a question stops the run's clock: so does the sandbox.
         void this.answerHostCall(host, message.id, message.method, message.params).finally(

@@ -30,6 +30,9 @@ import { WorkerPackages } from './workerPackages';
 import { CappedStream } from './cappedStream';
 import { capHeapGrowth } from './heapCap';
 import { refuseWritesWhereReadOnly } from './readOnlyMounts';
+import { routeWorkspaceWrites } from './workspaceWrites';
+import type { WriteReply, WriteRequest } from '../../sandbox/writeProxy';
+import { WRITE_PROXY_METHOD } from '../../sandbox/writeProxyWire';
 
 type LoadPyodide = (typeof import('pyodide'))['loadPyodide'];
 type PyodideOptions = NonNullable<Parameters<LoadPyodide>[0]>;
@@ -149,8 +152,24 @@ let cellRunning = false;
 function hostCall(py: PyodideInterface, method: string, paramsJson: string): string {
   // Same rule as the CPython driver: asyncio tasks left running between cells cannot call out.
   if (!cellRunning) return JSON.stringify([false, 'host calls can only be made while a cell runs']);
+  // Raises KeyboardInterrupt in the calling Python code, also for one Python's own poll took just before
+  // the call; the reply, if it ever comes, is then ignored. The host bumps callSignal on interrupt.
+  return encodeReply(awaitReply(method, JSON.parse(paramsJson) as unknown, () => py.checkInterrupt()));
+}
+
+/**
+ * A workspace write asked of the server (workspaceWrites.ts), from inside Pyodide's file layer: not interrupted
+ * there (a Python exception thrown through it would leave the file layer half done); the server answers at once.
+ */
+function askServer(request: WriteRequest): WriteReply {
+  if (!cellRunning) return { error: { code: 'EACCES', message: 'the workspace is written only while a cell runs' } };
+  const reply = awaitReply(WRITE_PROXY_METHOD, request, () => undefined);
+  return reply.ok ? (reply.value as WriteReply) : { error: { code: 'EIO', message: reply.error } };
+}
+
+function awaitReply(method: string, params: unknown, whileWaiting: () => void): HostCallReply {
   const id = ++lastCallId;
-  post({ type: 'hostCall', id, method, params: JSON.parse(paramsJson) as unknown });
+  post({ type: 'hostCall', id, method, params });
   for (;;) {
     const seen = Atomics.load(callSignal, 0);
     for (
@@ -160,11 +179,9 @@ function hostCall(py: PyodideInterface, method: string, paramsJson: string): str
     ) {
       // Replies to calls abandoned by an earlier interrupt can still arrive; they are dropped here.
       const reply = received.message as HostCallReply;
-      if (reply.id === id) return encodeReply(reply);
+      if (reply.id === id) return reply;
     }
-    // Raises KeyboardInterrupt in the calling Python code, also for one Python's own poll took just before
-    // the call; the reply, if it ever comes, is then ignored. The host bumps callSignal on interrupt.
-    py.checkInterrupt();
+    whileWaiting();
     Atomics.wait(callSignal, 0, seen);
   }
 }
@@ -272,6 +289,9 @@ function mountHostFolders(py: PyodideInterface): void {
     }
   }
   refuseWritesWhereReadOnly(py, init.mounts);
+  routeWorkspaceWrites(init.writesThroughServer, askServer, (reason) =>
+    streams[STDERR].write(new TextEncoder().encode(`[sandbox] ${reason}\n`)),
+  );
   const start = init.workspaceRoots[0];
   try {
     if (start) py.FS.chdir(start);

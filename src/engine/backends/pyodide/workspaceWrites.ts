@@ -1,0 +1,230 @@
+// Pyodide's file layer writing to the workspace through the server, where the sandbox mounts the workspace
+// read-only (sandbox/writeProxy.ts says why). Emscripten's NODEFS works through node:fs; the calls of it that
+// would change something under a routed folder go to the server instead. A file opened for writing there has two
+// descriptors: the server's, which takes the writes, and a read-only one here, which NODEFS reads and stats
+// (the same file, so it sees every write at once). Code that goes around this layer meets the read-only mount.
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { isInside } from '../../sandbox/fileView';
+import type { WriteReply, WriteRequest } from '../../sandbox/writeProxy';
+import { MAX_WRITE_CHUNK_BYTES } from '../../sandbox/writeProxyWire';
+
+/** Sends one request to the server and blocks until it answers. */
+export type AskServer = (request: WriteRequest) => WriteReply;
+
+type NodeFs = typeof import('node:fs');
+type Time = string | number | Date;
+
+/** The module object NODEFS itself calls through (a namespace import would be a copy). */
+const nodeFs = createRequire(__filename)('node:fs') as NodeFs;
+const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND } = nodeFs.constants;
+/** Node's flag strings that open for writing, as numbers (NODEFS passes numbers; other callers may not). */
+const WRITE_MODES: Record<string, number> = {
+  w: O_WRONLY | O_CREAT | O_TRUNC,
+  wx: O_WRONLY | O_CREAT | O_TRUNC | O_EXCL,
+  'w+': O_RDWR | O_CREAT | O_TRUNC,
+  'wx+': O_RDWR | O_CREAT | O_TRUNC | O_EXCL,
+  a: O_WRONLY | O_CREAT | O_APPEND,
+  ax: O_WRONLY | O_CREAT | O_APPEND | O_EXCL,
+  'a+': O_RDWR | O_CREAT | O_APPEND,
+  'ax+': O_RDWR | O_CREAT | O_APPEND | O_EXCL,
+  'r+': O_RDWR,
+};
+
+/**
+ * From now on, writes under `roots` made through node:fs in this thread are asked of the server. `refused` hears
+ * why the grants refused one (the error Python sees carries only its errno).
+ */
+export function routeWorkspaceWrites(
+  roots: readonly string[],
+  ask: AskServer,
+  refused: (reason: string) => void,
+): void {
+  if (roots.length === 0) return;
+  const fs = nodeFs;
+  const original = {
+    openSync: fs.openSync,
+    closeSync: fs.closeSync,
+    writeSync: fs.writeSync,
+    writeFileSync: fs.writeFileSync,
+  };
+  /** Local read-only descriptor -> the server's handle of the same file. */
+  const serverHandles = new Map<number, number>();
+
+  const routed = (target: unknown): target is string =>
+    typeof target === 'string' && roots.some((root) => isInside(path.resolve(target), root));
+
+  const call = (request: WriteRequest): number | null => {
+    const reply = ask(request);
+    if ('value' in reply) return reply.value;
+    if (reply.error.code === 'EACCES') refused(reply.error.message);
+    throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
+  };
+  const exdev = (): never => {
+    throw Object.assign(new Error('cross-device link not permitted'), { code: 'EXDEV' });
+  };
+
+  const handleOf = (fd: unknown): number | undefined => (typeof fd === 'number' ? serverHandles.get(fd) : undefined);
+
+  const writeFlags = (flags: unknown): number | undefined => {
+    const bits = typeof flags === 'number' ? flags : typeof flags === 'string' ? WRITE_MODES[flags] : undefined;
+    return bits !== undefined && (bits & (O_WRONLY | O_RDWR)) !== 0 ? bits : undefined;
+  };
+
+  fs.openSync = ((target: unknown, flags?: unknown, mode?: unknown) => {
+    const bits = writeFlags(flags);
+    if (!routed(target) || bits === undefined)
+      return original.openSync(target as string, flags as never, mode as never);
+    const absolute = path.resolve(target);
+    const handle = call({ op: 'open', path: absolute, flags: bits, mode: typeof mode === 'number' ? mode : 0o666 })!;
+    let local: number;
+    try {
+      local = original.openSync(absolute, 'r');
+    } catch {
+      // A file the server made unreadable (mode 0200): reads fail as they would, writes still go to the server.
+      local = original.openSync('/dev/null', 'r');
+    }
+    serverHandles.set(local, handle);
+    return local;
+  }) as NodeFs['openSync'];
+
+  fs.closeSync = ((fd: number) => {
+    const handle = handleOf(fd);
+    if (handle === undefined) return original.closeSync(fd);
+    serverHandles.delete(fd);
+    original.closeSync(fd);
+    call({ op: 'close', handle });
+  }) as NodeFs['closeSync'];
+
+  fs.writeSync = ((fd: number, data: unknown, ...rest: unknown[]) => {
+    const handle = handleOf(fd);
+    if (handle === undefined) return (original.writeSync as (...args: unknown[]) => number)(fd, data, ...rest);
+    let bytes: Buffer;
+    let position: unknown;
+    if (typeof data === 'string') {
+      bytes = Buffer.from(data, typeof rest[1] === 'string' ? (rest[1] as BufferEncoding) : 'utf8');
+      position = rest[0];
+    } else {
+      const view = data as ArrayBufferView;
+      const offset = typeof rest[0] === 'number' ? rest[0] : 0;
+      const length = typeof rest[1] === 'number' ? rest[1] : view.byteLength - offset;
+      bytes = Buffer.from(view.buffer, view.byteOffset + offset, length);
+      position = rest[2];
+    }
+    const at = typeof position === 'number' ? position : null;
+    let written = 0;
+    while (written < bytes.length) {
+      const chunk = bytes.subarray(written, written + MAX_WRITE_CHUNK_BYTES);
+      const n = call({
+        op: 'write',
+        handle,
+        data: chunk.toString('base64'),
+        position: at === null ? null : at + written,
+      })!;
+      written += n;
+      if (n < chunk.length) break;
+    }
+    return written;
+  }) as NodeFs['writeSync'];
+
+  /** Replaces `name`; the replacement reaches the function it replaced as `previous`. */
+  const wrap = (
+    name: keyof NodeFs,
+    make: (previous: (...args: unknown[]) => unknown) => (...args: never[]) => unknown,
+  ): void => {
+    const previous = fs[name] as unknown as (...args: unknown[]) => unknown;
+    (fs as unknown as Record<string, unknown>)[name] = make(previous);
+  };
+
+  const seconds = (time: Time): number =>
+    time instanceof Date ? time.getTime() / 1000 : typeof time === 'string' ? Number(time) : time;
+
+  wrap(
+    'ftruncateSync',
+    (previous) => (fd: number, length?: number) =>
+      handleOf(fd) === undefined
+        ? previous(fd, length)
+        : call({ op: 'ftruncate', handle: handleOf(fd)!, length: length ?? 0 }),
+  );
+  wrap(
+    'fchmodSync',
+    (previous) => (fd: number, mode: number) =>
+      handleOf(fd) === undefined
+        ? previous(fd, mode)
+        : call({ op: 'fchmod', handle: handleOf(fd)!, mode: Number(mode) }),
+  );
+  wrap(
+    'futimesSync',
+    (previous) => (fd: number, atime: Time, mtime: Time) =>
+      handleOf(fd) === undefined
+        ? previous(fd, atime, mtime)
+        : call({ op: 'futimes', handle: handleOf(fd)!, atime: seconds(atime), mtime: seconds(mtime) }),
+  );
+  fs.writeFileSync = ((target: unknown, data: unknown, options?: unknown) => {
+    if (!routed(target)) return (original.writeFileSync as (...args: unknown[]) => void)(target, data, options);
+    const mode =
+      typeof options === 'object' && options !== null && typeof (options as { mode?: unknown }).mode === 'number'
+        ? (options as { mode: number }).mode
+        : 0o666;
+    const empty = typeof data === 'string' ? data.length === 0 : (data as ArrayBufferView).byteLength === 0;
+    // NODEFS makes each new file this way, empty: one request.
+    if (empty) return void call({ op: 'create', path: path.resolve(target), mode });
+    const fd = fs.openSync(target, 'w', mode);
+    try {
+      fs.writeSync(fd, data as Buffer);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }) as NodeFs['writeFileSync'];
+
+  wrap('mkdirSync', (previous) => (target: unknown, options?: unknown) => {
+    const recursive = typeof options === 'object' && options !== null && (options as { recursive?: unknown }).recursive;
+    if (!routed(target) || recursive) return previous(target, options);
+    const mode =
+      typeof options === 'number'
+        ? options
+        : typeof (options as { mode?: unknown } | undefined)?.mode === 'number'
+          ? (options as { mode: number }).mode
+          : 0o777;
+    call({ op: 'mkdir', path: path.resolve(target), mode });
+  });
+  wrap('renameSync', (previous) => (from: unknown, to: unknown) => {
+    const inside = [routed(from), routed(to)];
+    if (!inside[0] && !inside[1]) return previous(from, to);
+    if (!inside[0] || !inside[1]) exdev();
+    call({ op: 'rename', from: path.resolve(from as string), to: path.resolve(to as string) });
+  });
+  for (const op of ['unlink', 'rmdir'] as const)
+    wrap(
+      `${op}Sync`,
+      (previous) =>
+        (target: unknown, ...rest: unknown[]) =>
+          routed(target) ? call({ op, path: path.resolve(target) }) : previous(target, ...rest),
+    );
+  wrap(
+    'truncateSync',
+    (previous) => (target: unknown, length?: number) =>
+      routed(target)
+        ? call({ op: 'truncate', path: path.resolve(target), length: length ?? 0 })
+        : previous(target, length),
+  );
+  wrap(
+    'chmodSync',
+    (previous) => (target: unknown, mode: number) =>
+      routed(target) ? call({ op: 'chmod', path: path.resolve(target), mode: Number(mode) }) : previous(target, mode),
+  );
+  wrap(
+    'utimesSync',
+    (previous) => (target: unknown, atime: Time, mtime: Time) =>
+      routed(target)
+        ? call({ op: 'utimes', path: path.resolve(target), atime: seconds(atime), mtime: seconds(mtime) })
+        : previous(target, atime, mtime),
+  );
+  wrap('symlinkSync', (previous) => (link: unknown, target: unknown, type?: unknown) => {
+    if (!routed(target)) return previous(link, target, type);
+    refused(
+      `Requires write access to "${path.resolve(target as string)}": no link is made in the workspace from this sandbox`,
+    );
+    throw Object.assign(new Error('links are not made in the workspace'), { code: 'EPERM' });
+  });
+}

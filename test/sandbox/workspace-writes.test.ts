@@ -1,0 +1,186 @@
+// Workspace write, as Python uses it, on every mechanism: under bubblewrap the workspace is mounted read-only and
+// the server makes each write the grants allow (src/engine/sandbox/writeProxy.ts); under Deno the broker answers
+// before Deno writes. Either way Python's file habits work, a link never carries a write out of the grants, and a
+// request forged from inside the sandbox changes nothing it could not change anyway.
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Engine } from '../../src/engine/engine';
+import { createEngine } from '../../src/engine/index';
+import { testStorageDir } from '../support/mcp';
+import { sandboxUnderTest } from '../support/sandboxUnderTest';
+
+const py = (value: string) => JSON.stringify(value);
+
+describe('workspace write from Python', () => {
+  let engine: Engine;
+  let workspace: string;
+  let outside: string;
+  let out: string;
+  const run = (code: string, session = 'writer') => engine.run({ code, backend: 'pyodide', session });
+
+  before(() => {
+    workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-writes-')));
+    outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-outside-')));
+    out = path.join(workspace, 'out');
+    fs.mkdirSync(out);
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'secret');
+    // Links a person made: one to a folder outside the workspace, one to a file there.
+    fs.symlinkSync(outside, path.join(out, 'leak'));
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(out, 'secret-link'));
+    engine = createEngine({
+      storageDir: testStorageDir,
+      workspaceRoots: [workspace],
+      pyodide: { sandbox: sandboxUnderTest, workspaceWritable: true },
+    });
+  });
+
+  after(async () => {
+    await engine?.dispose();
+    fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
+
+  test("Python's file habits work: write, append, read back while open, seek, rename, copy, truncate, remove", async () => {
+    const result = await run(
+      [
+        'import os, shutil',
+        `d = ${py(path.join(out, 'habits'))}`,
+        'os.mkdir(d)',
+        'with open(f"{d}/a.txt", "w") as f: f.write("hello")',
+        'with open(f"{d}/a.txt", "a") as f: f.write(" world")',
+        'with open(f"{d}/a.txt", "r+") as f:',
+        '    f.seek(0); f.write("J"); f.flush(); f.seek(0); print(f.read())',
+        'with open(f"{d}/w.txt", "w+") as f:',
+        '    f.write("abc"); f.flush(); f.seek(0); print(f.read())',
+        // Larger than one request carries: split, and whole on the other side.
+        'data = bytes(range(256)) * 12289',
+        'with open(f"{d}/big.bin", "wb") as f: f.write(data)',
+        'print(os.path.getsize(f"{d}/big.bin"))',
+        'os.makedirs(f"{d}/sub/deeper")',
+        'os.rename(f"{d}/a.txt", f"{d}/sub/deeper/a.txt")',
+        'with open(f"{d}/old.txt", "w") as f: f.write("old")',
+        'with open(f"{d}/new.txt", "w") as f: f.write("new")',
+        'os.replace(f"{d}/new.txt", f"{d}/old.txt")',
+        'shutil.copy(f"{d}/big.bin", f"{d}/copy.bin")',
+        'os.truncate(f"{d}/copy.bin", 10)',
+        'os.chmod(f"{d}/copy.bin", 0o4750)',
+        'os.utime(f"{d}/copy.bin", (1000000000, 1000000000))',
+        'with open(f"{d}/gone.txt", "w") as f: pass',
+        'os.remove(f"{d}/gone.txt")',
+        'os.mkdir(f"{d}/empty"); os.rmdir(f"{d}/empty")',
+        'print(sorted(os.listdir(d)))',
+      ].join('\n'),
+    );
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.equal(result.stdout, "Jello world\nabc\n3145984\n['big.bin', 'copy.bin', 'old.txt', 'sub', 'w.txt']\n");
+    const habits = path.join(out, 'habits');
+    assert.equal(fs.readFileSync(path.join(habits, 'sub', 'deeper', 'a.txt'), 'utf8'), 'Jello world');
+    assert.equal(fs.readFileSync(path.join(habits, 'old.txt'), 'utf8'), 'new');
+    const big = fs.readFileSync(path.join(habits, 'big.bin'));
+    assert.equal(big.length, 256 * 12289);
+    assert.ok(
+      big.every((byte, i) => byte === i % 256),
+      'the bytes arrive as written, in order',
+    );
+    const copy = fs.statSync(path.join(habits, 'copy.bin'));
+    assert.equal(copy.size, 10);
+    assert.equal(copy.mtimeMs, 1_000_000_000_000);
+    assert.equal(copy.mode & 0o777, 0o750);
+    // Where the server makes the write, permission bits only: no set-user-id bit comes from the sandbox (Deno's
+    // broker is asked whether a path may be written, not with what mode).
+    if (sandboxUnderTest !== 'deno') assert.equal(copy.mode & 0o7000, 0);
+  });
+
+  test('a file left open is written by the next run', async () => {
+    await run(`keep = open(${py(path.join(out, 'kept.txt'))}, "w")\nkeep.write("first ")\nkeep.flush()`);
+    const result = await run('keep.write("second")\nkeep.close()');
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    assert.equal(fs.readFileSync(path.join(out, 'kept.txt'), 'utf8'), 'first second');
+  });
+
+  test('no write goes through a link out of the workspace, and no link is made or moved', async () => {
+    const attempts = [
+      `open(${py(path.join(out, 'leak', 'planted.txt'))}, "w").write("x")`,
+      `open(${py(path.join(out, 'secret-link'))}, "w").write("x")`,
+      `open(${py(path.join(out, 'secret-link'))}, "a").write("x")`,
+      `import os\nos.mkdir(${py(path.join(out, 'leak', 'made'))})`,
+      `import os\nos.remove(${py(path.join(out, 'leak', 'secret.txt'))})`,
+      `import os\nos.symlink("/etc", ${py(path.join(out, 'mine'))})`,
+      `import os\nos.rename(${py(path.join(out, 'secret-link'))}, ${py(path.join(out, 'moved-link'))})`,
+      // A folder holding a link is not moved whole.
+      `import os\nos.rename(${py(out)}, ${py(path.join(workspace, 'out2'))})`,
+    ];
+    for (const code of attempts) {
+      const result = await run(code);
+      assert.equal(result.success, false, `this succeeded: ${code}`);
+    }
+    assert.deepEqual(fs.readdirSync(outside), ['secret.txt']);
+    assert.equal(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8'), 'secret');
+    assert.equal(fs.readlinkSync(path.join(out, 'secret-link')), path.join(outside, 'secret.txt'));
+    assert.equal(fs.existsSync(path.join(out, 'mine')), false);
+    assert.equal((await run('print("still here")')).stdout, 'still here\n');
+  });
+
+  test('requests forged from inside the sandbox change nothing the grants do not allow', async () => {
+    const { O_WRONLY, O_CREAT, O_RDONLY } = fs.constants;
+    const forged = [
+      { op: 'open', path: path.join(out, '.git', 'config'), flags: O_WRONLY | O_CREAT, mode: 0o644 },
+      { op: 'open', path: path.join(outside, 'planted.txt'), flags: O_WRONLY | O_CREAT, mode: 0o644 },
+      { op: 'open', path: path.join(out, 'secret-link'), flags: O_WRONLY, mode: 0o644 },
+      { op: 'open', path: path.join(out, 'read.txt'), flags: O_RDONLY | O_CREAT, mode: 0o644 },
+      { op: 'open', path: 'relative.txt', flags: O_WRONLY | O_CREAT, mode: 0o644 },
+      { op: 'mkdir', path: path.join(out, 'deep', '.git'), mode: 0o755 },
+      { op: 'create', path: path.join(out, 'env', 'pyvenv.cfg'), mode: 0o644 },
+      { op: 'rename', from: path.join(out, 'habits', 'old.txt'), to: path.join(outside, 'stolen.txt') },
+      { op: 'write', handle: 99, data: 'eA==', position: 0 },
+      { op: 'close', handle: 1 },
+      { op: 'exec', command: 'id' },
+      'not even an object',
+    ];
+    const result = await run(
+      [
+        'import _code_mode_host, json',
+        `for request in json.loads(${py(JSON.stringify(forged))}):`,
+        '    try:',
+        '        reply = _code_mode_host.call("workspace_write", request)',
+        '    except _code_mode_host.HostCallError as error:',
+        '        reply = {"error": {"message": str(error)}}',
+        '    print("error" in reply, json.dumps(reply)[:200])',
+      ].join('\n'),
+    );
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    const lines = result.stdout.trim().split('\n');
+    assert.equal(lines.length, forged.length);
+    for (const [i, line] of lines.entries()) assert.match(line, /^True /, `${JSON.stringify(forged[i])}: ${line}`);
+    assert.deepEqual(fs.readdirSync(outside), ['secret.txt']);
+    for (const made of ['.git', 'deep', 'env', 'read.txt']) assert.equal(fs.existsSync(path.join(out, made)), false);
+    assert.equal(fs.readFileSync(path.join(out, 'habits', 'old.txt'), 'utf8'), 'new');
+  });
+
+  test('a session holds a bounded number of files open for writing, and one closed frees its place', async () => {
+    const result = await run(
+      [
+        `d = ${py(path.join(out, 'many'))}`,
+        'import os',
+        'os.makedirs(d, exist_ok=True)',
+        'files = []',
+        'try:',
+        '    for i in range(300): files.append(open(f"{d}/{i}.txt", "w"))',
+        'except OSError as error:',
+        '    print(len(files), error.strerror)',
+        'files.pop().close()',
+        'files.append(open(f"{d}/again.txt", "w"))',
+        'for f in files: f.close()',
+        'print("closed")',
+      ].join('\n'),
+    );
+    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
+    // Deno's own limit is the process's, far above 300.
+    if (sandboxUnderTest !== 'deno' && process.platform === 'linux')
+      assert.match(result.stdout, /^256 (Too many open files|No file descriptors available)\nclosed\n$/);
+    else assert.match(result.stdout, /closed\n$/);
+  });
+});
