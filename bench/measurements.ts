@@ -8,6 +8,7 @@ import type { TreeMemory } from './memory';
 import type { MechanismFigures, PyodideStart } from './pyodide';
 import { median, percentile } from './statistics';
 import type { Target } from './targets';
+import type { WriteFigures } from './workspaceWrites';
 
 export interface Measurements {
   targets: Target[];
@@ -24,6 +25,8 @@ export interface Measurements {
   clients: ClientThroughput;
   spareMemory: TreeMemory | undefined;
   bridge: Map<string, BridgeFigures>;
+  /** Python writing into a writable workspace folder through the Pyodide sandbox. */
+  workspaceWrites: Map<Target, WriteFigures>;
   loadAtStart: number[];
   loadAtEnd: number[];
   /** Share of the machine's CPU time that went to processes other than the bench's own tree; undefined off Linux. */

@@ -23,6 +23,8 @@ export const WARM_CALLS = quick ? 100 : 1000;
 export const PARALLEL_CALLS = quick ? 400 : 2000;
 export const CALLERS = 8;
 export const BRIDGE_CALLS = quick ? 100 : 500;
+/** Measured runs of each workspace-write series, per target. */
+export const WORKSPACE_WRITE_RUNS = quick ? 10 : 30;
 /** Rounds of the 8-way throughput figure, ours and the floor's alternating; the median is shown. */
 export const THROUGHPUT_ROUNDS = 3;
 /** Calls of every warm series before the measured ones. */

@@ -6,12 +6,22 @@ import { printIssueFigures } from './issueFigures';
 import { warmFigures, type Measurements } from './measurements';
 import type { TreeMemory } from './memory';
 import { SANDBOX_CHOICES } from './pyodide';
-import { BRIDGE_CALLS, CALLERS, PYODIDE_COLD_RUNS, SNAPSHOT_STARTS, WARM_CALLS, WARM_UP_CALLS } from './options';
+import {
+  BRIDGE_CALLS,
+  CALLERS,
+  PYODIDE_COLD_RUNS,
+  SNAPSHOT_STARTS,
+  WARM_CALLS,
+  WARM_UP_CALLS,
+  WORKSPACE_WRITE_RUNS,
+} from './options';
 import { median, percentile } from './statistics';
 import type { Target } from './targets';
+import { writeMedians } from './workspaceWrites';
 
 export function printReport(m: Measurements): void {
-  const { targets, backends, starts, serverStarts, warm, mechanisms, clients, spareMemory, bridge } = m;
+  const { targets, backends, starts, serverStarts, warm, mechanisms, clients, spareMemory, bridge, workspaceWrites } =
+    m;
   const { spawnPerCall: baseline, loadAtStart, loadAtEnd: loadAfter, othersShare, elapsedS } = m;
   const [primary] = targets;
   const { floorP50, execFloorP50, pyodideFloorP50, directP50, p50, p90 } = warmFigures(m);
@@ -207,6 +217,18 @@ export function printReport(m: Measurements): void {
     columns.map(([t, b]) => {
       const { bridged, direct } = bridge.get(`${t.label} ${b}`)!;
       return [column(t, b), fmt(bridged), fmt(direct), fmt(bridged - direct)];
+    }),
+  );
+
+  console.log(
+    `\nPython writing into a writable workspace folder through the Pyodide sandbox (median of ${WORKSPACE_WRITE_RUNS} runs each, targets alternating)`,
+  );
+  table(
+    ['target', 'sandbox', '8 MiB in 8 KiB writes (ms)', '100 files of 100 bytes (ms)'],
+    targets.map((t) => {
+      const figures = workspaceWrites.get(t)!;
+      const { bigFileMs, smallFilesMs } = writeMedians(figures);
+      return [t.label, figures.sandbox, fmt(bigFileMs), fmt(smallFilesMs)];
     }),
   );
 

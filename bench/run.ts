@@ -38,6 +38,7 @@ import { measureClientThroughput, measureConnectionThroughput, measureServerStar
 import { measureMemory } from './memory';
 import { cli, JUPYTER_PYTHON, quick, thisRoot } from './options';
 import { measurePyodideStarts, measureSandboxMechanisms, measureSpare } from './pyodide';
+import { measureWorkspaceWrites } from './workspaceWrites';
 import { printReport } from './report';
 import { writeSummary } from './summary';
 import { backendFile, loadTarget } from './targets';
@@ -110,6 +111,7 @@ async function main(): Promise<void> {
     const clients = await measureClientThroughput(targets, backends);
     const spareMemory = await measureSpare(primary);
     const bridge = await measureBridge(targets, backends);
+    const workspaceWrites = await measureWorkspaceWrites(targets);
     const loadAtEnd = os.loadavg();
     const cpuAtEnd = cpuTicks();
     const elapsedS = (performance.now() - startedAt) / 1000;
@@ -130,6 +132,7 @@ async function main(): Promise<void> {
       clients,
       spareMemory,
       bridge,
+      workspaceWrites,
       loadAtStart,
       loadAtEnd,
       othersShare,

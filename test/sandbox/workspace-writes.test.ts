@@ -94,8 +94,10 @@ describe('workspace write from Python', () => {
     if (sandboxUnderTest !== 'deno') assert.equal(copy.mode & 0o7000, 0);
   });
 
-  test('a file left open is written by the next run', async () => {
+  test('a file left open is on disk when the run ends, and written by the next run', async () => {
     await run(`keep = open(${py(path.join(out, 'kept.txt'))}, "w")\nkeep.write("first ")\nkeep.flush()`);
+    // What the run wrote is on disk when its result is, though the file is still open.
+    assert.equal(fs.readFileSync(path.join(out, 'kept.txt'), 'utf8'), 'first ');
     const result = await run('keep.write("second")\nkeep.close()');
     assert.equal(result.success, true, JSON.stringify(result.diagnostics));
     assert.equal(fs.readFileSync(path.join(out, 'kept.txt'), 'utf8'), 'first second');

@@ -148,10 +148,15 @@ let lastCallId = 0;
 /** Whether a cell is running: only then does the host watch for interrupts that could end a waiting call. */
 let cellRunning = false;
 
+/** Workspace writes held back by the file layer (workspaceWrites.ts), sent before anyone outside could look. */
+let sendHeldWrites = (): void => undefined;
+
 /** Blocks Python until the host answers; returns JSON `[ok, value-or-error-text]` (see bootstrap.py). */
 function hostCall(py: PyodideInterface, method: string, paramsJson: string): string {
   // Same rule as the CPython driver: asyncio tasks left running between cells cannot call out.
   if (!cellRunning) return JSON.stringify([false, 'host calls can only be made while a cell runs']);
+  // A tool the call reaches may read what the code just wrote.
+  sendHeldWrites();
   // Raises KeyboardInterrupt in the calling Python code, also for one Python's own poll took just before
   // the call; the reply, if it ever comes, is then ignored. The host bumps callSignal on interrupt.
   return encodeReply(awaitReply(method, JSON.parse(paramsJson) as unknown, () => py.checkInterrupt()));
@@ -197,6 +202,7 @@ function encodeReply(reply: HostCallReply): string {
 
 /** time.sleep replacement: waits on the interrupt buffer, so an interrupt ends the sleep at once. */
 function sleepMs(py: PyodideInterface, ms: number): void {
+  sendHeldWrites();
   // An interrupt Python's own poll already took is pending in Python, not in the buffer: raise it now.
   py.checkInterrupt();
   const deadline = performance.now() + ms;
@@ -289,8 +295,8 @@ function mountHostFolders(py: PyodideInterface): void {
     }
   }
   refuseWritesWhereReadOnly(py, init.mounts);
-  routeWorkspaceWrites(init.writesThroughServer, askServer, (reason) =>
-    streams[STDERR].write(new TextEncoder().encode(`[sandbox] ${reason}\n`)),
+  sendHeldWrites = routeWorkspaceWrites(init.writesThroughServer, askServer, (text) =>
+    streams[STDERR].write(new TextEncoder().encode(`${text}\n`)),
   );
   const start = init.workspaceRoots[0];
   try {
@@ -379,6 +385,7 @@ async function main(): Promise<void> {
     } catch (error) {
       ({ outcome, recycle } = outcomeOfThrow(PythonError, error));
     } finally {
+      sendHeldWrites();
       cellRunning = false;
     }
     for (const stream of Object.values(streams)) stream.end();

@@ -32,15 +32,17 @@ const WRITE_MODES: Record<string, number> = {
 };
 
 /**
- * From now on, writes under `roots` made through node:fs in this thread are asked of the server. `refused` hears
- * why the grants refused one (the error Python sees carries only its errno).
+ * From now on, writes under `roots` made through node:fs in this thread are asked of the server. `note` hears why
+ * the grants refused one (the error Python sees carries only its errno), and a held write that failed where no
+ * call could raise it. The function returned sends what is held: before anything outside this thread could look
+ * at the file (a host call, a sleep, the end of a cell).
  */
 export function routeWorkspaceWrites(
   roots: readonly string[],
   ask: AskServer,
-  refused: (reason: string) => void,
-): void {
-  if (roots.length === 0) return;
+  note: (text: string) => void,
+): () => void {
+  if (roots.length === 0) return () => undefined;
   const fs = nodeFs;
   const original = {
     openSync: fs.openSync,
@@ -54,12 +56,42 @@ export function routeWorkspaceWrites(
   const routed = (target: unknown): target is string =>
     typeof target === 'string' && roots.some((root) => isInside(path.resolve(target), root));
 
+  /**
+   * Writes to one file at consecutive positions, held until they fill a request or anything else happens: Python
+   * writes in 8 KiB pieces, and a request each would cost a round trip to the server each.
+   */
+  let held: { handle: number; position: number; chunks: Buffer[]; bytes: number } | undefined;
+
   const call = (request: WriteRequest): number | null => {
+    flush();
+    return send(request);
+  };
+  const send = (request: WriteRequest): number | null => {
     const reply = ask(request);
     if ('value' in reply) return reply.value;
-    if (reply.error.code === 'EACCES') refused(reply.error.message);
+    if (reply.error.code === 'EACCES') note(`[sandbox] ${reply.error.message}`);
     throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
   };
+  /** `bytes` written at `at` (null: where the server's descriptor stands), a request per MAX_WRITE_CHUNK_BYTES. */
+  const sendWrites = (handle: number, bytes: Buffer, at: number | null): number => {
+    let written = 0;
+    while (written < bytes.length) {
+      const chunk = bytes.subarray(written, written + MAX_WRITE_CHUNK_BYTES);
+      const data = chunk.toString('base64');
+      const n = send({ op: 'write', handle, data, position: at === null ? null : at + written })!;
+      written += n;
+      if (n < chunk.length) break;
+    }
+    return written;
+  };
+  function flush(): void {
+    if (!held) return;
+    const { handle, position, chunks, bytes } = held;
+    held = undefined;
+    const written = sendWrites(handle, Buffer.concat(chunks, bytes), position);
+    if (written < bytes)
+      throw Object.assign(new Error(`${bytes - written} of ${bytes} bytes were not written`), { code: 'EIO' });
+  }
   const exdev = (): never => {
     throw Object.assign(new Error('cross-device link not permitted'), { code: 'EXDEV' });
   };
@@ -91,9 +123,16 @@ export function routeWorkspaceWrites(
   fs.closeSync = ((fd: number) => {
     const handle = handleOf(fd);
     if (handle === undefined) return original.closeSync(fd);
+    let failure: unknown;
+    try {
+      flush();
+    } catch (error) {
+      failure = error;
+    }
     serverHandles.delete(fd);
     original.closeSync(fd);
-    call({ op: 'close', handle });
+    send({ op: 'close', handle });
+    if (failure) throw failure;
   }) as NodeFs['closeSync'];
 
   fs.writeSync = ((fd: number, data: unknown, ...rest: unknown[]) => {
@@ -111,20 +150,17 @@ export function routeWorkspaceWrites(
       bytes = Buffer.from(view.buffer, view.byteOffset + offset, length);
       position = rest[2];
     }
-    const at = typeof position === 'number' ? position : null;
-    let written = 0;
-    while (written < bytes.length) {
-      const chunk = bytes.subarray(written, written + MAX_WRITE_CHUNK_BYTES);
-      const n = call({
-        op: 'write',
-        handle,
-        data: chunk.toString('base64'),
-        position: at === null ? null : at + written,
-      })!;
-      written += n;
-      if (n < chunk.length) break;
+    if (typeof position !== 'number') {
+      flush();
+      return sendWrites(handle, bytes, null);
     }
-    return written;
+    if (held && (held.handle !== handle || held.position + held.bytes !== position)) flush();
+    held ??= { handle, position, chunks: [], bytes: 0 };
+    // A copy: the bytes are a view of Pyodide's heap, which the next write reuses.
+    held.chunks.push(Buffer.from(bytes));
+    held.bytes += bytes.length;
+    if (held.bytes >= MAX_WRITE_CHUNK_BYTES) flush();
+    return bytes.length;
   }) as NodeFs['writeSync'];
 
   /** Replaces `name`; the replacement reaches the function it replaced as `previous`. */
@@ -222,9 +258,37 @@ export function routeWorkspaceWrites(
   );
   wrap('symlinkSync', (previous) => (link: unknown, target: unknown, type?: unknown) => {
     if (!routed(target)) return previous(link, target, type);
-    refused(
-      `Requires write access to "${path.resolve(target as string)}": no link is made in the workspace from this sandbox`,
+    note(
+      `[sandbox] Requires write access to "${path.resolve(target as string)}": no link is made in the workspace from this sandbox`,
     );
     throw Object.assign(new Error('links are not made in the workspace'), { code: 'EPERM' });
   });
+  // What reads the workspace sees the held writes first, as it would see any write made before it.
+  for (const name of [
+    'readSync',
+    'readFileSync',
+    'readdirSync',
+    'readlinkSync',
+    'fstatSync',
+    'statSync',
+    'lstatSync',
+    'existsSync',
+    'accessSync',
+    'realpathSync',
+    'statfsSync',
+    'opendirSync',
+    'copyFileSync',
+  ] as const)
+    wrap(name, (previous) => (...args: unknown[]) => {
+      if (held) flush();
+      return previous(...args);
+    });
+
+  return () => {
+    try {
+      flush();
+    } catch (error) {
+      note(`[sandbox] a write to the workspace failed: ${(error as Error).message}`);
+    }
+  };
 }
