@@ -1,6 +1,6 @@
 // The Pyodide sandbox with workspace write on, as the extension configures it from its settings (backends.ts):
 // what the host later runs or installs stays read-only — the wheelhouse named by codeMode.wheelhouse, and
-// repository metadata and virtual environments at any depth — while the rest of the workspace is writable.
+// repository metadata and virtual environments at any depth, existing or made while the session runs — while the rest of the workspace is writable.
 // Changing these settings restarts Pyodide sessions; they are set back at the end.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -37,14 +37,19 @@ describe('Pyodide with codeMode.pyodide.workspaceWrite on, as the extension conf
         'write a hook': path.join(hooks, 'pre-commit'),
         'change the repository config': path.join(path.dirname(hooks), 'config'),
         "replace the environment's python": path.join(venv, 'bin', 'python'),
+        // Made while the session runs: no mount could cover these names, so each write is checked by name.
+        'make a repository': path.join(workspace, 'vendor', 'lib', 'fresh', '.git', 'config'),
+        'make a virtual environment': path.join(workspace, 'vendor', 'lib', 'newenv', 'pyvenv.cfg'),
         'write beside them': path.join(workspace, 'vendor', 'lib', 'notes.txt'),
       };
       const result = await engine.run({
         backend: 'pyodide',
         session: 'vscode-write',
-        code: `outcomes = {}
+        code: `import os
+outcomes = {}
 for name, target in ${JSON.stringify(attempts)}.items():
     try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, 'a') as f:
             f.write('written by the sandbox')
         outcomes[name] = 'written'
@@ -55,11 +60,20 @@ print(outcomes)`,
       assert.equal(result.success, true, JSON.stringify(result.diagnostics));
       assert.equal(
         result.stdout,
-        "{'plant a wheel': 'refused', 'change the wheel': 'refused', 'write a hook': 'refused', 'change the repository config': 'refused', \"replace the environment's python\": 'refused', 'write beside them': 'written'}\n",
+        "{'plant a wheel': 'refused', 'change the wheel': 'refused', 'write a hook': 'refused', 'change the repository config': 'refused', \"replace the environment's python\": 'refused', 'make a repository': 'refused', 'make a virtual environment': 'refused', 'write beside them': 'written'}\n",
       );
       assert.equal(fs.readFileSync(wheel, 'utf8'), 'PK honest');
       assert.deepEqual(fs.readdirSync(wheels), [path.basename(wheel)]);
       assert.equal(fs.existsSync(path.join(hooks, 'pre-commit')), false);
+      assert.equal(fs.existsSync(path.join(workspace, 'vendor', 'lib', 'fresh', '.git')), false);
+      assert.equal(fs.existsSync(path.join(workspace, 'vendor', 'lib', 'newenv', 'pyvenv.cfg')), false);
+      // Nothing is left unrefused, so the sandbox the environment tool reports stays complete.
+      assert.deepEqual(engine.sandbox('pyodide'), {
+        mechanism: 'bubblewrap',
+        complete: true,
+        network: 'off',
+        gaps: [],
+      });
     } finally {
       await config.update('pyodide.workspaceWrite', undefined, vscode.ConfigurationTarget.Global);
       await config.update('wheelhouse', undefined, vscode.ConfigurationTarget.Global);
