@@ -287,6 +287,45 @@ describe('a local Jupyter Server that dies', () => {
   });
 });
 
+describe('a local Jupyter Server whose MCP server is killed outright', () => {
+  test(
+    'ends with it, and its kernel too: nothing is left running where no exit hook could run',
+    { skip: process.platform !== 'linux' && 'the parent-death signal is Linux only (setpriv)' },
+    async () => {
+      const conn = await connectStdio(jupyterCliArgs('jupyter'));
+      let pids: number[] = [];
+      try {
+        const ran = (
+          await runPython(conn.client, {
+            code: 'import os\nprint(os.getppid(), os.getpid())',
+            backend: 'jupyter',
+            timeout_s: 60,
+          })
+        ).result;
+        pids = ran.stdout.trim().split(' ').map(Number);
+        assert.equal(pids.length, 2, JSON.stringify(ran));
+        process.kill(conn.transport.pid!, 'SIGKILL');
+        // Only a guard against a process that never ends: a slow machine waits longer, it never fails sooner.
+        const deadline = Date.now() + 60_000;
+        while (pids.some(running) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.deepEqual(pids.filter(running), [], 'the server and its kernel outlived the MCP server');
+      } finally {
+        for (const pid of pids.filter(running)) process.kill(pid, 'SIGKILL');
+        await conn.close().catch(() => undefined);
+      }
+    },
+  );
+});
+
+/** Alive and not a zombie waiting for whoever adopted it. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 describe('the local Jupyter Server', () => {
   test('listens on a socket in a folder only its user can enter, and refuses requests without its token', async () => {
     const server = await startLocalJupyterServer({ python: jupyterPython, log: silentLogger });

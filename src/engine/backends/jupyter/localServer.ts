@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type { Logger } from '../../types';
 import type { JupyterEndpoint } from './kernelTypes';
 import { freeLoopbackPort, socketPathIn } from '../../localAddresses';
+import { findSystemCommand } from '../../executables';
 import { endWithThisProcess, forgetProcess, killGroup } from '../../processGroups';
 import { socketFetch } from './socketFetch';
 
@@ -154,7 +155,13 @@ export async function startLocalJupyterServer(options: LocalServerOptions): Prom
     JUPYTER_TOKEN: token,
     JUPYTER_PATH: [jupyterPath, process.env.JUPYTER_PATH].filter(Boolean).join(path.delimiter),
   };
-  const child = spawn(options.python, args, {
+  // The kernel ends when its server does; the server ends with this process through the exit hook below, and, where
+  // setpriv is found (Linux), also when this process is killed outright and no hook runs.
+  const setpriv = process.platform === 'linux' ? findSystemCommand('setpriv') : undefined;
+  const [command, commandArgs] = setpriv
+    ? [setpriv, ['--pdeathsig', 'TERM', '--', options.python, ...args]]
+    : [options.python, args];
+  const child = spawn(command, commandArgs, {
     stdio: ['ignore', 'ignore', 'pipe'],
     env,
     cwd: options.rootDir,
