@@ -71,14 +71,23 @@ describe('workspace write from Python', () => {
         'with open(f"{d}/gone.txt", "w") as f: pass',
         'os.remove(f"{d}/gone.txt")',
         'os.mkdir(f"{d}/empty"); os.rmdir(f"{d}/empty")',
+        'with open(f"{d}/t.txt", "w") as f: f.write("a long first text")',
+        'with open(f"{d}/t.txt", "w") as f: f.write("short")',
+        'os.close(os.open(f"{d}/private.txt", os.O_WRONLY | os.O_CREAT, 0o600))',
         'print(sorted(os.listdir(d)))',
       ].join('\n'),
     );
     assert.equal(result.success, true, JSON.stringify(result.diagnostics));
-    assert.equal(result.stdout, "Jello world\nabc\n3145984\n['big.bin', 'copy.bin', 'old.txt', 'sub', 'w.txt']\n");
+    assert.equal(
+      result.stdout,
+      "Jello world\nabc\n3145984\n['big.bin', 'copy.bin', 'old.txt', 'private.txt', 'sub', 't.txt', 'w.txt']\n",
+    );
     const habits = path.join(out, 'habits');
     assert.equal(fs.readFileSync(path.join(habits, 'sub', 'deeper', 'a.txt'), 'utf8'), 'Jello world');
     assert.equal(fs.readFileSync(path.join(habits, 'old.txt'), 'utf8'), 'new');
+    // A file opened with "w" again is cut to what the second write says.
+    assert.equal(fs.readFileSync(path.join(habits, 't.txt'), 'utf8'), 'short');
+    assert.equal(fs.statSync(path.join(habits, 'private.txt')).mode & 0o777, 0o600);
     const big = fs.readFileSync(path.join(habits, 'big.bin'));
     assert.equal(big.length, 256 * 12289);
     assert.ok(

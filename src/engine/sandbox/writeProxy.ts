@@ -3,7 +3,8 @@
 // mount's reach. Instead the workspace is mounted read-only, and Pyodide's file layer sends each write here: the
 // path is checked as Deno's broker checks it (pathGrants.ts: names at any depth, real paths), and the server makes
 // the write. Code that skips the file layer meets the read-only mount. The sandbox cannot change the workspace
-// but through here, and the server answers one request at a time, so nothing moves between a check and its write.
+// but through here, and the server checks and acts in one step of its event loop, so nothing moves between a
+// check and its write. The bytes written come on a pipe of their own (writeData.ts).
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { decide, type Grants } from './pathGrants';
@@ -24,15 +25,26 @@ const size = z.number().int().nonnegative();
 const seconds = z.number().finite();
 const request = z.discriminatedUnion('op', [
   z.object({ op: z.literal('open'), path: target, flags: z.number().int(), mode }).strict(),
+  // `length` bytes from the data pipe.
   z
     .object({
       op: z.literal('write'),
       handle,
-      data: z.string().max(Math.ceil(MAX_WRITE_CHUNK_BYTES / 3) * 4),
+      length: z.number().int().positive().max(MAX_WRITE_CHUNK_BYTES),
       position: size.nullable(),
     })
     .strict(),
-  z.object({ op: z.literal('close'), handle }).strict(),
+  // With `write`: the file's last bytes, written before it is closed (one request instead of two).
+  z
+    .object({
+      op: z.literal('close'),
+      handle,
+      write: z
+        .object({ length: z.number().int().positive().max(MAX_WRITE_CHUNK_BYTES), position: size.nullable() })
+        .strict()
+        .optional(),
+    })
+    .strict(),
   z.object({ op: z.literal('ftruncate'), handle, length: size }).strict(),
   z.object({ op: z.literal('fchmod'), handle, mode }).strict(),
   z.object({ op: z.literal('futimes'), handle, atime: seconds, mtime: seconds }).strict(),
@@ -59,18 +71,40 @@ class Refusal extends Error {
   }
 }
 
+/** Where the bytes of a write come from: the next `length` of them. */
+export interface WriteBytes {
+  take(length: number): Promise<Buffer>;
+}
+
 export class WriteProxy {
   private readonly open = new Map<number, number>();
   private lastHandle = 0;
 
-  constructor(private readonly grants: Grants) {}
+  constructor(
+    private readonly grants: Grants,
+    private readonly bytes: WriteBytes,
+  ) {}
 
   /** The reply to one request from the sandbox; anything malformed is refused, never thrown. */
-  answer(params: unknown): WriteReply {
+  async answer(params: unknown): Promise<WriteReply> {
     const parsed = request.safeParse(params);
     if (!parsed.success) return { error: { code: 'EINVAL', message: 'not a workspace write request' } };
     try {
-      return { value: this.make(parsed.data) };
+      const call = parsed.data;
+      if (call.op === 'write') {
+        const bytes = await this.bytes.take(call.length);
+        // Looked up after the wait: the sandbox may have ended meanwhile, and its files with it.
+        return { value: fs.writeSync(this.fd(call.handle), bytes, 0, bytes.length, call.position) };
+      }
+      if (call.op === 'close' && call.write) {
+        const bytes = await this.bytes.take(call.write.length);
+        try {
+          return { value: fs.writeSync(this.fd(call.handle), bytes, 0, bytes.length, call.write.position) };
+        } finally {
+          this.make({ op: 'close', handle: call.handle });
+        }
+      }
+      return { value: this.make(call) };
     } catch (error) {
       if (error instanceof Refusal) return { error: { code: error.code, message: error.message } };
       const code = (error as NodeJS.ErrnoException).code;
@@ -84,7 +118,7 @@ export class WriteProxy {
     this.open.clear();
   }
 
-  private make(call: WriteRequest): number | null {
+  private make(call: Exclude<WriteRequest, { op: 'write' }>): number | null {
     switch (call.op) {
       case 'open': {
         if ((call.flags & ~OPEN_FLAGS) !== 0 || (call.flags & (O_WRONLY | O_RDWR)) === 0)
@@ -95,10 +129,6 @@ export class WriteProxy {
         const fd = fs.openSync(call.path, call.flags | O_NOFOLLOW, call.mode & PERMISSION_BITS);
         this.open.set(++this.lastHandle, fd);
         return this.lastHandle;
-      }
-      case 'write': {
-        const bytes = Buffer.from(call.data, 'base64');
-        return fs.writeSync(this.fd(call.handle), bytes, 0, bytes.length, call.position);
       }
       case 'close': {
         const fd = this.fd(call.handle);

@@ -3,5 +3,5 @@
 
 /** The host-call method the sandbox's file layer uses; answered by the server, never by a run's handlers. */
 export const WRITE_PROXY_METHOD = 'workspace_write';
-/** Bytes of one write request (base64 in a frame of at most 8 MiB); the sandbox splits larger writes. */
-export const MAX_WRITE_CHUNK_BYTES = 1024 * 1024;
+/** Bytes of one write request, sent ahead of it on the data pipe; the sandbox splits larger writes. */
+export const MAX_WRITE_CHUNK_BYTES = 4 * 1024 * 1024;

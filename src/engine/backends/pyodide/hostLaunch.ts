@@ -9,11 +9,20 @@ import { FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
 import { assetsDir } from '../../paths';
 import { fileView, MAX_METADATA_WALK } from '../../sandbox/fileView';
 import { sandboxReport, spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
+import { WriteData } from '../../sandbox/writeData';
 import { WriteProxy } from '../../sandbox/writeProxy';
+import { MAX_WRITE_CHUNK_BYTES } from '../../sandbox/writeProxyWire';
 import type { Logger } from '../../types';
 import type { BackendSessionOptions } from '../contract';
 import { parseFromHost } from './hostMessages';
-import { HOST_INPUT_FD, HOST_OUTPUT_FD, type FromHost, type HostConfig, type SnapshotRef } from './protocol';
+import {
+  HOST_INPUT_FD,
+  HOST_OUTPUT_FD,
+  HOST_WRITE_DATA_FD,
+  type FromHost,
+  type HostConfig,
+  type SnapshotRef,
+} from './protocol';
 import { JS_HEAP_MB, sandboxDataLimitBytes, sandboxMemoryLimitMb, SandboxProcess } from './sandboxProcess';
 import type { SnapshotCache, SnapshotOrigin } from './snapshotCache';
 
@@ -100,8 +109,6 @@ export function launchHost(
   const mechanism = sandboxReport(shared.network, shared.sandboxChoice).mechanism;
   const writesThroughServer = shared.workspaceWritable && mechanism !== 'deno' ? workspace : [];
   const mounts = writesThroughServer.length > 0 ? view(false).mounts : grants.mounts;
-  const writes =
-    writesThroughServer.length > 0 ? new WriteProxy({ mounts: grants.mounts, network: shared.network }) : undefined;
   for (const root of grants.closed)
     log.warn(
       `${root} stays read-only in Pyodide although workspace write is on: it holds more than ${MAX_METADATA_WALK} entries, too many to look through for the repositories and virtual environments that must stay read-only`,
@@ -137,8 +144,15 @@ export function launchHost(
       dataLimitBytes: (runtime) => sandboxDataLimitBytes(sandboxMemoryLimitMb(shared.heapLimitMb), runtime),
       log,
     },
-    2,
+    writesThroughServer.length > 0 ? 3 : 2,
   );
+  const writes =
+    writesThroughServer.length > 0
+      ? new WriteProxy(
+          { mounts: grants.mounts, network: shared.network },
+          new WriteData((child.stdio as unknown as Readable[])[HOST_WRITE_DATA_FD]!, 2 * MAX_WRITE_CHUNK_BYTES),
+        )
+      : undefined;
   let stderrTail = '';
   let markExited = (): void => undefined;
   const exited = new Promise<void>((resolve) => {

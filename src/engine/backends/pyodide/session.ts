@@ -354,16 +354,15 @@ export class PyodideSession implements BackendSession {
         // Python waits for each call's answer; only an interrupt lets it make another before that.
         if (pending.callsInFlight > 0 && !pending.interrupted)
           return this.stopMisbehaving(host, 'a second host call while the first one was still waiting');
+        pending.callsInFlight++;
         if (message.method === WRITE_PROXY_METHOD && host.writes) {
-          this.send(host, {
-            type: 'hostCallReply',
-            id: message.id,
-            ok: true,
-            value: host.writes.answer(message.params),
+          // Answered by the server itself, at once (a write waits only for its bytes): the sandbox keeps running.
+          void host.writes.answer(message.params).then((value) => {
+            pending.callsInFlight--;
+            if (this.current === host) this.send(host, { type: 'hostCallReply', id: message.id, ok: true, value });
           });
           return;
         }
-        pending.callsInFlight++;
         host.sandbox.freeze(); // Python waits for the answer, and a question stops the run's clock: so does the sandbox.
         void this.answerHostCall(host, message.id, message.method, message.params).finally(
           () => pending.callsInFlight--,

@@ -11,6 +11,7 @@ import codeModeSource from '../runtime/code_mode.py';
 import { compileHarnessIntoSnapshot, HarnessCode } from './harnessCode';
 import { loadEmscriptenScript, type LoadedScript } from './emscriptenScript';
 import {
+  HOST_WRITE_DATA_FD,
   OUTBOX_CODE_CACHE,
   OUTBOX_SNAPSHOT,
   type FromWorker,
@@ -30,7 +31,7 @@ import { WorkerPackages } from './workerPackages';
 import { CappedStream } from './cappedStream';
 import { capHeapGrowth } from './heapCap';
 import { refuseWritesWhereReadOnly } from './readOnlyMounts';
-import { routeWorkspaceWrites } from './workspaceWrites';
+import { routeWorkspaceWrites, type EmscriptenOpen } from './workspaceWrites';
 import type { WriteReply, WriteRequest } from '../../sandbox/writeProxy';
 import { WRITE_PROXY_METHOD } from '../../sandbox/writeProxyWire';
 
@@ -295,8 +296,12 @@ function mountHostFolders(py: PyodideInterface): void {
     }
   }
   refuseWritesWhereReadOnly(py, init.mounts);
-  sendHeldWrites = routeWorkspaceWrites(init.writesThroughServer, askServer, (text) =>
-    streams[STDERR].write(new TextEncoder().encode(`${text}\n`)),
+  sendHeldWrites = routeWorkspaceWrites(
+    init.writesThroughServer,
+    HOST_WRITE_DATA_FD,
+    askServer,
+    (text) => streams[STDERR].write(new TextEncoder().encode(`${text}\n`)),
+    py.FS as unknown as EmscriptenOpen,
   );
   const start = init.workspaceRoots[0];
   try {

@@ -9,6 +9,11 @@ import { isInside } from '../../sandbox/fileView';
 import type { WriteReply, WriteRequest } from '../../sandbox/writeProxy';
 import { MAX_WRITE_CHUNK_BYTES } from '../../sandbox/writeProxyWire';
 
+/** Emscripten's FS.open, through which Python opens files (flags and mode as numbers). */
+export interface EmscriptenOpen {
+  open(target: unknown, flags?: unknown, mode?: unknown): unknown;
+}
+
 /** Sends one request to the server and blocks until it answers. */
 export type AskServer = (request: WriteRequest) => WriteReply;
 
@@ -32,15 +37,18 @@ const WRITE_MODES: Record<string, number> = {
 };
 
 /**
- * From now on, writes under `roots` made through node:fs in this thread are asked of the server. `note` hears why
+ * From now on, writes under `roots` made through node:fs in this thread are asked of the server, their bytes
+ * written to `dataFd` (the data pipe: never JSON, as they would be in a request). `note` hears why
  * the grants refused one (the error Python sees carries only its errno), and a held write that failed where no
  * call could raise it. The function returned sends what is held: before anything outside this thread could look
  * at the file (a host call, a sleep, the end of a cell).
  */
 export function routeWorkspaceWrites(
   roots: readonly string[],
+  dataFd: number,
   ask: AskServer,
   note: (text: string) => void,
+  emscriptenFs: EmscriptenOpen,
 ): () => void {
   if (roots.length === 0) return () => undefined;
   const fs = nodeFs;
@@ -50,6 +58,18 @@ export function routeWorkspaceWrites(
     writeSync: fs.writeSync,
     writeFileSync: fs.writeFileSync,
   };
+  /** Some of `chunk` from `offset` written to the data pipe, waiting while it is full. */
+  const toPipe = (chunk: Buffer, offset: number): number => {
+    for (;;) {
+      try {
+        return original.writeSync(dataFd, chunk, offset, chunk.length - offset);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        Atomics.wait(pipeFull, 0, 0, 1);
+      }
+    }
+  };
+  const pipeFull = new Int32Array(new SharedArrayBuffer(4));
   /** Local read-only descriptor -> the server's handle of the same file. */
   const serverHandles = new Map<number, number>();
 
@@ -62,6 +82,16 @@ export function routeWorkspaceWrites(
    */
   let held: { handle: number; position: number; chunks: Buffer[]; bytes: number } | undefined;
 
+  /**
+   * A new file's creation, held while Emscripten's FS.open makes it (NODEFS makes it empty, then opens it): sent
+   * with the open that follows, as one request with O_CREAT, or on its own before anything else.
+   */
+  let creating: { path: string; mode: number } | undefined;
+  /** The same for an existing file FS.open truncates before opening it: sent as O_TRUNC on the open. */
+  let truncating: string | undefined;
+  /** While FS.open runs: the permission bits it was asked for, and the file it made (which it then chmods to them). */
+  let insideOpen: { mode: number; created?: string } | undefined;
+
   const call = (request: WriteRequest): number | null => {
     flush();
     return send(request);
@@ -72,19 +102,32 @@ export function routeWorkspaceWrites(
     if (reply.error.code === 'EACCES') note(`[sandbox] ${reply.error.message}`);
     throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
   };
-  /** `bytes` written at `at` (null: where the server's descriptor stands), a request per MAX_WRITE_CHUNK_BYTES. */
+  /**
+   * `bytes` written at `at` (null: where the server's descriptor stands): each request's bytes go ahead of it on
+   * the data pipe, at most MAX_WRITE_CHUNK_BYTES a request.
+   */
   const sendWrites = (handle: number, bytes: Buffer, at: number | null): number => {
     let written = 0;
     while (written < bytes.length) {
       const chunk = bytes.subarray(written, written + MAX_WRITE_CHUNK_BYTES);
-      const data = chunk.toString('base64');
-      const n = send({ op: 'write', handle, data, position: at === null ? null : at + written })!;
+      for (let sent = 0; sent < chunk.length;) sent += toPipe(chunk, sent);
+      const n = send({ op: 'write', handle, length: chunk.length, position: at === null ? null : at + written })!;
       written += n;
       if (n < chunk.length) break;
     }
     return written;
   };
   function flush(): void {
+    if (truncating) {
+      const target = truncating;
+      truncating = undefined;
+      send({ op: 'truncate', path: target, length: 0 });
+    }
+    if (creating) {
+      const { path: target, mode } = creating;
+      creating = undefined;
+      send({ op: 'create', path: target, mode });
+    }
     if (!held) return;
     const { handle, position, chunks, bytes } = held;
     held = undefined;
@@ -108,7 +151,21 @@ export function routeWorkspaceWrites(
     if (!routed(target) || bits === undefined)
       return original.openSync(target as string, flags as never, mode as never);
     const absolute = path.resolve(target);
-    const handle = call({ op: 'open', path: absolute, flags: bits, mode: typeof mode === 'number' ? mode : 0o666 })!;
+    let request: WriteRequest = {
+      op: 'open',
+      path: absolute,
+      flags: bits,
+      mode: typeof mode === 'number' ? mode : 0o666,
+    };
+    if (creating?.path === absolute) {
+      request = { ...request, flags: bits | O_CREAT, mode: creating.mode };
+      creating = undefined;
+      if (insideOpen) insideOpen.created = absolute;
+    } else if (truncating === absolute) {
+      request = { ...request, flags: bits | O_TRUNC };
+      truncating = undefined;
+    }
+    const handle = call(request)!;
     let local: number;
     try {
       local = original.openSync(absolute, 'r');
@@ -124,14 +181,25 @@ export function routeWorkspaceWrites(
     const handle = handleOf(fd);
     if (handle === undefined) return original.closeSync(fd);
     let failure: unknown;
-    try {
-      flush();
-    } catch (error) {
-      failure = error;
+    // The file's own held bytes go with its close: one request, not two.
+    let last: { length: number; position: number } | undefined;
+    if (held?.handle === handle && held.bytes <= MAX_WRITE_CHUNK_BYTES) {
+      const bytes = Buffer.concat(held.chunks, held.bytes);
+      last = { length: bytes.length, position: held.position };
+      held = undefined;
+      for (let sent = 0; sent < bytes.length;) sent += toPipe(bytes, sent);
+    } else {
+      try {
+        flush();
+      } catch (error) {
+        failure = error;
+      }
     }
     serverHandles.delete(fd);
     original.closeSync(fd);
-    send({ op: 'close', handle });
+    const written = send({ op: 'close', handle, ...(last ? { write: last } : {}) });
+    if (last && written !== last.length)
+      failure ??= Object.assign(new Error(`${last.length - (written ?? 0)} bytes were not written`), { code: 'EIO' });
     if (failure) throw failure;
   }) as NodeFs['closeSync'];
 
@@ -203,7 +271,9 @@ export function routeWorkspaceWrites(
         ? (options as { mode: number }).mode
         : 0o666;
     const empty = typeof data === 'string' ? data.length === 0 : (data as ArrayBufferView).byteLength === 0;
-    // NODEFS makes each new file this way, empty: one request.
+    // NODEFS makes each new file this way, empty: inside FS.open, held for the open that follows.
+    if (empty && insideOpen && !creating && !held)
+      return void (creating = { path: path.resolve(target), mode: insideOpen.mode });
     if (empty) return void call({ op: 'create', path: path.resolve(target), mode });
     const fd = fs.openSync(target, 'w', mode);
     try {
@@ -237,18 +307,17 @@ export function routeWorkspaceWrites(
         (target: unknown, ...rest: unknown[]) =>
           routed(target) ? call({ op, path: path.resolve(target) }) : previous(target, ...rest),
     );
-  wrap(
-    'truncateSync',
-    (previous) => (target: unknown, length?: number) =>
-      routed(target)
-        ? call({ op: 'truncate', path: path.resolve(target), length: length ?? 0 })
-        : previous(target, length),
-  );
-  wrap(
-    'chmodSync',
-    (previous) => (target: unknown, mode: number) =>
-      routed(target) ? call({ op: 'chmod', path: path.resolve(target), mode: Number(mode) }) : previous(target, mode),
-  );
+  wrap('truncateSync', (previous) => (target: unknown, length?: number) => {
+    if (!routed(target)) return previous(target, length);
+    if (insideOpen && !length && !held && !creating && !truncating) return void (truncating = path.resolve(target));
+    call({ op: 'truncate', path: path.resolve(target), length: length ?? 0 });
+  });
+  wrap('chmodSync', (previous) => (target: unknown, mode: number) => {
+    if (!routed(target)) return previous(target, mode);
+    // FS.open sets the mode it was asked for on the file it made: made with it already, in the same request.
+    if (insideOpen?.created === path.resolve(target)) return void (insideOpen.created = undefined);
+    call({ op: 'chmod', path: path.resolve(target), mode: Number(mode) });
+  });
   wrap(
     'utimesSync',
     (previous) => (target: unknown, atime: Time, mtime: Time) =>
@@ -280,9 +349,27 @@ export function routeWorkspaceWrites(
     'copyFileSync',
   ] as const)
     wrap(name, (previous) => (...args: unknown[]) => {
-      if (held) flush();
+      if (held || creating || truncating) flush();
       return previous(...args);
     });
+
+  const emscriptenOpen = emscriptenFs.open.bind(emscriptenFs);
+  emscriptenFs.open = (target: unknown, flags?: unknown, mode?: unknown) => {
+    insideOpen = { mode: (typeof mode === 'number' ? mode : 0o666) & 0o777 };
+    try {
+      return emscriptenOpen(target, flags, mode);
+    } finally {
+      insideOpen = undefined;
+      // An open that failed after making or truncating the file leaves it so, as the file system would.
+      if (creating || truncating) {
+        try {
+          flush();
+        } catch {
+          // The open's own error is the one Python sees.
+        }
+      }
+    }
+  };
 
   return () => {
     try {
