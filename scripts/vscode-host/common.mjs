@@ -220,6 +220,12 @@ export async function startCodeServer({
   };
 }
 
+/**
+ * Chromium's flags here and in the webview tests (test/support/chromium.ts): quiet and offline, no GPU, no
+ * sandbox of its own (the container has none to give).
+ */
+const CHROMIUM_ARGS = JSON.parse(fs.readFileSync(new URL('./chromium-args.json', import.meta.url), 'utf8'));
+
 /** Headless Debian Chromium (`host.chromium`) through playwright-core, with a persistent profile in `profileDir`. */
 export function launchChromium(playwright, host, profileDir) {
   return playwright.chromium.launchPersistentContext(profileDir, {
@@ -230,15 +236,7 @@ export function launchChromium(playwright, host, profileDir) {
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: CHROMIUM_ARGS,
   });
 }
 
