@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { Engine } from '../../src/engine/engine';
 import { createEngine } from '../../src/engine/index';
 import { testStorageDir } from '../support/mcp';
-import { sandboxUnderTest } from '../support/sandboxUnderTest';
+import { onlyBubblewrap, sandboxUnderTest } from '../support/sandboxUnderTest';
 
 const py = (value: string) => JSON.stringify(value);
 
@@ -135,41 +135,88 @@ describe('workspace write from Python', () => {
     assert.equal((await run('print("still here")')).stdout, 'still here\n');
   });
 
-  test('requests forged from inside the sandbox change nothing the grants do not allow', async () => {
-    const { O_WRONLY, O_CREAT, O_RDONLY } = fs.constants;
-    const forged = [
-      { op: 'open', path: path.join(out, '.git', 'config'), flags: O_WRONLY | O_CREAT, mode: 0o644 },
-      { op: 'open', path: path.join(outside, 'planted.txt'), flags: O_WRONLY | O_CREAT, mode: 0o644 },
-      { op: 'open', path: path.join(out, 'secret-link'), flags: O_WRONLY, mode: 0o644 },
-      { op: 'open', path: path.join(out, 'read.txt'), flags: O_RDONLY | O_CREAT, mode: 0o644 },
-      { op: 'open', path: 'relative.txt', flags: O_WRONLY | O_CREAT, mode: 0o644 },
-      { op: 'mkdir', path: path.join(out, 'deep', '.git'), mode: 0o755 },
-      { op: 'create', path: path.join(out, 'env', 'pyvenv.cfg'), mode: 0o644 },
-      { op: 'rename', from: path.join(out, 'habits', 'old.txt'), to: path.join(outside, 'stolen.txt') },
-      { op: 'write', handle: 99, data: 'eA==', position: 0 },
-      { op: 'close', handle: 1 },
-      { op: 'exec', command: 'id' },
-      'not even an object',
-    ];
-    const result = await run(
-      [
-        'import _code_mode_host, json',
-        `for request in json.loads(${py(JSON.stringify(forged))}):`,
-        '    try:',
-        '        reply = _code_mode_host.call("workspace_write", request)',
-        '    except _code_mode_host.HostCallError as error:',
-        '        reply = {"error": {"message": str(error)}}',
-        '    print("error" in reply, json.dumps(reply)[:200])',
-      ].join('\n'),
-    );
-    assert.equal(result.success, true, JSON.stringify(result.diagnostics));
-    const lines = result.stdout.trim().split('\n');
-    assert.equal(lines.length, forged.length);
-    for (const [i, line] of lines.entries()) assert.match(line, /^True /, `${JSON.stringify(forged[i])}: ${line}`);
-    assert.deepEqual(fs.readdirSync(outside), ['secret.txt']);
-    for (const made of ['.git', 'deep', 'env', 'read.txt']) assert.equal(fs.existsSync(path.join(out, made)), false);
-    assert.equal(fs.readFileSync(path.join(out, 'habits', 'old.txt'), 'utf8'), 'new');
-  });
+  test(
+    'requests forged on the write channel from inside the sandbox change nothing the grants do not allow',
+    { skip: onlyBubblewrap('the channel exists only where the server makes the writes (Deno asks its broker)') },
+    async () => {
+      const { O_WRONLY, O_CREAT, O_RDONLY } = fs.constants;
+      const forged = [
+        { op: 'open', path: path.join(out, '.git', 'config'), flags: O_WRONLY | O_CREAT, mode: 0o644 },
+        { op: 'open', path: path.join(outside, 'planted.txt'), flags: O_WRONLY | O_CREAT, mode: 0o644 },
+        { op: 'open', path: path.join(out, 'secret-link'), flags: O_WRONLY, mode: 0o644 },
+        { op: 'open', path: path.join(out, 'read.txt'), flags: O_RDONLY | O_CREAT, mode: 0o644 },
+        { op: 'open', path: 'relative.txt', flags: O_WRONLY | O_CREAT, mode: 0o644 },
+        { op: 'mkdir', path: path.join(out, 'deep', '.git'), mode: 0o755 },
+        { op: 'create', path: path.join(out, 'env', 'pyvenv.cfg'), mode: 0o644 },
+        { op: 'rename', from: path.join(out, 'habits', 'old.txt'), to: path.join(outside, 'stolen.txt') },
+        { op: 'write', handle: 99, length: 1, position: 0 },
+        { op: 'close', handle: 1 },
+        { op: 'exec', command: 'id' },
+        'not even an object',
+      ];
+      // A nested worker (started between runs: its module loads need the thread's event loop) waits on shared
+      // memory until a run is under way, then speaks the channel itself: a frame, the bytes it names, the answer.
+      const body = `const fs = require('node:fs');
+const flag = new Int32Array(require('node:worker_threads').workerData, 0, 1);
+const read = (n) => { const b = Buffer.alloc(n); for (let got = 0; got < n; ) got += fs.readSync(6, b, got, n - got, null); return b; };
+Atomics.wait(flag, 0, 0);
+const answers = [];
+for (const request of ${JSON.stringify(forged)}) {
+  const json = Buffer.from(JSON.stringify(request)); const header = Buffer.alloc(4); header.writeUInt32BE(json.length, 0);
+  fs.writeSync(5, Buffer.concat([header, json, Buffer.alloc(request.op === 'write' ? request.length : 0, 120)]));
+  answers.push(read(read(4).readUInt32BE(0)).toString());
+}
+const text = Buffer.from(JSON.stringify(answers));
+new Uint8Array(flag.buffer, 8).set(text); new Int32Array(flag.buffer, 4, 1)[0] = text.length;
+Atomics.store(flag, 0, 2); Atomics.notify(flag, 0);`;
+      await run(
+        `import js\njs.globalThis.forge = js.SharedArrayBuffer.new(65536)\n` +
+          `_forger = js.eval(${py(`import('node:worker_threads').then((wt) => { globalThis.forger = new wt.Worker(${JSON.stringify(body)}, { eval: true, workerData: globalThis.forge }); })`)})`,
+      );
+      const result = await run(
+        [
+          'import js, time',
+          'flag = js.Int32Array.new(js.globalThis.forge)',
+          'js.Atomics.store(flag, 0, 1); js.Atomics.notify(flag, 0)',
+          // Only a guard against a worker that never answers: a slow machine waits longer, it never fails sooner.
+          'deadline = time.monotonic() + 120',
+          'while js.Atomics.load(flag, 0) != 2 and time.monotonic() < deadline: time.sleep(0.02)',
+          'length = js.Int32Array.new(js.globalThis.forge, 4, 1)[0]',
+          'print(js.Atomics.load(flag, 0))',
+          'print(bytes(js.Uint8Array.new(js.globalThis.forge, 8, length).to_py()).decode())',
+        ].join('\n'),
+      );
+      const [state, text] = result.stdout.split('\n');
+      assert.equal(state, '2', JSON.stringify(result));
+      const answers = (JSON.parse(text!) as string[]).map(
+        (answer) => JSON.parse(answer) as { error?: { code: string } },
+      );
+      assert.deepEqual(
+        answers.map((answer) => answer.error?.code),
+        [
+          'EACCES',
+          'EACCES',
+          'EACCES',
+          'EINVAL',
+          'EACCES',
+          'EACCES',
+          'EACCES',
+          'EACCES',
+          'EBADF',
+          'EBADF',
+          'EINVAL',
+          'EINVAL',
+        ],
+      );
+      assert.deepEqual(fs.readdirSync(outside), ['secret.txt']);
+      for (const made of ['.git', 'deep', 'env', 'read.txt']) assert.equal(fs.existsSync(path.join(out, made)), false);
+      assert.equal(fs.readFileSync(path.join(out, 'habits', 'old.txt'), 'utf8'), 'new');
+      // The session goes on, its own writes unharmed.
+      const after = await run(`open(${py(path.join(out, 'after.txt'))}, "w").write("fine")`);
+      assert.equal(after.success, true, JSON.stringify(after.diagnostics));
+      assert.equal(fs.readFileSync(path.join(out, 'after.txt'), 'utf8'), 'fine');
+    },
+  );
 
   test('a session holds a bounded number of files open for writing, and one closed frees its place', async () => {
     const result = await run(

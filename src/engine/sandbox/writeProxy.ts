@@ -4,7 +4,7 @@
 // path is checked as Deno's broker checks it (pathGrants.ts: names at any depth, real paths), and the server makes
 // the write. Code that skips the file layer meets the read-only mount. The sandbox cannot change the workspace
 // but through here, and the server checks and acts in one step of its event loop, so nothing moves between a
-// check and its write. The bytes written come on a pipe of their own (writeData.ts).
+// check and its write. Requests and their bytes come on a channel of their own (writeProxyWire.ts).
 import * as fs from 'node:fs';
 import { z } from 'zod';
 import { decide, type Grants } from './pathGrants';
@@ -71,35 +71,26 @@ class Refusal extends Error {
   }
 }
 
-/** Where the bytes of a write come from: the next `length` of them. */
-export interface WriteBytes {
-  take(length: number): Promise<Buffer>;
-}
-
 export class WriteProxy {
   private readonly open = new Map<number, number>();
   private lastHandle = 0;
 
-  constructor(
-    private readonly grants: Grants,
-    private readonly bytes: WriteBytes,
-  ) {}
+  constructor(private readonly grants: Grants) {}
 
-  /** The reply to one request from the sandbox; anything malformed is refused, never thrown. */
-  async answer(params: unknown): Promise<WriteReply> {
+  /**
+   * The reply to one request from the sandbox, with the bytes that followed it (as many as it named: see
+   * writeRequests.ts); anything malformed is refused, never thrown.
+   */
+  answer(params: unknown, bytes?: Buffer): WriteReply {
     const parsed = request.safeParse(params);
     if (!parsed.success) return { error: { code: 'EINVAL', message: 'not a workspace write request' } };
     try {
       const call = parsed.data;
-      if (call.op === 'write') {
-        const bytes = await this.bytes.take(call.length);
-        // Looked up after the wait: the sandbox may have ended meanwhile, and its files with it.
-        return { value: fs.writeSync(this.fd(call.handle), bytes, 0, bytes.length, call.position) };
-      }
+      if (call.op === 'write')
+        return { value: fs.writeSync(this.fd(call.handle), bytes!, 0, call.length, call.position) };
       if (call.op === 'close' && call.write) {
-        const bytes = await this.bytes.take(call.write.length);
         try {
-          return { value: fs.writeSync(this.fd(call.handle), bytes, 0, bytes.length, call.write.position) };
+          return { value: fs.writeSync(this.fd(call.handle), bytes!, 0, call.write.length, call.write.position) };
         } finally {
           this.make({ op: 'close', handle: call.handle });
         }

@@ -9,16 +9,16 @@ import { FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
 import { assetsDir } from '../../paths';
 import { fileView, MAX_METADATA_WALK } from '../../sandbox/fileView';
 import { sandboxReport, spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
-import { WriteData } from '../../sandbox/writeData';
-import { WriteProxy } from '../../sandbox/writeProxy';
-import { MAX_WRITE_CHUNK_BYTES } from '../../sandbox/writeProxyWire';
+import { WriteProxy, type WriteReply } from '../../sandbox/writeProxy';
+import { serveWriteRequests } from '../../sandbox/writeRequests';
 import type { Logger } from '../../types';
 import type { BackendSessionOptions } from '../contract';
 import { parseFromHost } from './hostMessages';
 import {
   HOST_INPUT_FD,
   HOST_OUTPUT_FD,
-  HOST_WRITE_DATA_FD,
+  HOST_WRITE_REPLY_FD,
+  HOST_WRITE_REQUEST_FD,
   type FromHost,
   type HostConfig,
   type SnapshotRef,
@@ -68,6 +68,8 @@ export interface LaunchedHost {
 
 export interface HostListeners {
   message(message: FromHost): void;
+  /** A workspace write the sandbox asks the server to make (sandbox/writeProxy.ts), with the bytes it named. */
+  writeRequest(writes: WriteProxy, request: unknown, bytes: Buffer | undefined): WriteReply;
   /**
    * It broke what the server holds it to (it is within reach of the code it runs): it sent something that is not a
    * valid message, or held more memory than its limit. `reason` is the server's own words.
@@ -144,15 +146,17 @@ export function launchHost(
       dataLimitBytes: (runtime) => sandboxDataLimitBytes(sandboxMemoryLimitMb(shared.heapLimitMb), runtime),
       log,
     },
-    writesThroughServer.length > 0 ? 3 : 2,
+    writesThroughServer.length > 0 ? 4 : 2,
   );
   const writes =
-    writesThroughServer.length > 0
-      ? new WriteProxy(
-          { mounts: grants.mounts, network: shared.network },
-          new WriteData((child.stdio as unknown as Readable[])[HOST_WRITE_DATA_FD]!, 2 * MAX_WRITE_CHUNK_BYTES),
-        )
-      : undefined;
+    writesThroughServer.length > 0 ? new WriteProxy({ mounts: grants.mounts, network: shared.network }) : undefined;
+  if (writes) {
+    const pipes = child.stdio as unknown as Array<Readable & Writable>;
+    serveWriteRequests(pipes[HOST_WRITE_REQUEST_FD]!, pipes[HOST_WRITE_REPLY_FD]!, {
+      answer: (request, bytes) => listeners.writeRequest(writes, request, bytes),
+      malformed: (reason) => listeners.malformed(`malformed workspace write from the Pyodide process: ${reason}`),
+    });
+  }
   let stderrTail = '';
   let markExited = (): void => undefined;
   const exited = new Promise<void>((resolve) => {

@@ -12,8 +12,12 @@ import type { FromHost } from './hostMessages';
 /** File descriptors of the host process: it reads the backend's messages from one and writes its own to the other. */
 export const HOST_INPUT_FD = 3;
 export const HOST_OUTPUT_FD = 4;
-/** Where the worker writes the bytes of workspace writes the server makes (sandbox/writeData.ts), when it makes them. */
-export const HOST_WRITE_DATA_FD = 5;
+/**
+ * Where the Pyodide thread writes workspace writes for the server to make, and reads its answers, when the server
+ * makes them (sandbox/writeProxyWire.ts).
+ */
+export const HOST_WRITE_REQUEST_FD = 5;
+export const HOST_WRITE_REPLY_FD = 6;
 /** The file a starting host writes a new memory snapshot to, in the outbox the backend gave it. */
 export const OUTBOX_SNAPSHOT = 'snapshot';
 /** The file a starting host writes V8's code cache of Pyodide's Emscripten script to (emscriptenScript.ts). */

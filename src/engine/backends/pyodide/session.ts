@@ -12,7 +12,7 @@ import type {
   BackendSink,
 } from '../contract';
 import { checkCacheSince, installReport, planInstall } from './packagePlan';
-import { WRITE_PROXY_METHOD } from '../../sandbox/writeProxyWire';
+import type { WriteProxy, WriteReply } from '../../sandbox/writeProxy';
 import { launchHost, type LaunchedHost, type SharedSetup } from './hostLaunch';
 import type { FromHost, InstallStep, OutputChunk, PackagesReply, ReadyInfo, ToHost } from './protocol';
 import { errorText } from '../../errorText';
@@ -240,6 +240,7 @@ export class PyodideSession implements BackendSession {
         if (this.current === host) this.stop(host, reason);
       },
       gone: (reason) => this.detach(host, reason),
+      writeRequest: (writes, request, bytes) => this.answerWrite(host, writes, request, bytes),
     });
     const host: Host = Object.assign(launched, { killedByUs: false, ready, failStart });
     this.backendLog.info(
@@ -355,14 +356,6 @@ export class PyodideSession implements BackendSession {
         if (pending.callsInFlight > 0 && !pending.interrupted)
           return this.stopMisbehaving(host, 'a second host call while the first one was still waiting');
         pending.callsInFlight++;
-        if (message.method === WRITE_PROXY_METHOD && host.writes) {
-          // Answered by the server itself, at once (a write waits only for its bytes): the sandbox keeps running.
-          void host.writes.answer(message.params).then((value) => {
-            pending.callsInFlight--;
-            if (this.current === host) this.send(host, { type: 'hostCallReply', id: message.id, ok: true, value });
-          });
-          return;
-        }
         host.sandbox.freeze(); // Python waits for the answer, and a question stops the run's clock: so does the sandbox.
         void this.answerHostCall(host, message.id, message.method, message.params).finally(
           () => pending.callsInFlight--,
@@ -376,6 +369,13 @@ export class PyodideSession implements BackendSession {
       case 'log':
         this.options.log[message.level](`[pyodide] ${message.message.slice(0, MAX_LOG_CHARS)}`);
     }
+  }
+
+  /** A workspace write the sandbox asks for: made only by the current host, and only while one of its runs goes. */
+  private answerWrite(host: Host, writes: WriteProxy, request: unknown, bytes: Buffer | undefined): WriteReply {
+    if (this.current === host && this.pending?.sent) return writes.answer(request, bytes);
+    this.options.log.warn(`[pyodide] a workspace write refused: it came ${this.runUnderWay()}`);
+    return { error: { code: 'EACCES', message: 'the workspace is written only while a cell runs' } };
   }
 
   private runUnderWay(): string {

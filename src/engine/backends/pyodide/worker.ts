@@ -11,7 +11,8 @@ import codeModeSource from '../runtime/code_mode.py';
 import { compileHarnessIntoSnapshot, HarnessCode } from './harnessCode';
 import { loadEmscriptenScript, type LoadedScript } from './emscriptenScript';
 import {
-  HOST_WRITE_DATA_FD,
+  HOST_WRITE_REPLY_FD,
+  HOST_WRITE_REQUEST_FD,
   OUTBOX_CODE_CACHE,
   OUTBOX_SNAPSHOT,
   type FromWorker,
@@ -31,9 +32,8 @@ import { WorkerPackages } from './workerPackages';
 import { CappedStream } from './cappedStream';
 import { capHeapGrowth } from './heapCap';
 import { refuseWritesWhereReadOnly } from './readOnlyMounts';
-import { routeWorkspaceWrites, type EmscriptenOpen } from './workspaceWrites';
-import type { WriteReply, WriteRequest } from '../../sandbox/writeProxy';
-import { WRITE_PROXY_METHOD } from '../../sandbox/writeProxyWire';
+import { routeWorkspaceWrites, type AskServer, type EmscriptenOpen } from './workspaceWrites';
+import { writeChannel } from './writeChannel';
 
 type LoadPyodide = (typeof import('pyodide'))['loadPyodide'];
 type PyodideOptions = NonNullable<Parameters<LoadPyodide>[0]>;
@@ -163,15 +163,14 @@ function hostCall(py: PyodideInterface, method: string, paramsJson: string): str
   return encodeReply(awaitReply(method, JSON.parse(paramsJson) as unknown, () => py.checkInterrupt()));
 }
 
-/**
- * A workspace write asked of the server (workspaceWrites.ts), from inside Pyodide's file layer: not interrupted
- * there (a Python exception thrown through it would leave the file layer half done); the server answers at once.
- */
-function askServer(request: WriteRequest): WriteReply {
-  if (!cellRunning) return { error: { code: 'EACCES', message: 'the workspace is written only while a cell runs' } };
-  const reply = awaitReply(WRITE_PROXY_METHOD, request, () => undefined);
-  return reply.ok ? (reply.value as WriteReply) : { error: { code: 'EIO', message: reply.error } };
-}
+/** A workspace write asked of the server (workspaceWrites.ts), on a channel of its own, only while a cell runs. */
+const askServer: AskServer = (() => {
+  const ask = writeChannel(HOST_WRITE_REQUEST_FD, HOST_WRITE_REPLY_FD);
+  return (request, bytes) =>
+    cellRunning
+      ? ask(request, bytes)
+      : { error: { code: 'EACCES', message: 'the workspace is written only while a cell runs' } };
+})();
 
 function awaitReply(method: string, params: unknown, whileWaiting: () => void): HostCallReply {
   const id = ++lastCallId;
@@ -298,7 +297,6 @@ function mountHostFolders(py: PyodideInterface): void {
   refuseWritesWhereReadOnly(py, init.mounts);
   sendHeldWrites = routeWorkspaceWrites(
     init.writesThroughServer,
-    HOST_WRITE_DATA_FD,
     askServer,
     (text) => streams[STDERR].write(new TextEncoder().encode(`${text}\n`)),
     py.FS as unknown as EmscriptenOpen,

@@ -14,8 +14,8 @@ export interface EmscriptenOpen {
   open(target: unknown, flags?: unknown, mode?: unknown): unknown;
 }
 
-/** Sends one request to the server and blocks until it answers. */
-export type AskServer = (request: WriteRequest) => WriteReply;
+/** Sends one request (and the bytes it names) to the server and blocks until it answers. */
+export type AskServer = (request: WriteRequest, bytes?: Buffer) => WriteReply;
 
 type NodeFs = typeof import('node:fs');
 type Time = string | number | Date;
@@ -37,15 +37,13 @@ const WRITE_MODES: Record<string, number> = {
 };
 
 /**
- * From now on, writes under `roots` made through node:fs in this thread are asked of the server, their bytes
- * written to `dataFd` (the data pipe: never JSON, as they would be in a request). `note` hears why
+ * From now on, writes under `roots` made through node:fs in this thread are asked of the server. `note` hears why
  * the grants refused one (the error Python sees carries only its errno), and a held write that failed where no
  * call could raise it. The function returned sends what is held: before anything outside this thread could look
  * at the file (a host call, a sleep, the end of a cell).
  */
 export function routeWorkspaceWrites(
   roots: readonly string[],
-  dataFd: number,
   ask: AskServer,
   note: (text: string) => void,
   emscriptenFs: EmscriptenOpen,
@@ -58,18 +56,6 @@ export function routeWorkspaceWrites(
     writeSync: fs.writeSync,
     writeFileSync: fs.writeFileSync,
   };
-  /** Some of `chunk` from `offset` written to the data pipe, waiting while it is full. */
-  const toPipe = (chunk: Buffer, offset: number): number => {
-    for (;;) {
-      try {
-        return original.writeSync(dataFd, chunk, offset, chunk.length - offset);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-        Atomics.wait(pipeFull, 0, 0, 1);
-      }
-    }
-  };
-  const pipeFull = new Int32Array(new SharedArrayBuffer(4));
   /** Local read-only descriptor -> the server's handle of the same file. */
   const serverHandles = new Map<number, number>();
 
@@ -96,22 +82,19 @@ export function routeWorkspaceWrites(
     flush();
     return send(request);
   };
-  const send = (request: WriteRequest): number | null => {
-    const reply = ask(request);
+  const send = (request: WriteRequest, bytes?: Buffer): number | null => {
+    const reply = ask(request, bytes);
     if ('value' in reply) return reply.value;
     if (reply.error.code === 'EACCES') note(`[sandbox] ${reply.error.message}`);
     throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
   };
-  /**
-   * `bytes` written at `at` (null: where the server's descriptor stands): each request's bytes go ahead of it on
-   * the data pipe, at most MAX_WRITE_CHUNK_BYTES a request.
-   */
+  /** `bytes` written at `at` (null: where the server's descriptor stands), at most MAX_WRITE_CHUNK_BYTES a request. */
   const sendWrites = (handle: number, bytes: Buffer, at: number | null): number => {
     let written = 0;
     while (written < bytes.length) {
       const chunk = bytes.subarray(written, written + MAX_WRITE_CHUNK_BYTES);
-      for (let sent = 0; sent < chunk.length;) sent += toPipe(chunk, sent);
-      const n = send({ op: 'write', handle, length: chunk.length, position: at === null ? null : at + written })!;
+      const position = at === null ? null : at + written;
+      const n = send({ op: 'write', handle, length: chunk.length, position }, chunk)!;
       written += n;
       if (n < chunk.length) break;
     }
@@ -183,11 +166,11 @@ export function routeWorkspaceWrites(
     let failure: unknown;
     // The file's own held bytes go with its close: one request, not two.
     let last: { length: number; position: number } | undefined;
+    let lastBytes: Buffer | undefined;
     if (held?.handle === handle && held.bytes <= MAX_WRITE_CHUNK_BYTES) {
-      const bytes = Buffer.concat(held.chunks, held.bytes);
-      last = { length: bytes.length, position: held.position };
+      lastBytes = Buffer.concat(held.chunks, held.bytes);
+      last = { length: lastBytes.length, position: held.position };
       held = undefined;
-      for (let sent = 0; sent < bytes.length;) sent += toPipe(bytes, sent);
     } else {
       try {
         flush();
@@ -197,7 +180,7 @@ export function routeWorkspaceWrites(
     }
     serverHandles.delete(fd);
     original.closeSync(fd);
-    const written = send({ op: 'close', handle, ...(last ? { write: last } : {}) });
+    const written = send({ op: 'close', handle, ...(last ? { write: last } : {}) }, lastBytes);
     if (last && written !== last.length)
       failure ??= Object.assign(new Error(`${last.length - (written ?? 0)} bytes were not written`), { code: 'EIO' });
     if (failure) throw failure;

@@ -1,0 +1,80 @@
+// The server's end of the write channel (writeProxyWire.ts): requests and their bytes read from the sandbox's
+// pipe, in order, each answered on the other pipe before the next is read. Code in the sandbox can write to the
+// request pipe too: a request is checked like any other, and a frame that is not one ends the sandbox.
+import type { Readable, Writable } from 'node:stream';
+import { bytesFollowing, MAX_WRITE_REQUEST_BYTES } from './writeProxyWire';
+import type { WriteReply } from './writeProxy';
+
+const FRAME_HEADER_BYTES = 4;
+
+export interface WriteRequestHandlers {
+  /** The answer to one request and the bytes that came with it. */
+  answer(request: unknown, bytes: Buffer | undefined): WriteReply;
+  /** What came is not a request: the sandbox must end. */
+  malformed(reason: string): void;
+}
+
+/** Reads requests from `requests` and writes each answer to `replies`, until the pipe ends or breaks its form. */
+export function serveWriteRequests(requests: Readable, replies: Writable, handlers: WriteRequestHandlers): void {
+  let chunks: Buffer[] = [];
+  let buffered = 0;
+  /** The request read, waiting for its bytes. */
+  let waiting: { request: unknown; length: number } | undefined;
+  let broken = false;
+
+  const take = (length: number): Buffer => {
+    const joined = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, buffered);
+    const taken = joined.subarray(0, length);
+    const rest = joined.subarray(length);
+    chunks = rest.length > 0 ? [rest] : [];
+    buffered = rest.length;
+    return taken;
+  };
+  const fail = (reason: string): void => {
+    broken = true;
+    chunks = [];
+    buffered = 0;
+    handlers.malformed(reason);
+  };
+
+  requests.on('data', (chunk: Buffer) => {
+    if (broken) return;
+    chunks.push(chunk);
+    buffered += chunk.length;
+    for (;;) {
+      if (!waiting) {
+        if (buffered < FRAME_HEADER_BYTES) return;
+        const length = take(FRAME_HEADER_BYTES).readUInt32BE(0);
+        if (length > MAX_WRITE_REQUEST_BYTES)
+          return fail(`a workspace write request of ${length} bytes, over the limit of ${MAX_WRITE_REQUEST_BYTES}`);
+        if (buffered < length) {
+          // Not all here: put the header back and wait for the rest.
+          const header = Buffer.alloc(FRAME_HEADER_BYTES);
+          header.writeUInt32BE(length, 0);
+          chunks.unshift(header);
+          buffered += FRAME_HEADER_BYTES;
+          return;
+        }
+        let request: unknown;
+        try {
+          request = JSON.parse(take(length).toString('utf8'));
+        } catch {
+          return fail('a workspace write request that is not JSON');
+        }
+        const count = bytesFollowing(request);
+        if (count === undefined) return fail('a workspace write request naming a byte count that cannot be');
+        waiting = { request, length: count };
+      }
+      if (buffered < waiting.length) return;
+      const { request, length } = waiting;
+      waiting = undefined;
+      const reply = handlers.answer(request, length > 0 ? take(length) : undefined);
+      const json = Buffer.from(JSON.stringify(reply), 'utf8');
+      const header = Buffer.alloc(FRAME_HEADER_BYTES);
+      header.writeUInt32BE(json.length, 0);
+      replies.write(Buffer.concat([header, json]));
+    }
+  });
+  requests.on('error', () => undefined);
+  replies.on('error', () => undefined);
+}
