@@ -181,6 +181,25 @@ describe('the write channel', () => {
     assert.deepEqual(replies(out), [{ value: 1 }, { value: 2 }, { value: 3 }]);
   });
 
+  test('a sender that never reads the answers is not read from until it does: nothing piles up', async () => {
+    const requests = new PassThrough();
+    const out = new PassThrough({ highWaterMark: 1024 });
+    let answered = 0;
+    serveWriteRequests(requests, out, {
+      answer: () => (answered++, { value: null }),
+      malformed: (reason) => assert.fail(reason),
+    });
+    const many = Buffer.concat(Array.from({ length: 1000 }, () => frame({ op: 'mkdir', path: '/x', mode: 0o755 })));
+    requests.write(many);
+    assert.ok(answered < 1000, `${answered} answered before any was read`);
+    assert.equal(requests.isPaused(), true);
+    const before = answered;
+    out.read();
+    // 'drain' comes on a later turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(answered > before, 'reading the answers lets the next requests through');
+  });
+
   for (const [what, bytes] of [
     ['a frame over the limit', Buffer.from([0xff, 0xff, 0xff, 0xff])],
     ['a frame that is not JSON', frame('x').subarray(0, 4).fill(0, 0, 3).fill(3, 3, 4)],

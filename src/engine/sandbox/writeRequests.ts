@@ -37,24 +37,17 @@ export function serveWriteRequests(requests: Readable, replies: Writable, handle
     handlers.malformed(reason);
   };
 
-  requests.on('data', (chunk: Buffer) => {
-    if (broken) return;
-    chunks.push(chunk);
-    buffered += chunk.length;
-    for (;;) {
+  /** Answers every whole request buffered; stops when the reader of the answers falls behind (see below). */
+  const serve = (): void => {
+    while (!broken && !replies.writableNeedDrain) {
       if (!waiting) {
         if (buffered < FRAME_HEADER_BYTES) return;
-        const length = take(FRAME_HEADER_BYTES).readUInt32BE(0);
+        if (chunks[0]!.length < FRAME_HEADER_BYTES) chunks = [Buffer.concat(chunks, buffered)];
+        const length = chunks[0]!.readUInt32BE(0);
         if (length > MAX_WRITE_REQUEST_BYTES)
           return fail(`a workspace write request of ${length} bytes, over the limit of ${MAX_WRITE_REQUEST_BYTES}`);
-        if (buffered < length) {
-          // Not all here: put the header back and wait for the rest.
-          const header = Buffer.alloc(FRAME_HEADER_BYTES);
-          header.writeUInt32BE(length, 0);
-          chunks.unshift(header);
-          buffered += FRAME_HEADER_BYTES;
-          return;
-        }
+        if (buffered < FRAME_HEADER_BYTES + length) return;
+        take(FRAME_HEADER_BYTES);
         let request: unknown;
         try {
           request = JSON.parse(take(length).toString('utf8'));
@@ -74,6 +67,20 @@ export function serveWriteRequests(requests: Readable, replies: Writable, handle
       header.writeUInt32BE(json.length, 0);
       replies.write(Buffer.concat([header, json]));
     }
+  };
+
+  requests.on('data', (chunk: Buffer) => {
+    if (broken) return;
+    chunks.push(chunk);
+    buffered += chunk.length;
+    serve();
+    // Code that sends requests without reading the answers is not read from until it does: the answers never
+    // pile up here, nor do the requests (the sandbox's writes to its pipe wait instead).
+    if (replies.writableNeedDrain) requests.pause();
+  });
+  replies.on('drain', () => {
+    serve();
+    if (!broken) requests.resume();
   });
   requests.on('error', () => undefined);
   replies.on('error', () => undefined);

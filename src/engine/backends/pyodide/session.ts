@@ -54,6 +54,8 @@ interface Host extends LaunchedHost {
 export class PyodideSession implements BackendSession {
   readonly kind = 'pyodide';
   private current: Host | undefined;
+  /** Hosts whose out-of-place workspace write has been logged. */
+  private readonly writeRefusalLogged = new WeakSet<Host>();
   private pending: PendingRun | undefined;
   private loading = false;
   private disposed = false;
@@ -374,7 +376,11 @@ export class PyodideSession implements BackendSession {
   /** A workspace write the sandbox asks for: made only by the current host, and only while one of its runs goes. */
   private answerWrite(host: Host, writes: WriteProxy, request: unknown, bytes: Buffer | undefined): WriteReply {
     if (this.current === host && this.pending?.sent) return writes.answer(request, bytes);
-    this.options.log.warn(`[pyodide] a workspace write refused: it came ${this.runUnderWay()}`);
+    // Once per process: code could send these in a loop.
+    if (!this.writeRefusalLogged.has(host)) {
+      this.writeRefusalLogged.add(host);
+      this.options.log.warn(`[pyodide] a workspace write refused: it came ${this.runUnderWay()}`);
+    }
     return { error: { code: 'EACCES', message: 'the workspace is written only while a cell runs' } };
   }
 
