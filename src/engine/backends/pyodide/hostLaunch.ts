@@ -105,11 +105,12 @@ export function launchHost(
       workspaceRoots: workspaceWritable ? workspace : [],
       protectedPaths: shared.protectedPaths,
     });
-  // What the code may change. Deno asks its broker before each write; any other sandbox gets the workspace
-  // read-only, and the server makes the writes these grants allow (sandbox/writeProxy.ts).
+  // What the code may change. Deno asks its broker before each write; under bubblewrap the workspace is mounted
+  // read-only and the server makes the writes these grants allow (sandbox/writeProxy.ts). Node's permission model
+  // alone (no OS sandbox, no Deno) keeps its path grants, and says it is not complete.
   const grants = view(shared.workspaceWritable);
   const mechanism = sandboxReport(shared.network, shared.sandboxChoice).mechanism;
-  const writesThroughServer = shared.workspaceWritable && mechanism !== 'deno' ? workspace : [];
+  const writesThroughServer = shared.workspaceWritable && mechanism === 'bubblewrap' ? workspace : [];
   const mounts = writesThroughServer.length > 0 ? view(false).mounts : grants.mounts;
   for (const root of grants.closed)
     log.warn(
