@@ -158,9 +158,24 @@ function hostCall(py: PyodideInterface, method: string, paramsJson: string): str
   if (!cellRunning) return JSON.stringify([false, 'host calls can only be made while a cell runs']);
   // A tool the call reaches may read what the code just wrote.
   sendHeldWrites();
-  // Raises KeyboardInterrupt in the calling Python code, also for one Python's own poll took just before
-  // the call; the reply, if it ever comes, is then ignored. The host bumps callSignal on interrupt.
-  return encodeReply(awaitReply(method, JSON.parse(paramsJson) as unknown, () => py.checkInterrupt()));
+  const id = ++lastCallId;
+  post({ type: 'hostCall', id, method, params: JSON.parse(paramsJson) as unknown });
+  for (;;) {
+    const seen = Atomics.load(callSignal, 0);
+    for (
+      let received = receiveMessageOnPort(init.replyPort);
+      received;
+      received = receiveMessageOnPort(init.replyPort)
+    ) {
+      // Replies to calls abandoned by an earlier interrupt can still arrive; they are dropped here.
+      const reply = received.message as HostCallReply;
+      if (reply.id === id) return encodeReply(reply);
+    }
+    // Raises KeyboardInterrupt in the calling Python code, also for one Python's own poll took just before
+    // the call; the reply, if it ever comes, is then ignored. The host bumps callSignal on interrupt.
+    py.checkInterrupt();
+    Atomics.wait(callSignal, 0, seen);
+  }
 }
 
 /** A workspace write asked of the server (workspaceWrites.ts), on a channel of its own, only while a cell runs. */
@@ -171,25 +186,6 @@ const askServer: AskServer = (() => {
       ? ask(request, bytes)
       : { error: { code: 'EACCES', message: 'the workspace is written only while a cell runs' } };
 })();
-
-function awaitReply(method: string, params: unknown, whileWaiting: () => void): HostCallReply {
-  const id = ++lastCallId;
-  post({ type: 'hostCall', id, method, params });
-  for (;;) {
-    const seen = Atomics.load(callSignal, 0);
-    for (
-      let received = receiveMessageOnPort(init.replyPort);
-      received;
-      received = receiveMessageOnPort(init.replyPort)
-    ) {
-      // Replies to calls abandoned by an earlier interrupt can still arrive; they are dropped here.
-      const reply = received.message as HostCallReply;
-      if (reply.id === id) return reply;
-    }
-    whileWaiting();
-    Atomics.wait(callSignal, 0, seen);
-  }
-}
 
 function encodeReply(reply: HostCallReply): string {
   if (!reply.ok) return JSON.stringify([false, reply.error]);
