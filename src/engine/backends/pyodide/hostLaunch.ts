@@ -9,7 +9,7 @@ import { FrameDecoder, MAX_FRAME_FROM_INTERPRETER_BYTES } from '../../framing';
 import { assetsDir } from '../../paths';
 import { fileView, MAX_METADATA_WALK } from '../../sandbox/fileView';
 import { sandboxReport, spawnConfinedHost, type NetworkAccess, type SandboxChoice } from '../../sandbox/index';
-import { WriteProxy, type WriteReply } from '../../sandbox/writeProxy';
+import { WriteProxy } from '../../sandbox/writeProxy';
 import { serveWriteRequests } from '../../sandbox/writeRequests';
 import type { Logger } from '../../types';
 import type { BackendSessionOptions } from '../contract';
@@ -68,8 +68,8 @@ export interface LaunchedHost {
 
 export interface HostListeners {
   message(message: FromHost): void;
-  /** A workspace write the sandbox asks the server to make (sandbox/writeProxy.ts), with the bytes it named. */
-  writeRequest(writes: WriteProxy, request: unknown, bytes: Buffer | undefined): WriteReply;
+  /** Whether one of its runs is under way: only then are its workspace writes made (sandbox/writeProxy.ts). */
+  runUnderWay(): boolean;
   /**
    * It broke what the server holds it to (it is within reach of the code it runs): it sent something that is not a
    * valid message, or held more memory than its limit. `reason` is the server's own words.
@@ -152,9 +152,17 @@ export function launchHost(
   const writes =
     writesThroughServer.length > 0 ? new WriteProxy({ mounts: grants.mounts, network: shared.network }) : undefined;
   if (writes) {
+    let refusalLogged = false;
     const pipes = child.stdio as unknown as Array<Readable & Writable>;
     serveWriteRequests(pipes[HOST_WRITE_REQUEST_FD]!, pipes[HOST_WRITE_REPLY_FD]!, {
-      answer: (request, bytes) => listeners.writeRequest(writes, request, bytes),
+      answer: (request, bytes) => {
+        if (listeners.runUnderWay()) return writes.answer(request, bytes);
+        // Logged once: code could send these in a loop.
+        if (!refusalLogged)
+          log.warn(`[pyodide ${child.pid}] a workspace write refused: it came while no run was under way`);
+        refusalLogged = true;
+        return { error: { code: 'EACCES', message: 'the workspace is written only while a cell runs' } };
+      },
       malformed: (reason) => listeners.malformed(`malformed workspace write from the Pyodide process: ${reason}`),
     });
   }

@@ -12,7 +12,6 @@ import type {
   BackendSink,
 } from '../contract';
 import { checkCacheSince, installReport, planInstall } from './packagePlan';
-import type { WriteProxy, WriteReply } from '../../sandbox/writeProxy';
 import { launchHost, type LaunchedHost, type SharedSetup } from './hostLaunch';
 import type { FromHost, InstallStep, OutputChunk, PackagesReply, ReadyInfo, ToHost } from './protocol';
 import { errorText } from '../../errorText';
@@ -54,8 +53,6 @@ interface Host extends LaunchedHost {
 export class PyodideSession implements BackendSession {
   readonly kind = 'pyodide';
   private current: Host | undefined;
-  /** Hosts whose out-of-place workspace write has been logged. */
-  private readonly writeRefusalLogged = new WeakSet<Host>();
   private pending: PendingRun | undefined;
   private loading = false;
   private disposed = false;
@@ -242,7 +239,7 @@ export class PyodideSession implements BackendSession {
         if (this.current === host) this.stop(host, reason);
       },
       gone: (reason) => this.detach(host, reason),
-      writeRequest: (writes, request, bytes) => this.answerWrite(host, writes, request, bytes),
+      runUnderWay: () => this.current === host && this.pending?.sent === true,
     });
     const host: Host = Object.assign(launched, { killedByUs: false, ready, failStart });
     this.backendLog.info(
@@ -371,17 +368,6 @@ export class PyodideSession implements BackendSession {
       case 'log':
         this.options.log[message.level](`[pyodide] ${message.message.slice(0, MAX_LOG_CHARS)}`);
     }
-  }
-
-  /** A workspace write the sandbox asks for: made only by the current host, and only while one of its runs goes. */
-  private answerWrite(host: Host, writes: WriteProxy, request: unknown, bytes: Buffer | undefined): WriteReply {
-    if (this.current === host && this.pending?.sent) return writes.answer(request, bytes);
-    // Once per process: code could send these in a loop.
-    if (!this.writeRefusalLogged.has(host)) {
-      this.writeRefusalLogged.add(host);
-      this.options.log.warn(`[pyodide] a workspace write refused: it came ${this.runUnderWay()}`);
-    }
-    return { error: { code: 'EACCES', message: 'the workspace is written only while a cell runs' } };
   }
 
   private runUnderWay(): string {
