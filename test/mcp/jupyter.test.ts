@@ -292,7 +292,8 @@ describe('a local Jupyter Server whose MCP server is killed outright', () => {
     'ends with it, and its kernel too: nothing is left running where no exit hook could run',
     { skip: process.platform !== 'linux' && 'the parent-death signal is Linux only (setpriv)' },
     async () => {
-      const conn = await connectStdio(jupyterCliArgs('jupyter'));
+      // No Pyodide spare: a sandbox caught starting when its server is killed is not what this test is about.
+      const conn = await connectStdio(['--backend', 'jupyter', ...jupyterCliArgs('jupyter')]);
       let pids: number[] = [];
       try {
         const ran = (
