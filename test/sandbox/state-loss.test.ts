@@ -156,12 +156,15 @@ describe('Pyodide: no silent state loss', () => {
           );
           assert.ok(setUp.success || setUp.session_reset, explain(setUp));
           const deadline = Date.now() + GUARD_MS;
+          let last = explain(setUp);
           for (let attempt = 0; ; attempt++) {
-            assert.ok(Date.now() < deadline, 'the loss never happened');
+            // What the last run said tells a loss that never came (False: the callback never ran) from one missed.
+            assert.ok(Date.now() < deadline, `the loss never happened; the last run said: ${last}`);
             const probe =
               attempt === 0 && setUp.session_reset
                 ? setUp
                 : await run('import js\nprint(getattr(js.globalThis, "moved", False), kept)');
+            last = explain(probe);
             if (probe.session_reset) break;
             // A run that finds the state gone and is not told is the silent loss.
             assert.match(probe.stdout, /^(False|True) state\n$/, `state lost without a word: ${explain(probe)}`);
