@@ -2,10 +2,9 @@
 // pipe, in order, each answered on the other pipe before the next is read. Code in the sandbox can write to the
 // request pipe too: a request is checked like any other, and a frame that is not one ends the sandbox.
 import type { Readable, Writable } from 'node:stream';
+import { encodeFrame, FRAME_HEADER_BYTES } from '../framing';
 import { bytesFollowing, MAX_WRITE_REQUEST_BYTES } from './writeProxyWire';
 import type { WriteReply } from './writeProxy';
-
-const FRAME_HEADER_BYTES = 4;
 
 export interface WriteRequestHandlers {
   /** The answer to one request and the bytes that came with it. */
@@ -61,11 +60,7 @@ export function serveWriteRequests(requests: Readable, replies: Writable, handle
       if (buffered < waiting.length) return;
       const { request, length } = waiting;
       waiting = undefined;
-      const reply = handlers.answer(request, length > 0 ? take(length) : undefined);
-      const json = Buffer.from(JSON.stringify(reply), 'utf8');
-      const header = Buffer.alloc(FRAME_HEADER_BYTES);
-      header.writeUInt32BE(json.length, 0);
-      replies.write(Buffer.concat([header, json]));
+      replies.write(encodeFrame(handlers.answer(request, length > 0 ? take(length) : undefined)));
     }
   };
 

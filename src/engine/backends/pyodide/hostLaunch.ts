@@ -52,8 +52,6 @@ export interface LaunchedHost {
   toHost: Writable;
   /** The sandbox mechanism it runs under. */
   mechanism: string;
-  /** Makes the workspace writes its grants allow, where the sandbox mounts the workspace read-only. */
-  writes?: WriteProxy;
   /** Where a starting host writes a new snapshot or code cache, until the backend takes them. */
   outbox?: string;
   /** The snapshot it was told to start from, and where that came from. */
@@ -213,7 +211,6 @@ export function launchHost(
     child,
     toHost: child.stdio[HOST_INPUT_FD] as Writable,
     mechanism: report.mechanism,
-    writes,
     outbox,
     snapshot,
     snapshotOrigin: start?.origin,

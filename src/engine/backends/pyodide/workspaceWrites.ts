@@ -131,7 +131,8 @@ export function routeWorkspaceWrites(
 
   fs.openSync = ((target: unknown, flags?: unknown, mode?: unknown) => {
     const bits = writeFlags(flags);
-    if (!routed(target) || bits === undefined)
+    // Reads (most opens) are told apart by their flags, before any path is resolved.
+    if (bits === undefined || !routed(target))
       return original.openSync(target as string, flags as never, mode as never);
     const absolute = path.resolve(target);
     let request: WriteRequest = {

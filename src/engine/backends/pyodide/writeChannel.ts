@@ -1,10 +1,11 @@
 // The Pyodide thread's end of the channel to the server's write proxy (sandbox/writeProxyWire.ts): it writes a
 // request and its bytes, then blocks reading the answer. Both pipes are its own, blocking, and reached only here.
 import { createRequire } from 'node:module';
+import { encodeFrame, FRAME_HEADER_BYTES } from '../../framing';
 import type { WriteReply, WriteRequest } from '../../sandbox/writeProxy';
+import { MAX_WRITE_REQUEST_BYTES } from '../../sandbox/writeProxyWire';
 
 const fs = createRequire(__filename)('node:fs') as typeof import('node:fs');
-const FRAME_HEADER_BYTES = 4;
 const waitOn = new Int32Array(new SharedArrayBuffer(4));
 
 /** Sends `request` (and `bytes` after it) and returns the server's answer. */
@@ -41,10 +42,7 @@ export function writeChannel(
     return buffer;
   };
   return (request, bytes) => {
-    const json = Buffer.from(JSON.stringify(request), 'utf8');
-    const header = Buffer.alloc(FRAME_HEADER_BYTES);
-    header.writeUInt32BE(json.length, 0);
-    writeAll(Buffer.concat([header, json]));
+    writeAll(encodeFrame(request, MAX_WRITE_REQUEST_BYTES));
     if (bytes) writeAll(bytes);
     const length = readExactly(FRAME_HEADER_BYTES).readUInt32BE(0);
     return JSON.parse(readExactly(length).toString('utf8')) as WriteReply;
