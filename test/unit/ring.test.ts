@@ -86,6 +86,32 @@ describe('output ring', () => {
     });
   }
 
+  test('a read counter changed while the reader drains (after its check, before its move) is caught, not overwritten', () => {
+    const { writer, reader, control } = ring();
+    writer.write(STDOUT, Buffer.from('kept'));
+    // The other thread acts at the one moment the reader is between its check of the read counter and its move
+    // of it: here, as it loads the write counter.
+    const load = Atomics.load;
+    let acted = false;
+    Atomics.load = ((array: Int32Array, index: number) => {
+      const value = load(array, index);
+      if (array.buffer === control.buffer && index === 0 && !acted) {
+        acted = true;
+        Atomics.sub(control, 1, 5);
+      }
+      return value;
+    }) as typeof Atomics.load;
+    const emitted: number[] = [];
+    try {
+      assert.throws(() => reader.drain((tag) => emitted.push(tag)), RingCorruption);
+    } finally {
+      Atomics.load = load;
+    }
+    assert.equal(acted, true);
+    assert.deepEqual(emitted, []);
+    assert.throws(() => reader.check(), RingCorruption, 'the change stays there to be seen');
+  });
+
   test('the writer refuses a write counter it did not set, and a read counter more than a whole ring behind, rather than wait', () => {
     const moved = ring();
     moved.writer.write(STDOUT, Buffer.from('a'));

@@ -122,8 +122,11 @@ export class RingReader extends RingView {
   drain(emit: (tag: RecordTag, bytes: Uint8Array) => void): void {
     const { write, records } = this.waiting();
     if (records.length === 0) return;
+    // Moved only if it still holds what this end left: a change made since the check is caught here, never
+    // overwritten (the other thread can write it at any moment).
+    if (Atomics.compareExchange(this.control, READ, this.read, write) !== this.read)
+      throw new RingCorruption('its read counter was changed');
     this.read = write;
-    Atomics.store(this.control, READ, write);
     Atomics.notify(this.control, READ);
     for (const [tag, bytes] of records) emit(tag, bytes);
   }
